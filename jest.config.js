@@ -1,0 +1,11 @@
+/** Unit, sandbox and node tests run in-process against real HTTP servers; e2e runs a real n8n. */
+const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.dev.json' }];
+const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest } };
+module.exports = {
+	projects: [
+		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+		{ ...base, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
+		{ ...base, displayName: 'nodes', testMatch: ['<rootDir>/test/nodes/**/*.test.ts'] },
+		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+	],
+};
