@@ -1,0 +1,68 @@
+import type {
+	IAuthenticateGeneric,
+	Icon,
+	ICredentialTestRequest,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+// The service has no test network: both URLs point at production unless the user
+// points them at the local sandbox (`npm run sandbox`).
+export class ClearinghouseApi implements ICredentialType {
+	name = 'clearinghouseApi';
+
+	displayName = 'Clearinghouse API';
+
+	icon: Icon = { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' };
+
+	documentationUrl = 'https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			required: true,
+			default: '',
+			description: 'Created in the developer console; sent as the x-api-key header',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'https://api.example.com',
+			description:
+				'Main API origin, without the /api/v1 suffix (a trailing slash is fine). For the local sandbox: http://127.0.0.1:4010.',
+		},
+		{
+			displayName: 'Rewards URL',
+			name: 'rewardsUrl',
+			type: 'string',
+			default: '',
+			placeholder: 'https://rewards.example.com',
+			description:
+				'Rewards rules API origin, without the /api/v1 suffix. Only needed for the Reward Rule resource. For the local sandbox: http://127.0.0.1:4011.',
+		},
+	];
+
+	authenticate: IAuthenticateGeneric = {
+		type: 'generic',
+		properties: {
+			headers: {
+				'x-api-key': '={{$credentials.apiKey}}',
+			},
+		},
+	};
+
+	// Account limits need a valid key on an active account, so a wrong key fails the test.
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}/api/v1',
+			url: '/account/limits',
+			method: 'GET',
+		},
+	};
+}

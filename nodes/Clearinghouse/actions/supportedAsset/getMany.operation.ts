@@ -1,0 +1,20 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+
+const properties: INodeProperties[] = [];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['supportedAsset'], operation: ['getMany'] } },
+	properties,
+);
+
+/** GET /supported-assets: the live list of chain/asset pairs, one item per pair. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	return (await apiRequest.call(this, {
+		method: 'GET',
+		path: '/supported-assets',
+		itemIndex,
+	})) as unknown as IDataObject[];
+}

@@ -1,0 +1,1 @@
+export * as loadOptions from './loadOptions';

@@ -1,0 +1,100 @@
+/**
+ * Exact USD amounts. The API takes `amountUsd` as a JSON number that must be > 0 and a whole
+ * number of pips (0.0001). We parse the user's text (or number) as a decimal string, never through
+ * float arithmetic, and send a number whose shortest decimal form is exactly that string.
+ */
+export const PIPS_PER_USD = 10_000n;
+
+export class AmountError extends Error {
+	constructor(
+		readonly field: string,
+		readonly rule: string,
+	) {
+		super(`${field}: ${rule}`);
+		this.name = 'AmountError';
+	}
+}
+
+export interface UsdAmount {
+	/** Whole pips (1 USD = 10,000 pips). */
+	pips: bigint;
+	/** Canonical decimal text, e.g. "12.5" or "0.0001". */
+	text: string;
+	/** The JSON number to send; its decimal form equals `text`. */
+	value: number;
+}
+
+const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
+
+/** Parses an amount in USD exactly; throws AmountError naming the field and the broken rule. */
+export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
+	let text: string;
+	if (typeof input === 'number') {
+		if (!Number.isFinite(input)) throw new AmountError(field, 'must be a finite number');
+		// String(n) is the shortest text that round-trips, so 0.1 + 0.2 shows up as 0.30000000000000004
+		// and is refused below instead of being rounded silently.
+		text = numberToPlainText(input);
+	} else if (typeof input === 'string') {
+		text = input.trim().replace(/_/g, '');
+	} else {
+		throw new AmountError(field, 'is required (a number of US dollars, e.g. 125.50)');
+	}
+	if (text === '') throw new AmountError(field, 'is required (a number of US dollars, e.g. 125.50)');
+	if (text.startsWith('-')) throw new AmountError(field, 'must be greater than 0');
+	if (text.startsWith('+')) text = text.slice(1);
+	if (text.startsWith('.')) text = `0${text}`;
+	const match = DECIMAL.exec(text);
+	if (!match) {
+		throw new AmountError(field, `must be a plain decimal number of US dollars (got "${String(input)}")`);
+	}
+	const whole = match[1];
+	const fraction = (match[2] ?? '').replace(/0+$/, '');
+	if (fraction.length > 4) {
+		throw new AmountError(
+			field,
+			`must be a whole number of pips: at most 4 decimal places (got "${String(input)}")`,
+		);
+	}
+	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
+	if (pips <= 0n) throw new AmountError(field, 'must be greater than 0');
+	return fromPips(pips);
+}
+
+export function fromPips(pips: bigint): UsdAmount {
+	const whole = pips / PIPS_PER_USD;
+	const fraction = (pips % PIPS_PER_USD).toString().padStart(4, '0').replace(/0+$/, '');
+	const text = fraction ? `${whole}.${fraction}` : whole.toString();
+	const value = Number(text);
+	if (!Number.isSafeInteger(Number(pips)) || numberToPlainText(value) !== text) {
+		throw new AmountError('amountUsd', 'is too large to be sent exactly');
+	}
+	return { pips, text, value };
+}
+
+/** Reads an amount the API returned (a JSON number) as pips, for exact sums and comparisons. */
+export function toPips(value: unknown): bigint {
+	if (typeof value === 'number' && Number.isFinite(value)) {
+		const text = numberToPlainText(value);
+		const [whole, fraction = ''] = text.replace('-', '').split('.');
+		const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.slice(0, 4).padEnd(4, '0') || '0');
+		return text.startsWith('-') ? -pips : pips;
+	}
+	if (typeof value === 'string') return parseUsdAmount(value).pips;
+	return 0n;
+}
+
+/** Decimal text of a number without exponent notation (1e-7 → "0.0000001"). */
+function numberToPlainText(n: number): string {
+	const text = String(n);
+	if (!/e/i.test(text)) return text;
+	const [mantissa, exponentText] = text.toLowerCase().split('e');
+	const exponent = Number(exponentText);
+	const negative = mantissa.startsWith('-');
+	const digits = mantissa.replace('-', '').replace('.', '');
+	const pointAt = (mantissa.replace('-', '').split('.')[0] ?? '').length + exponent;
+	let plain: string;
+	if (pointAt <= 0) plain = `0.${'0'.repeat(-pointAt)}${digits}`;
+	else if (pointAt >= digits.length) plain = digits + '0'.repeat(pointAt - digits.length);
+	else plain = `${digits.slice(0, pointAt)}.${digits.slice(pointAt)}`;
+	return negative ? `-${plain}` : plain;
+}
