@@ -1,5 +1,5 @@
 /** Unit, sandbox and node tests run in-process against real HTTP servers; e2e runs a real n8n. */
-const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.dev.json' }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.dev.json' }];
 const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest } };
 module.exports = {
 	projects: [
