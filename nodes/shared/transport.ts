@@ -177,14 +177,14 @@ function requestFailure(ctx: ApiContext, error: unknown, itemIndex?: number): No
 			{ message: `The request to the Clearinghouse API failed: ${e?.message ?? 'unknown error'}`, itemIndex },
 		);
 	}
-	const code = e?.code ?? e?.cause?.code ?? 'CONNECTION_ERROR';
+	const code = e?.code ?? e?.cause?.code ?? 'connection error';
+	// The code stays out of the message: NodeApiError would swap a message naming one for its own text.
 	return new NodeApiError(
 		ctx.getNode(),
-		{ error: code },
+		{ error: 'CONNECTION_FAILED' },
 		{
-			message: `Could not reach the Clearinghouse API (${code})`,
-			description:
-				'Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running.',
+			message: 'Could not reach the Clearinghouse API',
+			description: `${code}: check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running.`,
 			itemIndex,
 		},
 	);

@@ -1,0 +1,79 @@
+import { AmountError, fromPips, parseUsdAmount, toPips } from '../../nodes/shared/amounts';
+
+describe('parseUsdAmount', () => {
+	test.each([
+		['125.5', 1_255_000n, '125.5', 125.5],
+		['0.0001', 1n, '0.0001', 0.0001],
+		['1000000', 10_000_000_000n, '1000000', 1_000_000],
+		[' 42.1000 ', 421_000n, '42.1', 42.1],
+		['.25', 2_500n, '0.25', 0.25],
+		['+3', 30_000n, '3', 3],
+		['1_000.01', 10_000_100n, '1000.01', 1000.01],
+	])('reads the text %p exactly', (input, pips, text, value) => {
+		expect(parseUsdAmount(input)).toEqual({ pips, text, value });
+	});
+
+	test.each([
+		[0.1, 1_000n],
+		[19.99, 199_900n],
+		[1e-4, 1n],
+		[123456.7891, 1_234_567_891n],
+	])('reads the number %p exactly', (input, pips) => {
+		expect(parseUsdAmount(input).pips).toBe(pips);
+	});
+
+	test('refuses float drift instead of rounding it away', () => {
+		expect(() => parseUsdAmount(0.1 + 0.2)).toThrow(/at most 4 decimal places/);
+		expect(() => parseUsdAmount(1e-7)).toThrow(/at most 4 decimal places/);
+	});
+
+	test.each([
+		['0', 'must be greater than 0'],
+		['0.00001', 'at most 4 decimal places'],
+		['-5', 'must be greater than 0'],
+		['12.34567', 'at most 4 decimal places'],
+		['abc', 'plain decimal number'],
+		['1e3', 'plain decimal number'],
+		['1,000.00', 'plain decimal number'],
+		['', 'is required'],
+		[undefined, 'is required'],
+		[Number.NaN, 'finite'],
+		[Number.POSITIVE_INFINITY, 'finite'],
+	])('refuses %p with a message naming the field and the rule', (input, rule) => {
+		let error: unknown;
+		try {
+			parseUsdAmount(input, 'Amount (USD)');
+		} catch (e) {
+			error = e;
+		}
+		expect(error).toBeInstanceOf(AmountError);
+		expect((error as AmountError).message).toMatch(/^Amount \(USD\): /);
+		expect((error as AmountError).message).toContain(rule);
+		expect((error as AmountError).field).toBe('Amount (USD)');
+	});
+
+	test('the number sent serialises to exactly the canonical text', () => {
+		for (const text of ['0.0001', '0.3', '1.1', '9999999.9999', '0.0007', '100.01']) {
+			const amount = parseUsdAmount(text);
+			expect(JSON.stringify({ amountUsd: amount.value })).toBe(`{"amountUsd":${amount.text}}`);
+		}
+	});
+
+	test('sums in pips have no drift', () => {
+		const total = ['0.1', '0.2', '0.0003'].map((t) => parseUsdAmount(t).pips).reduce((a, b) => a + b, 0n);
+		expect(fromPips(total).text).toBe('0.3003');
+	});
+
+	test('refuses amounts too large to send exactly', () => {
+		expect(() => parseUsdAmount('99999999999999.9999')).toThrow(/too large/);
+	});
+});
+
+describe('toPips', () => {
+	test('reads numbers the API returns', () => {
+		expect(toPips(12.5)).toBe(125_000n);
+		expect(toPips(0.0001)).toBe(1n);
+		expect(toPips(-2)).toBe(-20_000n);
+		expect(toPips(undefined)).toBe(0n);
+	});
+});

@@ -1,0 +1,325 @@
+/**
+ * The transport over real HTTP: a scripted server started here answers each request as the test
+ * says, and the transport runs inside n8n-core's real ExecuteContext with the real credential.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import {
+	apiRequest,
+	apiRequestAllItems,
+	type ApiRequest,
+	type ListRequest,
+	parseRetryAfter,
+	type RetryPolicy,
+} from '../../nodes/shared/transport';
+import { runNode, type TestCredentials } from '../helpers/n8n';
+
+const API_KEY = 'sk_test_transport_secret_value';
+const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };
+
+interface Seen {
+	method: string;
+	url: string;
+	headers: IncomingMessage['headers'];
+	body: string;
+}
+type Handler = (req: Seen, res: ServerResponse, n: number) => void;
+
+let server: Server;
+let origin: string;
+let seen: Seen[] = [];
+let handler: Handler = (_req, res) => res.end('{}');
+
+beforeAll(async () => {
+	server = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			const entry = { method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() };
+			seen.push(entry);
+			res.setHeader('content-type', 'application/json');
+			handler(entry, res, seen.length);
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise((resolve) => server.close(resolve)));
+beforeEach(() => {
+	seen = [];
+});
+
+function reply(status: number, body: unknown, headers: Record<string, string> = {}) {
+	return (_req: Seen, res: ServerResponse) => {
+		res.statusCode = status;
+		for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+		res.end(JSON.stringify(body));
+	};
+}
+
+/** A node whose execute() makes exactly the request (or list) the test asks for. */
+function nodeFor(call: (ctx: IExecuteFunctions) => Promise<unknown>): INodeType {
+	return {
+		description: {
+			displayName: 'Transport probe',
+			name: 'transportProbe',
+			group: [],
+			version: 1,
+			description: '',
+			defaults: { name: 'Transport probe' },
+			inputs: ['main'],
+			outputs: ['main'],
+			credentials: [{ name: 'clearinghouseApi', required: true }],
+			properties: [],
+		},
+		async execute(this: IExecuteFunctions) {
+			const result = await call(this);
+			return [[{ json: { result } as IDataObject }]];
+		},
+	} as INodeType;
+}
+
+function credentials(over: Partial<TestCredentials> = {}): TestCredentials {
+	return { apiKey: API_KEY, baseUrl: origin, rewardsUrl: `${origin}/rewards-host`, ...over };
+}
+
+async function send(request: ApiRequest, over: Partial<TestCredentials> = {}) {
+	const [[item]] = await runNode(
+		nodeFor((ctx) => apiRequest.call(ctx, request, fast)),
+		{ parameters: {}, credentials: credentials(over) },
+	);
+	return item.json.result;
+}
+
+async function sendError(request: ApiRequest, over: Partial<TestCredentials> = {}) {
+	try {
+		await send(request, over);
+	} catch (error) {
+		return error as NodeApiError;
+	}
+	throw new Error('expected the request to fail');
+}
+
+describe('URLs and authentication', () => {
+	test('main API paths go below /api/v1 of the base URL, trailing slashes tolerated, with x-api-key', async () => {
+		handler = reply(200, { ok: true });
+		expect(await send({ method: 'GET', path: '/account/limits', qs: { subaccountId: 'a b' } }, { baseUrl: `${origin}//` })).toEqual({ ok: true });
+		expect(seen).toHaveLength(1);
+		expect(seen[0].url).toBe('/api/v1/account/limits?subaccountId=a%20b');
+		expect(seen[0].headers['x-api-key']).toBe(API_KEY);
+	});
+
+	test('a base URL given with /api/v1 is not doubled', async () => {
+		handler = reply(200, {});
+		await send({ method: 'GET', path: '/supported-assets' }, { baseUrl: `${origin}/api/v1/` });
+		expect(seen[0].url).toBe('/api/v1/supported-assets');
+	});
+
+	test('the rewards API uses its own base URL and the same header', async () => {
+		handler = reply(200, { rules: [] });
+		await send({ api: 'rewards', method: 'GET', path: '/rewards/rules', qs: { status: 'active' } });
+		expect(seen[0].url).toBe('/rewards-host/api/v1/rewards/rules?status=active');
+		expect(seen[0].headers['x-api-key']).toBe(API_KEY);
+	});
+
+	test('JSON bodies and extra headers are sent as given; arrays in the query repeat the key', async () => {
+		handler = reply(201, { id: 'x' });
+		await send({
+			method: 'POST',
+			path: '/payment',
+			qs: { status: ['FUNDED', 'LOCKED'] },
+			body: { amountUsd: 12.5, memo: 'hi' },
+			headers: { 'Idempotency-Key': 'k-1' },
+		});
+		expect(seen[0].url).toBe('/api/v1/payment?status=FUNDED&status=LOCKED');
+		expect(JSON.parse(seen[0].body)).toEqual({ amountUsd: 12.5, memo: 'hi' });
+		expect(seen[0].headers['idempotency-key']).toBe('k-1');
+		expect(seen[0].headers['content-type']).toMatch(/application\/json/);
+	});
+
+	test.each([
+		[{ baseUrl: '' }, "Base URL is empty"],
+		[{ baseUrl: 'not a url' }, 'Base URL is not a valid URL'],
+		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https:// or http://'],
+	])('a bad credential URL %p fails before any request', async (over, message) => {
+		const error = await sendError({ method: 'GET', path: '/account/limits' }, over);
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toContain(message);
+		expect(seen).toHaveLength(0);
+	});
+
+	test('the rewards URL is checked only when the rewards API is used', async () => {
+		const error = await sendError({ api: 'rewards', method: 'GET', path: '/rewards/rules' }, { rewardsUrl: '' });
+		expect(error.message).toContain('Rewards URL is empty');
+		expect(seen).toHaveLength(0);
+	});
+});
+
+describe('error mapping', () => {
+	test.each([
+		[400, { error: 'amountUsd must be a multiple of 0.0001' }, 'amountUsd must be a multiple of 0.0001', /invalid/],
+		[401, { error: 'missing or malformed x-api-key' }, 'missing or malformed x-api-key', /API Key of the Clearinghouse credential/],
+		[403, { error: 'account is not active' }, 'account is not active', /ACTIVE with KYB APPROVED/],
+		[404, { error: 'payment order not found' }, 'payment order not found', /not visible/],
+		[409, { error: 'idempotency key reused with a different body' }, 'idempotency key reused with a different body', /idempotency key was reused/],
+		[412, { error: 'subaccount wallet not provisioned' }, 'subaccount wallet not provisioned', /not provisioned/],
+		[422, { error: 'tiers_gap', message: 'tiers must be contiguous', path: 'definition.payout.tiers[1].from' }, 'tiers_gap: tiers must be contiguous (at definition.payout.tiers[1].from)', /breaks a rule/],
+		[429, { error: 'too many requests' }, 'too many requests', /Retry after/],
+		[503, { error: 'deposit address unavailable' }, 'deposit address unavailable', /Temporarily unavailable/],
+	])('HTTP %i carries the service text and a hint', async (status, body, text, hint) => {
+		handler = reply(status, body);
+		// POST without a key: never retried, so every status is seen exactly once
+		const error = await sendError({ method: 'POST', path: '/payment-orders/po_1/cancel', body: { reason: 'x' } });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe(`Clearinghouse API error ${status}: ${text}`);
+		expect(error.description).toMatch(hint);
+		expect(error.httpCode).toBe(String(status));
+		expect(seen).toHaveLength(1);
+		expect(JSON.stringify({ ...error, message: error.message, description: error.description })).not.toContain(API_KEY);
+	});
+
+	test('a non-JSON error body is kept as text', async () => {
+		handler = (_req, res) => {
+			res.statusCode = 502;
+			res.setHeader('content-type', 'text/plain');
+			res.end('bad gateway');
+		};
+		const error = await sendError({ method: 'POST', path: '/x' });
+		expect(error.message).toBe('Clearinghouse API error 502: bad gateway');
+	});
+});
+
+describe('retries', () => {
+	test('a read is retried on 500 and 503 and succeeds', async () => {
+		handler = (req, res, n) => (n < 3 ? reply(n === 1 ? 500 : 503, { error: 'flaky' })(req, res) : reply(200, { ok: 1 })(req, res));
+		expect(await send({ method: 'GET', path: '/payment-orders/po_1' })).toEqual({ ok: 1 });
+		expect(seen).toHaveLength(3);
+	});
+
+	test('a keyed write is retried with the same key and body', async () => {
+		handler = (req, res, n) => (n === 1 ? reply(500, { error: 'boom' })(req, res) : reply(201, { id: 'po_1' })(req, res));
+		await send({ method: 'POST', path: '/payment', body: { idempotencyKey: 'k-9', amountUsd: 1 }, idempotent: true });
+		expect(seen).toHaveLength(2);
+		expect(seen[1].body).toBe(seen[0].body);
+	});
+
+	test('a write without a key is never retried', async () => {
+		handler = reply(500, { error: 'boom' });
+		const error = await sendError({ method: 'POST', path: '/add-user-record', body: { label: 'a' } });
+		expect(error.httpCode).toBe('500');
+		expect(seen).toHaveLength(1);
+	});
+
+	test('retries are bounded', async () => {
+		handler = reply(503, { error: 'down' });
+		const error = await sendError({ method: 'GET', path: '/supported-assets' });
+		expect(error.httpCode).toBe('503');
+		expect(seen).toHaveLength(fast.maxAttempts);
+	});
+
+	test('4xx other than 429 is not retried, even for reads', async () => {
+		handler = reply(404, { error: 'nope' });
+		await sendError({ method: 'GET', path: '/payment-orders/x' });
+		expect(seen).toHaveLength(1);
+	});
+
+	test('429 waits for Retry-After before the retry', async () => {
+		const times: number[] = [];
+		handler = (req, res, n) => {
+			times.push(Date.now());
+			if (n === 1) reply(429, { error: 'slow down' }, { 'retry-after': '1' })(req, res);
+			else reply(200, { ok: true })(req, res);
+		};
+		await send({ method: 'PUT', path: '/payment-orders/po/return-details', headers: { 'Idempotency-Key': 'r1' }, idempotent: true, body: {} });
+		expect(seen).toHaveLength(2);
+		expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
+	});
+
+	test('a Retry-After longer than we will wait fails at once with the 429', async () => {
+		handler = reply(429, { error: 'slow down' }, { 'retry-after': '3600' });
+		const error = await sendError({ method: 'GET', path: '/account/limits' });
+		expect(error.httpCode).toBe('429');
+		expect(seen).toHaveLength(1);
+	});
+
+	test('a dropped connection is retried for reads and reported without secrets otherwise', async () => {
+		handler = (req, res, n) => (n === 1 ? res.socket!.destroy() : reply(200, { ok: 2 })(req, res));
+		expect(await send({ method: 'GET', path: '/supported-assets' })).toEqual({ ok: 2 });
+		expect(seen).toHaveLength(2);
+
+		seen = [];
+		handler = (_req, res) => res.socket!.destroy();
+		const error = await sendError({ method: 'POST', path: '/payment-orders/p/cancel', body: {} });
+		expect(seen).toHaveLength(1);
+		expect(error.message).toMatch(/Could not reach the Clearinghouse API/);
+		expect(JSON.stringify(error)).not.toContain(API_KEY);
+	});
+
+	test('a refused connection is reported clearly', async () => {
+		const error = await sendError({ method: 'POST', path: '/x' }, { baseUrl: 'http://127.0.0.1:1' });
+		expect(error.message).toBe('Could not reach the Clearinghouse API');
+		expect(error.description).toMatch(/^ECONNREFUSED: check the Base URL/);
+	});
+});
+
+describe('parseRetryAfter', () => {
+	test('seconds, dates and junk', () => {
+		expect(parseRetryAfter('2')).toBe(2000);
+		expect(parseRetryAfter(['0.5'])).toBe(500);
+		expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
+		expect(parseRetryAfter('soon')).toBeUndefined();
+		expect(parseRetryAfter(undefined)).toBeUndefined();
+	});
+});
+
+describe('pagination', () => {
+	const records = Array.from({ length: 25 }, (_, i) => ({ id: `po_${i}` }));
+	function pages(withHasMore: boolean) {
+		return (req: Seen, res: ServerResponse) => {
+			const q = new URL(req.url, 'http://x').searchParams;
+			const limit = Number(q.get('limit'));
+			const offset = Number(q.get('offset'));
+			const page = records.slice(offset, offset + limit);
+			const body: IDataObject = { paymentOrders: page, total: records.length, limit, offset };
+			if (withHasMore) body.hasMore = offset + page.length < records.length;
+			reply(200, body)(req, res);
+		};
+	}
+	async function list(request: Omit<ListRequest, 'path' | 'listKey'>) {
+		const [[item]] = await runNode(
+			nodeFor((ctx) => apiRequestAllItems.call(ctx, { path: '/payment-orders', listKey: 'paymentOrders', ...request }, fast)),
+			{ parameters: {}, credentials: credentials() },
+		);
+		return item.json.result as IDataObject[];
+	}
+	const offsets = () => seen.map((s) => new URL(s.url, 'http://x').searchParams.get('offset'));
+
+	test('follows hasMore across pages until the end', async () => {
+		handler = pages(true);
+		expect((await list({ pageSize: 10, qs: { status: 'FUNDED' } })).map((r) => r.id)).toEqual(records.map((r) => r.id));
+		expect(offsets()).toEqual(['0', '10', '20']);
+		expect(seen.every((s) => s.url.includes('status=FUNDED'))).toBe(true);
+	});
+
+	test('falls back to total when hasMore is absent', async () => {
+		handler = pages(false);
+		expect(await list({ pageSize: 10 })).toHaveLength(25);
+		expect(seen).toHaveLength(3);
+	});
+
+	test('stops at the caller limit and asks only for what is missing', async () => {
+		handler = pages(true);
+		expect(await list({ pageSize: 10, limit: 15 })).toEqual(records.slice(0, 15));
+		expect(seen.map((s) => new URL(s.url, 'http://x').searchParams.get('limit'))).toEqual(['10', '5']);
+	});
+
+	test('an empty page ends the loop even if the server claims more', async () => {
+		handler = reply(200, { paymentOrders: [], hasMore: true, total: 99 });
+		expect(await list({ pageSize: 10 })).toEqual([]);
+		expect(seen).toHaveLength(1);
+	});
+});
