@@ -2,6 +2,7 @@
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.dev.json' }];
 const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest } };
 module.exports = {
+	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 	projects: [
 		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
 		{ ...base, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
