@@ -7,4 +7,11 @@ source scripts/runtime.sh
 npm run build
 npm run lint
 node scripts/verify.mjs
-npx jest --ci "$@"
+export JEST_SUMMARY_FILE
+JEST_SUMMARY_FILE="$(mktemp)"
+status=0
+npx jest --ci "$@" || status=$?
+echo
+cat "$JEST_SUMMARY_FILE" 2>/dev/null || echo "jest: no summary (jest did not finish its run)"
+rm -f "$JEST_SUMMARY_FILE"
+exit "$status"
