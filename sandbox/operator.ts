@@ -1,0 +1,238 @@
+/** Operator API under /sandbox (loopback only, no key): what the real service's staff and the chain do. */
+import { z } from 'zod';
+import type { Router } from './router';
+import { parse } from './schemas';
+import type { Services } from './services';
+import { Account, ChainTx, ORDER_STATUSES, SUPPORTED_ASSETS } from './state';
+import { fail, hex, normalizeAddress, txHashFor, uuid } from './util';
+import { publicRuleset } from './routes/rulesets';
+
+const limitsS = z.object({
+	maxTxUsd: z.number().positive().optional(), maxCountPerEpoch: z.number().int().nonnegative().optional(), maxValuePerEpochUsd: z.number().nonnegative().optional(),
+	maxCountPerDay: z.number().int().nonnegative().optional(), maxValuePerDayUsd: z.number().nonnegative().optional(),
+});
+const O = {
+	reset: z.object({ seed: z.enum(['demo', 'empty']).optional() }),
+	activate: z.object({
+		address: z.string().optional(), chain: z.string().optional(), userId: z.string().optional(), subaccountId: z.string().optional(),
+		status: z.string().min(1).optional(),
+	}).refine((b) => b.userId || (b.address && b.chain), 'give {address, chain} or {userId}'),
+	account: z.object({
+		status: z.string().optional(), kyb: z.string().optional(), capabilities: z.array(z.string()).optional(), limits: limitsS.optional(),
+		subaccountId: z.string().optional(), provisioned: z.boolean().optional(),
+	}),
+	subaccount: z.object({ name: z.string().optional(), status: z.string().optional(), kyb: z.string().optional(), provisioned: z.boolean().optional(), archived: z.boolean().optional() }),
+	deposit: z.object({
+		paymentOrderId: z.string(), sender: z.string().min(1), chain: z.string(), asset: z.string(), amountUsd: z.number().positive(), indexed: z.boolean().optional(),
+	}),
+	depositStatus: z.object({ status: z.enum(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED', 'CONFIRMED', 'RETURNING', 'RETURNED', 'FAILED']) }),
+	advance: z.object({ seconds: z.number().nonnegative() }),
+	fault: z.object({
+		method: z.string().optional(), path: z.string().min(1), count: z.number().int().positive().optional(), status: z.number().int().min(100).max(599).optional(),
+		retryAfter: z.number().nonnegative().optional(), delayMs: z.number().nonnegative().optional(), commitThen500: z.boolean().optional(),
+	}),
+	bulk: z.object({ count: z.number().int().positive().max(1_000_000), fromUserId: z.string().optional(), status: z.enum(ORDER_STATUSES).optional(), subaccountId: z.string().optional() }),
+};
+
+export function registerOperator(r: Router, svc: Services): void {
+	const { core, engine, webhooks, traffic } = svc;
+	const ok = (body: unknown = { ok: true }, status = 200) => ({ status, body });
+	const accountOf = (subaccountId?: string): Account => {
+		if (!subaccountId) return core.root();
+		const a = core.accounts.get(subaccountId);
+		if (!a || !a.parentId) fail(404, 'subaccount_not_found');
+		return a;
+	};
+	const accountView = (a: Account) => ({ ...a });
+
+	r.add('GET', '/sandbox/state', () => {
+		const root = core.root();
+		return ok({
+			accountId: root.id, apiKey: root.apiKey, account: accountView(root), capabilities: root.capabilities, limits: root.limits,
+			subaccounts: core.children(root).map(accountView),
+			users: core.data.users.map((u) => ({ id: u.id, label: u.label, accountId: u.accountId, wallets: u.wallets, returnWallets: u.returnWallets })),
+			supportedAssets: SUPPORTED_ASSETS, depositAddresses: core.depositAddresses(root), epoch: core.data.epoch,
+			clock: { now: core.iso(), offsetMs: core.scheduler.offsetMs }, timeScale: core.opts.timeScale, seed: core.data.seed,
+			counts: { orders: core.data.orders.length, deliveries: core.data.deliveries.length, endpoints: core.data.endpoints.length },
+		});
+	}, false);
+
+	r.add('POST', '/sandbox/reset', (ctx) => {
+		const b = parse(O.reset, ctx.body);
+		core.reset(b.seed ?? core.data.seed);
+		traffic.faults = [];
+		webhooks.attemptsLog = [];
+		return ok({ ok: true, seed: core.data.seed });
+	}, false);
+
+	r.add('POST', '/sandbox/wallets/activate', (ctx) => {
+		const b = parse(O.activate, ctx.body);
+		const status = b.status ?? 'ACTIVE';
+		const accountId = b.subaccountId ? accountOf(b.subaccountId).id : null;
+		const changed: unknown[] = [];
+		for (const u of core.data.users) {
+			if (accountId && u.accountId !== accountId) continue;
+			if (b.userId && u.id !== b.userId) continue;
+			for (const w of u.wallets) {
+				if (b.address && b.chain && (w.chain !== b.chain || w.address !== normalizeAddress(b.chain, b.address))) continue;
+				w.status = status;
+				changed.push({ userId: u.id, ...w });
+			}
+		}
+		if (!changed.length) fail(404, 'wallet_not_found', 'No matching wallet');
+		engine.retryWaitingReturns(); // a default return wallet may have become usable
+		return ok({ wallets: changed });
+	}, false);
+
+	r.add('POST', '/sandbox/account', (ctx) => {
+		const b = parse(O.account, ctx.body);
+		const a = accountOf(b.subaccountId);
+		if (b.status) a.status = b.status;
+		if (b.kyb) a.kyb = b.kyb;
+		if (b.capabilities) a.capabilities = b.capabilities;
+		if (b.limits) a.limits = { ...a.limits, ...b.limits };
+		if (b.provisioned !== undefined) a.provisioned = b.provisioned;
+		return ok(accountView(a));
+	}, false);
+
+	r.add('POST', '/sandbox/subaccounts', (ctx) => {
+		const b = parse(O.subaccount, ctx.body);
+		const root = core.root();
+		const a: Account = {
+			id: uuid(), parentId: root.id, name: b.name ?? 'Subaccount', status: b.status ?? 'ACTIVE', kyb: b.kyb ?? 'APPROVED',
+			provisioned: b.provisioned ?? true, archived: b.archived ?? false, capabilities: [...root.capabilities], limits: {},
+			apiKey: 'sk_sandbox_sub_' + hex(12), createdAt: core.iso(),
+		};
+		core.data.accounts.push(a);
+		core.accounts.set(a.id, a);
+		return ok({ ...accountView(a), id: a.id, apiKey: a.apiKey }, 201);
+	}, false);
+
+	r.add('POST', '/sandbox/subaccounts/:id', (ctx) => {
+		const b = parse(O.subaccount, ctx.body);
+		const a = accountOf(ctx.params.id);
+		if (b.name !== undefined) a.name = b.name;
+		if (b.status !== undefined) a.status = b.status;
+		if (b.kyb !== undefined) a.kyb = b.kyb;
+		if (b.provisioned !== undefined) a.provisioned = b.provisioned;
+		if (b.archived !== undefined) a.archived = b.archived;
+		return ok(accountView(a));
+	}, false);
+
+	r.add('POST', '/sandbox/deposits', (ctx) => {
+		const b = parse(O.deposit, ctx.body);
+		const o = core.orders.get(b.paymentOrderId);
+		if (!o) fail(404, 'payment_order_not_found');
+		if (!SUPPORTED_ASSETS.some((x) => x.chain === b.chain && x.symbol === b.asset)) fail(400, 'unsupported_asset', `${b.asset} on ${b.chain}`);
+		const tx: ChainTx = {
+			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: o.x.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
+			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true, attributedTo: null, createdAt: core.iso(),
+		};
+		core.data.chainTxs.push(tx);
+		core.chainTxs.set(tx.hash, tx);
+		const to = core.depositAddresses(core.accounts.get(o.x.accountId)!).find((d) => d.chain === b.chain && d.symbol === b.asset)!.address;
+		return ok({ transactionHash: tx.hash, chain: tx.chain, to, indexed: tx.indexed }, 201);
+	}, false);
+
+	r.add('POST', '/sandbox/deposits/:hash/index', (ctx) => {
+		const tx = core.chainTxs.get(ctx.params.hash);
+		if (!tx) fail(404, 'transaction_not_found');
+		tx.indexed = true;
+		return ok({ transactionHash: tx.hash, indexed: true });
+	}, false);
+
+	r.add('POST', '/sandbox/deposits/:hash/status', (ctx) => {
+		const b = parse(O.depositStatus, ctx.body);
+		const tx = core.chainTxs.get(ctx.params.hash);
+		const o = tx?.attributedTo ? core.orders.get(tx.attributedTo) : undefined;
+		const t = o?.inboundTransfers.find((x) => x.transactionHash === ctx.params.hash);
+		if (!o || !t) fail(404, 'deposit_not_attributed', 'No attributed deposit with that hash');
+		engine.setDepositStatus(o, t, b.status);
+		return ok({ paymentOrderId: o.id, transfer: t, orderStatus: o.status, orderVersion: o.version });
+	}, false);
+
+	r.add('POST', '/sandbox/netting/close', () => ok(engine.closeNetting()), false);
+
+	r.add('POST', '/sandbox/payment-orders/bulk', (ctx) => {
+		const b = parse(O.bulk, ctx.body);
+		const acc = accountOf(b.subaccountId);
+		const from = b.fromUserId ?? core.data.users.find((u) => u.accountId === acc.id)?.id ?? null;
+		const created = engine.createBulk(acc, b.count, from, b.status ?? 'AWAITING_FUNDS');
+		return ok({ created, total: core.data.orders.length }, 201);
+	}, false);
+
+	r.add('GET', '/sandbox/payment-orders/:id', (ctx) => {
+		const o = core.orders.get(ctx.params.id);
+		if (!o) fail(404, 'payment_order_not_found');
+		return ok({ ...o, returns: engine.returnsBlock(o) });
+	}, false);
+
+	r.add('POST', '/sandbox/payment-orders/:id/fail-distribution', (ctx) => {
+		const o = core.orders.get(ctx.params.id);
+		if (!o) fail(404, 'payment_order_not_found');
+		o.x.failNextDistribution = true;
+		return ok({ paymentOrderId: o.id, failNextDistribution: true });
+	}, false);
+
+	r.add('POST', '/sandbox/payment-orders/:id/expire', (ctx) => {
+		const o = core.orders.get(ctx.params.id);
+		if (!o) fail(404, 'payment_order_not_found');
+		engine.expire(o);
+		return ok({ paymentOrderId: o.id, status: o.status });
+	}, false);
+
+	r.add('POST', '/sandbox/clock/advance', (ctx) => {
+		const b = parse(O.advance, ctx.body);
+		const ran = core.scheduler.advance(b.seconds);
+		return ok({ now: core.iso(), offsetMs: core.scheduler.offsetMs, tasksRun: ran });
+	}, false);
+
+	r.add('POST', '/sandbox/faults', (ctx) => {
+		const b = parse(O.fault, ctx.body);
+		let re: RegExp;
+		try {
+			re = new RegExp(b.path);
+		} catch {
+			fail(400, 'invalid_regex');
+		}
+		if (b.status === undefined && !b.delayMs && !b.commitThen500) fail(400, 'validation_error', 'give status, delayMs or commitThen500');
+		traffic.faults.push({ method: b.method, path: re, pathSource: b.path, count: b.count ?? 1, status: b.status, retryAfter: b.retryAfter, delayMs: b.delayMs, commitThen500: b.commitThen500 });
+		return ok({ faults: traffic.faults.map((f) => ({ ...f, path: f.pathSource })) }, 201);
+	}, false);
+	r.add('GET', '/sandbox/faults', () => ok({ faults: traffic.faults.map((f) => ({ ...f, path: f.pathSource })) }), false);
+	r.add('DELETE', '/sandbox/faults', () => {
+		traffic.faults = [];
+		return ok();
+	}, false);
+
+	r.add('GET', '/sandbox/requests', (ctx) => {
+		const since = Number(ctx.query.get('since') ?? 0) || 0;
+		return ok({ requests: traffic.requests.filter((x) => x.seq > since), lastSeq: traffic.seq });
+	}, false);
+	r.add('DELETE', '/sandbox/requests', () => {
+		traffic.requests = [];
+		return ok({ ok: true, lastSeq: traffic.seq });
+	}, false);
+
+	r.add('POST', '/sandbox/webhooks/flush', async () => ok({ attempted: await webhooks.flush() }), false);
+	r.add('GET', '/sandbox/webhooks/attempts', (ctx) => {
+		const id = ctx.query.get('endpointId');
+		return ok({ attempts: webhooks.attemptsLog.filter((a) => !id || a.endpointId === id) });
+	}, false);
+
+	r.add('POST', '/sandbox/rulesets/:id/deactivate', (ctx) => {
+		const rs = core.rulesets.get(ctx.params.id);
+		if (!rs) fail(404, 'ruleset_not_found');
+		rs.status = 'DEACTIVATED';
+		rs.updatedAt = core.iso();
+		return ok(publicRuleset(rs));
+	}, false);
+
+	r.add('POST', '/sandbox/rewards/rules/:id/archive', (ctx) => {
+		const rule = core.rules.get(ctx.params.id);
+		if (!rule) fail(404, 'rule_not_found');
+		rule.status = 'archived';
+		rule.updatedAt = core.iso();
+		return ok({ id: rule.id, status: rule.status });
+	}, false);
+}

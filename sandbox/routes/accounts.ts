@@ -1,0 +1,68 @@
+/** Supported assets, users and wallets, deposit addresses and account limits. */
+import type { Router } from '../router';
+import { S, parse, queryObject } from '../schemas';
+import type { Services } from '../services';
+import { SUPPORTED_ASSETS, User } from '../state';
+import { fail, normalizeAddress, uuid } from '../util';
+
+/** Validates chain support and address shape; returns the normalized address. */
+export function checkedAddress(svc: Services, chain: string, address: string, path: string): string {
+	if (!svc.core.isSupported(chain)) fail(400, 'validation_error', `${path}.chain: unsupported chain ${chain}`, { path: `${path}.chain` });
+	const a = normalizeAddress(chain, address);
+	if (!a) fail(400, 'validation_error', `${path}.address: not a valid ${chain} address`, { path: `${path}.address` });
+	return a;
+}
+
+export function registerAccounts(r: Router, svc: Services): void {
+	const { core } = svc;
+
+	r.add('GET', '/api/v1/supported-assets', () => ({ status: 200, body: SUPPORTED_ASSETS }));
+
+	r.add('POST', '/api/v1/add-user-record', (ctx) => {
+		const b = parse(S.addUser, ctx.body);
+		const acc = core.writeScope(ctx.auth, b.subaccountId);
+		const wallets = b.wallets.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `wallets[${i}]`) }));
+		const returnWallets = b.returnWallets?.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `returnWallets[${i}]`) }));
+		if (returnWallets && new Set(returnWallets.map((w) => w.chain)).size !== returnWallets.length) {
+			fail(400, 'validation_error', 'returnWallets: one wallet per chain', { path: 'returnWallets' });
+		}
+		let user = core.data.users.find((u) => u.accountId === acc.id && u.label === b.label);
+		const created = !user;
+		if (!user) {
+			user = { id: uuid(), accountId: acc.id, label: b.label, wallets: [], returnWallets: [], createdAt: core.iso() };
+			core.data.users.push(user);
+			core.users.set(user.id, user);
+		}
+		const u: User = user;
+		const addWallet = (w: { chain: string; address: string }) => {
+			if (!u.wallets.some((x) => x.chain === w.chain && x.address === w.address)) u.wallets.push({ ...w, status: 'PENDING' });
+		};
+		wallets.forEach(addWallet);
+		if (returnWallets) {
+			// A default return wallet is a wallet of the user; it is used only once ACTIVE.
+			returnWallets.forEach(addWallet);
+			u.returnWallets = returnWallets;
+		}
+		svc.engine.retryWaitingReturns();
+		return {
+			status: created ? 201 : 200,
+			body: {
+				message: created ? 'User created' : 'User updated',
+				data: { id: u.id, label: u.label, accountId: u.accountId, wallets: u.wallets.map((w) => ({ ...w })), returnWallets: u.returnWallets },
+			},
+		};
+	});
+
+	r.add('GET', '/api/v1/deposit-addresses', (ctx) => {
+		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
+		if (!acc.provisioned) fail(412, 'custody_wallet_not_provisioned', `The custody wallet of account ${acc.id} is not provisioned yet`);
+		return { status: 200, body: { accountId: acc.id, depositAddresses: core.depositAddresses(acc) } };
+	});
+
+	r.add('GET', '/api/v1/account/limits', (ctx) => {
+		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
+		return { status: 200, body: svc.engine.limitsView(acc) };
+	});
+}

@@ -1,0 +1,219 @@
+/** Payment orders: create, list, get, attribute transactions, cancel, return details. */
+import type { Ctx, Router } from '../router';
+import { S, parse, queryObject } from '../schemas';
+import type { Services } from '../services';
+import type { Order, Quote } from '../state';
+import { ApiError, canonical, fail, isPipMultiple, normalizeAddress, sha, uuid } from '../util';
+import { UNDERFUND_TOLERANCE_USD, WAIT } from '../engine';
+
+/** The order if the caller may see it (own account or a non-archived child), else 404. */
+export function visibleOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
+	const o = svc.core.orders.get(ctx.params.id);
+	const ids = svc.core.visibleAccountIds(ctx.auth, subaccountId);
+	if (!o || !ids.has(o.x.accountId)) fail(404, 'payment_order_not_found', `Payment order ${ctx.params.id} not found`);
+	return o;
+}
+
+function writableOrder(svc: Services, ctx: Ctx): Order {
+	const o = visibleOrder(svc, ctx);
+	svc.core.assertWritable(svc.core.accounts.get(o.x.accountId)!);
+	return o;
+}
+
+export function checkAmount(amountUsd: number): void {
+	if (!isPipMultiple(amountUsd)) fail(400, 'validation_error', 'amountUsd must be a multiple of 0.0001 with at most 4 decimals', { path: 'amountUsd' });
+}
+
+/** A quote usable by the caller, refreshing its status if its window has passed. */
+export function liveQuote(svc: Services, ctx: Ctx, quoteId: string): Quote {
+	const q = svc.core.quotes.get(quoteId);
+	if (!q || !svc.core.visibleAccountIds(ctx.auth).has(q.accountId)) fail(400, 'quote_not_found', `Quote ${quoteId} not found`, { path: 'quoteId' });
+	if (q.status === 'ACTIVE' && svc.core.now() >= q.expireDueAt) q.status = 'EXPIRED';
+	if (q.status !== 'ACTIVE') fail(400, 'quote_not_active', `Quote ${quoteId} is ${q.status}`, { path: 'quoteId' });
+	if (!q.serviceable) fail(400, 'quote_not_serviceable', `Quote ${quoteId} is not serviceable`, { path: 'quoteId' });
+	return q;
+}
+
+export function registerOrders(r: Router, svc: Services): void {
+	const { core, engine } = svc;
+
+	r.add('POST', '/api/v1/payment', (ctx) => {
+		const b = parse(S.payment, ctx.body);
+		checkAmount(b.amountUsd);
+		const mode = b.mode ?? 'standard';
+		if (mode === 'instant') {
+			if (b.subaccountId) fail(400, 'validation_error', 'subaccountId is not accepted on an instant order; pass it to POST /quotes', { path: 'subaccountId' });
+			if (b.expiresAt) fail(400, 'validation_error', 'expiresAt is not accepted on an instant order', { path: 'expiresAt' });
+			if (!b.quoteId) fail(400, 'validation_error', 'quoteId is required for an instant order', { path: 'quoteId' });
+		} else if (!b.expiresAt) fail(400, 'validation_error', 'expiresAt is required for a standard order', { path: 'expiresAt' });
+
+		let account = core.writeScope(ctx.auth, b.subaccountId);
+		const idemKey = b.idempotencyKey ? `${ctx.auth.account.id}:${b.idempotencyKey}` : null;
+		const hash = sha(canonical(b));
+		if (idemKey && core.data.paymentIdem[idemKey]) {
+			const prev = core.data.paymentIdem[idemKey];
+			if (prev.hash !== hash) fail(409, 'idempotency_key_reused', 'idempotencyKey was already used with a different body');
+			return { status: 201, body: prev.response };
+		}
+
+		let quote: Quote | undefined;
+		if (b.quoteId) {
+			quote = liveQuote(svc, ctx, b.quoteId);
+			if (quote.mode !== mode) fail(400, 'quote_mismatch', `Quote ${quote.quoteId} is a ${quote.mode} quote`, { path: 'quoteId' });
+			if (mode === 'instant') account = core.accounts.get(quote.accountId)!;
+			else if (quote.accountId !== account.id) fail(400, 'quote_mismatch', 'Quote belongs to another account', { path: 'quoteId' });
+			core.assertWritable(account);
+		}
+		if (mode === 'instant' && !account.capabilities.includes('INSTANT_PAYMENT')) fail(403, 'capability_required', 'Instant payments need the INSTANT_PAYMENT capability');
+		const now = core.now();
+		let expiresAt: string;
+		if (mode === 'standard') {
+			const exp = Date.parse(b.expiresAt!);
+			if (!(exp > now)) fail(400, 'validation_error', 'expiresAt must be in the future', { path: 'expiresAt' });
+			// A standard quote clamps the funding deadline to its window's lock.
+			expiresAt = quote && Date.parse(quote.expiresAt) < exp ? quote.expiresAt : new Date(exp).toISOString();
+		} else {
+			expiresAt = core.iso(now + WAIT.instantFundingWindow);
+		}
+		if (!core.isSupported(b.toChain)) fail(400, 'validation_error', `Unsupported toChain ${b.toChain}`, { path: 'toChain' });
+		if (!core.isSupported(b.toChain, b.asset)) fail(400, 'validation_error', `Unsupported asset ${b.asset} on ${b.toChain}`, { path: 'asset' });
+		const user = core.users.get(b.fromUserId);
+		if (!user || user.accountId !== account.id) fail(400, 'validation_error', `fromUserId ${b.fromUserId} is not a user of account ${account.id}`, { path: 'fromUserId' });
+		const toAddress = normalizeAddress(b.toChain, b.toAddress);
+		const w = toAddress ? core.accountWallet(account.id, b.toChain, toAddress) : null;
+		if (!w || w.status !== 'ACTIVE') {
+			fail(400, 'recipient_not_active', `Recipient ${b.toAddress} on ${b.toChain} is ${w ? `not active (${w.status})` : 'not a registered wallet of the account'}`, { path: 'toAddress' });
+		}
+		if (quote) {
+			const mismatch = quote.toChain !== b.toChain || quote.asset !== b.asset || quote.amountUsd !== b.amountUsd || (quote.toAddress && quote.toAddress !== toAddress);
+			if (mismatch) fail(400, 'quote_mismatch', 'The request does not match the quoted terms (toChain, asset, amountUsd, toAddress)', { path: 'quoteId' });
+		}
+		if (!account.provisioned) {
+			if (mode === 'instant') throw new ApiError(503, 'deposit_address_unavailable', { message: 'A deposit address is momentarily unavailable; retry' }, { 'retry-after': '5' });
+			fail(412, 'custody_wallet_not_provisioned', `The custody wallet of account ${account.id} is not provisioned yet`);
+		}
+		engine.checkLimits(account, b.amountUsd);
+		const o = engine.createOrder({
+			account, fromUserId: user.id, toAddress: toAddress!, toChain: b.toChain, asset: b.asset, amountUsd: b.amountUsd, memo: b.memo ?? null,
+			mode, expiresAt, idempotencyKey: b.idempotencyKey, quote,
+		});
+		const response = {
+			paymentOrderId: o.id,
+			paymentOrder: { ...engine.publicOrder(o), underfundToleranceUsd: UNDERFUND_TOLERANCE_USD },
+			depositAddresses: core.depositAddresses(account),
+		};
+		const snapshot = JSON.parse(JSON.stringify(response)) as unknown;
+		if (idemKey) core.data.paymentIdem[idemKey] = { hash, response: snapshot };
+		return { status: 201, body: snapshot };
+	});
+
+	r.add('GET', '/api/v1/payment-orders', (ctx) => {
+		if (ctx.query.has('epochId')) fail(400, 'validation_error', 'epochId has been removed', { path: 'epochId' });
+		const q = parse(S.listOrders, queryObject(ctx.query, ['status']));
+		const accounts = new Set(core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts).map((a) => a.id));
+		const statuses = q.status && q.status.length ? new Set<string>(q.status) : null;
+		const after = q.createdAfter ? Date.parse(q.createdAfter) : null;
+		const before = q.createdBefore ? Date.parse(q.createdBefore) : null;
+		const limit = q.limit ?? 100;
+		const offset = q.offset ?? 0;
+		const page: Record<string, unknown>[] = [];
+		let total = 0;
+		const all = core.data.orders;
+		for (let i = all.length - 1; i >= 0; i--) {
+			const o = all[i]; // insertion order is creation order: newest first without sorting
+			if (!accounts.has(o.x.accountId)) continue;
+			if (statuses && !statuses.has(o.status)) continue;
+			if (q.fromUserId && o.fromUserId !== q.fromUserId) continue;
+			if (after !== null || before !== null) {
+				const c = Date.parse(o.createdAt);
+				if (after !== null && c < after) continue;
+				if (before !== null && c >= before) continue;
+			}
+			if (total >= offset && page.length < limit) page.push({ ...engine.publicOrder(o), direction: 'SENT' });
+			total++;
+		}
+		return { status: 200, body: { paymentOrders: page, total, limit, offset, hasMore: offset + page.length < total } };
+	});
+
+	r.add('GET', '/api/v1/payment-orders/:id', (ctx) => {
+		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		if (q.subaccountId && q.includeSubaccounts) fail(400, 'validation_error', 'includeSubaccounts=true cannot be combined with subaccountId');
+		const o = visibleOrder(svc, ctx, q.subaccountId);
+		return { status: 200, body: { ...engine.publicOrder(o), returns: engine.returnsBlock(o) } };
+	});
+
+	r.add('POST', '/api/v1/payment-orders/:id/transactions', (ctx) => {
+		const b = parse(S.transactions, ctx.body);
+		const o = writableOrder(svc, ctx);
+		// REFUNDED is reopenable: a late deposit there is attributed and returned again.
+		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED') fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
+		let processed = 0;
+		for (const t of b.transactions) {
+			const tx = core.chainTxs.get(t.hash);
+			if (!tx || !tx.indexed || tx.chain !== t.chain || tx.accountId !== o.x.accountId || tx.attributedTo) continue;
+			const sender = core.accountWallet(o.x.accountId, tx.chain, tx.sender);
+			if (!sender || sender.status !== 'ACTIVE') continue; // only activated senders are matched
+			tx.attributedTo = o.id;
+			engine.attribute(o, tx.hash, tx.sender, tx.chain, tx.asset, tx.amountUsd);
+			processed++;
+		}
+		return { status: 200, body: { message: processed ? 'Transactions submitted' : 'No matching transfers found', data: { paymentOrderId: o.id, transfersProcessed: processed } } };
+	});
+
+	r.add('POST', '/api/v1/payment-orders/:id/cancel', (ctx) => {
+		const b = parse(S.cancel, ctx.body);
+		const o = writableOrder(svc, ctx);
+		engine.requestCancel(o, b.reason);
+		return { status: 202, body: { message: 'Cancellation requested', data: { paymentOrderId: o.id, status: o.status, cancelRequestedAt: o.cancelRequestedAt } } };
+	});
+
+	r.add('PUT', '/api/v1/payment-orders/:id/return-details', (ctx) => {
+		const ifMatch = ctx.headers['if-match'];
+		const m = typeof ifMatch === 'string' ? /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim()) : null;
+		if (!m) fail(400, 'validation_error', 'If-Match must be the quoted current returns.revision, e.g. "0"', { path: 'headers.if-match' });
+		const key = ctx.headers['idempotency-key'];
+		if (typeof key !== 'string' || key.length < 1 || key.length > 255) fail(400, 'validation_error', 'Idempotency-Key header is required (up to 255 characters)', { path: 'headers.idempotency-key' });
+		const b = parse(S.returnDetails, ctx.body);
+		if (new Set(b.wallets.map((w) => w.chain)).size !== b.wallets.length) fail(400, 'validation_error', 'wallets: one wallet per chain (duplicate chain)', { path: 'wallets' });
+		const o = writableOrder(svc, ctx);
+		const expected = Number(m[1]);
+		const hash = sha(canonical(b));
+		const prev = o.x.returnIdem[key];
+		if (prev) {
+			if (prev.hash === `${hash}:${expected}`) return { status: 200, body: prev.response };
+			fail(409, 'idempotency_key_reused', 'Idempotency-Key was already used with different details');
+		}
+		if (expected !== o.x.returnRevision) fail(409, 'stale_revision', `If-Match revision ${expected} is stale; current revision is ${o.x.returnRevision}`);
+		const user = core.users.get(b.userId);
+		if (!user || user.accountId !== o.x.accountId) fail(404, 'return_user_not_found', `User ${b.userId} is not in the order's account`);
+		const open = engine.uncommitted(o);
+		if (o.inboundTransfers.filter((t) => t.status !== 'FAILED').length > 0 && open.length === 0) {
+			fail(409, 'returns_committed', 'Every observed transfer already has a committed return destination');
+		}
+		const assetOf = (chain: string) => open.find((t) => t.chain === chain)?.asset ?? o.asset;
+		const wallets = b.wallets.map((w) => {
+			if (!core.isSupported(w.chain)) fail(422, `Unsupported return chain ${w.chain} (asset ${assetOf(w.chain)})`, undefined, { chain: w.chain, asset: assetOf(w.chain) });
+			const address = normalizeAddress(w.chain, w.address);
+			const owned = address && user.wallets.find((x) => x.chain === w.chain && x.address === address);
+			if (!owned || owned.status !== 'ACTIVE') {
+				const why = owned ? `is not active (${owned.status})` : 'is not registered to the user';
+				fail(422, `Return wallet ${w.address} on chain ${w.chain} (asset ${assetOf(w.chain)}) ${why}`, undefined, { chain: w.chain, asset: assetOf(w.chain) });
+			}
+			return { chain: w.chain, address: address! };
+		});
+		for (const t of open) {
+			if (!wallets.some((w) => w.chain === t.chain)) {
+				fail(422, `Chain ${t.chain} (asset ${t.asset}) is missing from the complete wallet list: deposit ${t.transactionHash} needs it`, undefined, { chain: t.chain, asset: t.asset });
+			}
+		}
+		o.x.returnRevision++;
+		o.x.returnDetails = { userId: user.id, wallets, revision: o.x.returnRevision, registeredAt: core.iso(), requestId: uuid() };
+		o.version++;
+		const block = engine.returnsBlock(o);
+		const response = JSON.parse(JSON.stringify({ ...block, affectedTransfers: open.map((t) => t.transactionHash) })) as unknown;
+		o.x.returnIdem[key] = { hash: `${hash}:${expected}`, response };
+		// Registration does not send a return at once: waiting returns pick the new details up shortly.
+		core.scheduler.after(WAIT.returnSettle, () => engine.processReturns(o));
+		return { status: 200, body: response };
+	});
+}

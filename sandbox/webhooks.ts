@@ -1,0 +1,247 @@
+/** Outgoing webhooks: envelopes, signatures, at-least-once delivery with backoff, auto-disable. Sent with undici. */
+import { createHmac } from 'node:crypto';
+import { isIP } from 'node:net';
+import { request } from 'undici';
+import type { Core } from './core';
+import type { Attempt, Delivery, Endpoint } from './state';
+import { hex, uuid } from './util';
+
+export const MAX_ATTEMPTS = 60;
+export const AUTO_DISABLE_AFTER = 10;
+const BASE_BACKOFF_MS = 10_000;
+const MAX_BACKOFF_MS = 15 * 60_000;
+const ATTEMPT_TIMEOUT_MS = 10_000;
+
+export const newSecret = (): string => 'whsec_' + hex(32);
+
+/** `t=<unix>,v1=<hex>[,v1=<hex>]`: one v1 per active secret (two during a graceful rotation). */
+export function signatureHeader(secrets: string[], t: number, rawBody: string): string {
+	return [`t=${t}`, ...secrets.map((s) => 'v1=' + createHmac('sha256', Buffer.from(s, 'utf8')).update(`${t}.${rawBody}`).digest('hex'))].join(',');
+}
+
+/** Backoff after the n-th failed attempt (1-based): 10 s doubling, capped at 15 min (before timeScale). */
+export function backoffMs(n: number): number {
+	return Math.min(BASE_BACKOFF_MS * 2 ** (n - 1), MAX_BACKOFF_MS);
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+const METADATA_HOSTS = new Set(['169.254.169.254', 'metadata.google.internal', 'metadata', 'fd00:ec2::254', '100.100.100.200']);
+
+function isPrivateIp(ip: string): boolean {
+	if (isIP(ip) === 4) {
+		const [a, b] = ip.split('.').map(Number);
+		return a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
+	}
+	const l = ip.toLowerCase();
+	return l === '::1' || l === '::' || l.startsWith('fc') || l.startsWith('fd') || l.startsWith('fe80') || l.startsWith('::ffff:');
+}
+
+/** Returns an error message, or null when the URL is acceptable for an endpoint. */
+export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | null {
+	let u: URL;
+	try {
+		u = new URL(raw);
+	} catch {
+		return 'url must be an absolute URL';
+	}
+	const host = u.hostname.toLowerCase();
+	const bare = host.replace(/^\[|\]$/g, '');
+	const loopback = LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(bare) || /^127\./.test(bare) || host.endsWith('.localhost');
+	if (METADATA_HOSTS.has(bare)) return 'url points at a cloud metadata address';
+	if (loopback && allowLoopback) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'url must use https';
+	if (u.protocol !== 'https:') return 'url must use https';
+	if (loopback) return 'url points at a loopback address';
+	if (isIP(bare) && isPrivateIp(bare)) return 'url points at a private address';
+	if (host.endsWith('.internal') || host.endsWith('.local') || !host.includes('.')) return 'url does not resolve to a public host';
+	return null;
+}
+
+export interface AttemptLog {
+	seq: number; endpointId: string; deliveryId: string | null; url: string; headers: Record<string, string>; body: string;
+	statusCode: number | null; error: string | null; at: string; durationMs: number;
+}
+
+export function publicEndpoint(e: Endpoint): Record<string, unknown> {
+	const { secret: _s, secretNext: _n, ...rest } = e;
+	void _s;
+	void _n;
+	return rest;
+}
+
+export function publicDelivery(d: Delivery): Record<string, unknown> {
+	const { rawBody: _r, attempts: _a, nextAttemptAt: _n, envelopeId: _e, ...rest } = d;
+	void _r;
+	void _a;
+	void _n;
+	void _e;
+	return rest;
+}
+
+export class Webhooks {
+	attemptsLog: AttemptLog[] = [];
+	private seq = 0;
+	private inflight = new Set<Promise<void>>();
+	private running = new Set<string>();
+
+	constructor(private core: Core) {
+		core.onResume.push(() => {
+			for (const d of core.data.deliveries) {
+				if (d.status === 'PENDING' || d.status === 'DISPATCHED') {
+					d.status = 'PENDING';
+					this.schedule(d, d.nextAttemptAt ?? core.now());
+				}
+			}
+		});
+	}
+
+	/** Records the event and one delivery per subscribed endpoint of the account. */
+	emit(accountId: string, type: string, data: Record<string, unknown>): string {
+		const core = this.core;
+		const eventId = uuid();
+		const envelope = { id: `evt_${eventId}_${type}`, type, created: core.iso(), accountId, data };
+		const rawBody = JSON.stringify(envelope);
+		for (const e of core.data.endpoints) {
+			if (e.accountId !== accountId || e.deletedAt || !e.eventTypes.includes(type)) continue;
+			this.createDelivery(e, eventId, envelope.id, type, rawBody);
+		}
+		return envelope.id;
+	}
+
+	createDelivery(e: Endpoint, eventId: string, envelopeId: string, type: string, rawBody: string, replayOf?: string): Delivery {
+		const core = this.core;
+		const d: Delivery = {
+			id: uuid(), accountId: e.accountId, endpointId: e.id, eventId, publicEventType: type, status: 'PENDING',
+			attemptSalt: Math.floor(Math.random() * 2 ** 31), lastStatusCode: null, lastError: null, createdAt: core.iso(),
+			dispatchedAt: null, deliveredAt: null, failedAt: null, envelopeId, rawBody, attempts: [], nextAttemptAt: core.now(), replayOf,
+		};
+		core.data.deliveries.push(d);
+		core.deliveries.set(d.id, d);
+		core.dirty = true;
+		if (e.status === 'DISABLED' || e.deletedAt) this.skip(d);
+		else this.schedule(d, d.nextAttemptAt!);
+		return d;
+	}
+
+	private skip(d: Delivery): void {
+		d.status = 'SKIPPED';
+		d.nextAttemptAt = null;
+		d.lastError = d.lastError ?? 'endpoint disabled';
+	}
+
+	private schedule(d: Delivery, due: number): void {
+		d.nextAttemptAt = due;
+		this.core.scheduler.at(due, () => {
+			if (d.status === 'PENDING' && d.nextAttemptAt === due) this.track(this.attempt(d));
+		});
+	}
+
+	private track(p: Promise<void>): void {
+		this.inflight.add(p);
+		void p.finally(() => this.inflight.delete(p));
+	}
+
+	private async attempt(d: Delivery): Promise<void> {
+		const core = this.core;
+		const e = core.endpoints.get(d.endpointId);
+		if (!e || e.deletedAt || e.status === 'DISABLED') {
+			this.skip(d);
+			return;
+		}
+		if (this.running.has(d.id)) return;
+		this.running.add(d.id);
+		d.status = 'DISPATCHED';
+		d.dispatchedAt = core.iso();
+		d.nextAttemptAt = null;
+		try {
+			const r = await this.send(e, d.rawBody, d.envelopeId, d.id, d.publicEventType);
+			const at: Attempt = {
+				attempt: d.attempts.length + 1, startedAt: r.at, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
+				responseSnippet: r.snippet, signature: r.headers['x-service-webhook-signature'],
+			};
+			d.attempts.push(at);
+			d.lastStatusCode = r.statusCode;
+			d.lastError = r.error;
+			if (r.ok) {
+				d.status = 'DELIVERED';
+				d.deliveredAt = core.iso();
+				e.consecutiveFailures = 0;
+			} else {
+				e.consecutiveFailures++;
+				if (e.consecutiveFailures >= AUTO_DISABLE_AFTER && e.status === 'ENABLED') {
+					e.status = 'DISABLED';
+					e.disabledAt = core.iso();
+					e.updatedAt = core.iso();
+				}
+				if (d.attempts.length >= MAX_ATTEMPTS) {
+					d.status = 'FAILED';
+					d.failedAt = core.iso();
+				} else if (e.status === 'DISABLED') {
+					this.skip(d);
+				} else {
+					d.status = 'PENDING';
+					this.schedule(d, core.scheduler.dueIn(backoffMs(d.attempts.length)));
+				}
+			}
+			core.dirty = true;
+		} finally {
+			this.running.delete(d.id);
+		}
+	}
+
+	/** One signed POST; never throws. */
+	async send(e: Endpoint, rawBody: string, envelopeId: string, deliveryId: string | null, type: string) {
+		const t = Math.floor(Date.now() / 1000); // real time: verifiers compare it with their own clock
+		const secrets = [e.secret, ...(e.secretNext ? [e.secretNext] : [])];
+		const headers: Record<string, string> = {
+			'content-type': 'application/json',
+			'x-service-webhook-signature': signatureHeader(secrets, t, rawBody),
+			'x-service-webhook-id': envelopeId,
+			'x-service-event': type,
+			'user-agent': 'clearinghouse-sandbox-webhooks/1',
+		};
+		if (deliveryId) headers['x-service-webhook-delivery-id'] = deliveryId;
+		const started = Date.now();
+		const at = this.core.iso();
+		let statusCode: number | null = null;
+		let error: string | null = null;
+		let snippet: string | null = null;
+		const timeout = Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
+		try {
+			const res = await request(e.url, {
+				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.timeout(timeout),
+			});
+			statusCode = res.statusCode;
+			snippet = (await res.body.text()).slice(0, 512);
+			if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
+		} catch (err) {
+			error = (err as Error)?.name === 'TimeoutError' || /timeout/i.test(String((err as Error)?.message)) ? 'timeout' : String((err as Error)?.message ?? err);
+		}
+		const durationMs = Date.now() - started;
+		this.attemptsLog.push({ seq: ++this.seq, endpointId: e.id, deliveryId, url: e.url, headers, body: rawBody, statusCode, error, at, durationMs });
+		if (this.attemptsLog.length > 20000) this.attemptsLog.splice(0, 5000);
+		return { ok: statusCode !== null && statusCode >= 200 && statusCode <= 299, statusCode, error, snippet, durationMs, headers, at };
+	}
+
+	/** Synchronous `webhook.ping`; no delivery row. */
+	async ping(e: Endpoint) {
+		const body = JSON.stringify({
+			id: `evt_test_${uuid()}`, type: 'webhook.ping', created: this.core.iso(), accountId: e.accountId,
+			data: { message: 'Test webhook from the clearinghouse sandbox' },
+		});
+		const id = (JSON.parse(body) as { id: string }).id;
+		const r = await this.send(e, body, id, null, 'webhook.ping');
+		return { delivered: r.ok, statusCode: r.statusCode, durationMs: r.durationMs, error: r.error, eventId: id };
+	}
+
+	/** Runs one attempt of every PENDING delivery now and waits for all in-flight attempts. */
+	async flush(): Promise<number> {
+		const pending = this.core.data.deliveries.filter((d) => d.status === 'PENDING');
+		for (const d of pending) this.track(this.attempt(d));
+		await this.idle();
+		return pending.length;
+	}
+
+	async idle(): Promise<void> {
+		while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+	}
+}
