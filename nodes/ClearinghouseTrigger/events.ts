@@ -1,0 +1,241 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/** Statuses the service documents; the service may add more (treated as "unknown"). */
+export const KNOWN_ORDER_STATUSES = [
+	'AWAITING_FUNDS',
+	'FUNDED',
+	'LOCKED',
+	'PENDING_NET_SETTLEMENT',
+	'READY_TO_DISTRIBUTE',
+	'DISTRIBUTION_PENDING',
+	'DISTRIBUTION_SUBMITTED',
+	'DISTRIBUTED',
+	'DISTRIBUTION_FAILED',
+	'CANCELED',
+	'EXPIRED',
+	'REMEDIATING_EXPIRED',
+	'REMEDIATING_OVERFUNDED',
+	'REFUNDED',
+] as const;
+
+/** What the trigger remembers about one order: the last emitted event's version and status, and each deposit's highest emitted version. */
+export interface OrderMark {
+	/** Highest order `version` emitted. */
+	v: number;
+	/** Order status at that version. */
+	s: string;
+	/** Highest emitted `version` per deposit, keyed by transaction hash. */
+	d: Record<string, number>;
+}
+
+/** The part of the memory mirrored into static data (oldest first, so re-loading keeps the order of eviction). */
+export interface MemorySnapshot {
+	events: string[];
+	orders: Array<[string, OrderMark]>;
+}
+
+/**
+ * Bounded memory of emitted event ids and order versions. Maps keep insertion order, so the
+ * oldest entry is evicted first; a touched entry is moved to the end.
+ */
+export class TriggerMemory {
+	private readonly events = new Map<string, true>();
+	private readonly orders = new Map<string, OrderMark>();
+
+	constructor(
+		readonly maxEvents: number,
+		readonly maxOrders: number,
+	) {}
+
+	hasEvent(id: string): boolean {
+		return this.events.has(id);
+	}
+
+	addEvent(id: string): void {
+		this.events.delete(id);
+		this.events.set(id, true);
+		while (this.events.size > this.maxEvents) this.events.delete(this.events.keys().next().value as string);
+	}
+
+	getOrder(id: string): OrderMark | undefined {
+		return this.orders.get(id);
+	}
+
+	setOrder(id: string, mark: OrderMark): void {
+		this.orders.delete(id);
+		this.orders.set(id, mark);
+		while (this.orders.size > this.maxOrders) this.orders.delete(this.orders.keys().next().value as string);
+	}
+
+	/** Adds what another copy knew (static data saved by this or another process): union of ids, highest versions. */
+	merge(snapshot: unknown): void {
+		if (!isSnapshot(snapshot)) return;
+		for (const id of snapshot.events) if (typeof id === 'string' && !this.events.has(id)) this.addEvent(id);
+		for (const entry of snapshot.orders) {
+			if (!Array.isArray(entry) || typeof entry[0] !== 'string' || !isMark(entry[1])) continue;
+			const [id, theirs] = entry;
+			const ours = this.orders.get(id);
+			if (!ours) {
+				this.setOrder(id, { v: theirs.v, s: theirs.s, d: { ...theirs.d } });
+				continue;
+			}
+			const d = { ...ours.d };
+			for (const [hash, version] of Object.entries(theirs.d)) d[hash] = Math.max(d[hash] ?? -Infinity, version);
+			const newer = theirs.v > ours.v ? theirs : ours;
+			this.orders.set(id, { v: newer.v, s: newer.s, d });
+		}
+	}
+
+	/** The newest entries, at most the given counts, oldest first. */
+	snapshot(maxEvents: number, maxOrders: number): MemorySnapshot {
+		return {
+			events: [...this.events.keys()].slice(-maxEvents),
+			orders: [...this.orders.entries()].slice(-maxOrders).map(([id, m]) => [id, { v: m.v, s: m.s, d: { ...m.d } }]),
+		};
+	}
+}
+
+function isMark(value: unknown): value is OrderMark {
+	const m = value as OrderMark;
+	return (
+		!!m &&
+		typeof m === 'object' &&
+		typeof m.v === 'number' &&
+		typeof m.s === 'string' &&
+		!!m.d &&
+		typeof m.d === 'object' &&
+		Object.values(m.d).every((v) => typeof v === 'number')
+	);
+}
+
+function isSnapshot(value: unknown): value is MemorySnapshot {
+	const s = value as MemorySnapshot;
+	return !!s && typeof s === 'object' && Array.isArray(s.events) && Array.isArray(s.orders);
+}
+
+/** Per process: at most this many event ids and orders per trigger, and this many triggers. */
+export const PROCESS_MAX_EVENTS = 10_000;
+export const PROCESS_MAX_ORDERS = 10_000;
+const PROCESS_MAX_TRIGGERS = 500;
+/** Mirrored into static data (kept small: n8n stores it in the workflow's database row). */
+export const STATIC_MAX_EVENTS = 500;
+export const STATIC_MAX_ORDERS = 500;
+
+const memories = new Map<string, TriggerMemory>();
+
+/** The process-wide memory of one trigger (key: workflow id, node id and mode); bounded in count. */
+export function memoryFor(key: string): TriggerMemory {
+	let memory = memories.get(key);
+	if (memory) {
+		memories.delete(key);
+	} else {
+		memory = new TriggerMemory(PROCESS_MAX_EVENTS, PROCESS_MAX_ORDERS);
+	}
+	memories.set(key, memory);
+	while (memories.size > PROCESS_MAX_TRIGGERS) memories.delete(memories.keys().next().value as string);
+	return memory;
+}
+
+/** For tests: forget the process memory of one trigger, as a restart of n8n would. */
+export function forgetMemory(key?: string): void {
+	if (key === undefined) memories.clear();
+	else memories.delete(key);
+}
+
+export interface EventOptions {
+	/** Known statuses to pass; empty means every known status. */
+	statuses: string[];
+	passUnknownStatuses: boolean;
+	includeDepositEvents: boolean;
+	dropStaleEvents: boolean;
+	dropDuplicates: boolean;
+}
+
+export type EventKind = 'status' | 'deposit';
+
+export type Decision =
+	| { emit: true; kind: EventKind }
+	| {
+			emit: false;
+			reason: 'duplicate' | 'stale' | 'status_not_selected' | 'unknown_status' | 'deposit_event';
+			kind?: EventKind;
+	  };
+
+interface Deposit {
+	hash: string;
+	version: number;
+}
+
+function deposits(order: IDataObject): Deposit[] {
+	const transfers = Array.isArray(order.inboundTransfers) ? (order.inboundTransfers as IDataObject[]) : [];
+	return transfers
+		.filter((t) => t && typeof t.transactionHash === 'string' && typeof t.version === 'number')
+		.map((t) => ({ hash: t.transactionHash as string, version: t.version as number }));
+}
+
+/** Deposits in the payload whose version is above the highest emitted for that deposit (all of them for an unseen order). */
+function newerDeposits(order: IDataObject, mark: OrderMark | undefined): Deposit[] {
+	return deposits(order).filter((d) => !mark || d.version > (mark.d[d.hash] ?? -Infinity));
+}
+
+/**
+ * Classifies an event as a status event or a deposit-only event:
+ * - the trigger has emitted this order before: deposit-only when the status equals the last
+ *   emitted status and at least one deposit has a version above the highest emitted for it
+ *   (a new deposit counts);
+ * - the order is new to the trigger: deposit-only when the status is AWAITING_FUNDS and the order
+ *   already has deposits (AWAITING_FUNDS is only entered at creation, before any deposit).
+ * Everything else is a status event.
+ */
+export function classify(order: IDataObject, mark: OrderMark | undefined): EventKind {
+	const status = String(order.status ?? '');
+	if (mark) return status === mark.s && newerDeposits(order, mark).length > 0 ? 'deposit' : 'status';
+	return status === 'AWAITING_FUNDS' && deposits(order).length > 0 ? 'deposit' : 'status';
+}
+
+/** Decides about one verified `payment_order` event. Pure apart from reading the memory. */
+export function decide(
+	memory: TriggerMemory,
+	eventId: string,
+	order: IDataObject,
+	options: EventOptions,
+): Decision {
+	if (options.dropDuplicates && memory.hasEvent(eventId)) return { emit: false, reason: 'duplicate' };
+	const orderId = String(order.id ?? '');
+	const mark = memory.getOrder(orderId);
+	const kind = classify(order, mark);
+	if (options.dropStaleEvents && mark) {
+		const stale =
+			kind === 'deposit'
+				? newerDeposits(order, mark).length === 0
+				: typeof order.version === 'number' && order.version <= mark.v;
+		if (stale) return { emit: false, reason: 'stale', kind };
+	}
+	if (kind === 'deposit' && !options.includeDepositEvents) return { emit: false, reason: 'deposit_event', kind };
+	const status = String(order.status ?? '');
+	if ((KNOWN_ORDER_STATUSES as readonly string[]).includes(status)) {
+		if (options.statuses.length > 0 && !options.statuses.includes(status)) {
+			return { emit: false, reason: 'status_not_selected', kind };
+		}
+	} else if (!options.passUnknownStatuses) {
+		return { emit: false, reason: 'unknown_status', kind };
+	}
+	return { emit: true, kind };
+}
+
+/** Records an emitted event: its id, and the order's version, status and deposit versions. */
+export function recordEmitted(memory: TriggerMemory, eventId: string, order: IDataObject): void {
+	memory.addEvent(eventId);
+	const orderId = String(order.id ?? '');
+	if (orderId === '') return;
+	const mark = memory.getOrder(orderId);
+	const version = typeof order.version === 'number' ? order.version : -1;
+	const d = { ...(mark?.d ?? {}) };
+	for (const dep of deposits(order)) d[dep.hash] = Math.max(d[dep.hash] ?? -Infinity, dep.version);
+	const newer = !mark || version >= mark.v;
+	memory.setOrder(orderId, {
+		v: newer ? version : mark.v,
+		s: newer ? String(order.status ?? '') : mark.s,
+		d,
+	});
+}

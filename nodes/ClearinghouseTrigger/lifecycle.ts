@@ -1,0 +1,203 @@
+import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { apiRequest } from '../shared/transport';
+
+export const EVENT_TYPES = ['payment_order'];
+
+/** What the trigger keeps in `getWorkflowStaticData('node')` about its endpoint. */
+export interface EndpointState extends IDataObject {
+	endpointId?: string;
+	secret?: string;
+	url?: string;
+}
+
+export function clearEndpointState(state: IDataObject): void {
+	delete state.endpointId;
+	delete state.secret;
+	delete state.url;
+}
+
+function httpCode(error: unknown): string | undefined {
+	return (error as { httpCode?: string })?.httpCode;
+}
+
+/** True when the API says the endpoint is not (or no longer) there for this key. */
+function isGone(error: unknown): boolean {
+	return httpCode(error) === '404' || httpCode(error) === '410';
+}
+
+function isLive(endpoint: IDataObject): boolean {
+	return !endpoint.deletedAt;
+}
+
+/** The request's result, or the NodeApiError the transport raised (so callers can look at its status). */
+async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+	try {
+		return { ok: true, value: await request };
+	} catch (error) {
+		return { ok: false, error };
+	}
+}
+
+async function getEndpoint(this: IHookFunctions, id: string): Promise<IDataObject | undefined> {
+	const result = await settle(
+		apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }),
+	);
+	if (result.ok) return isLive(result.value) ? result.value : undefined;
+	// 403: the stored id belongs to another account (the credential changed); the search by URL
+	// that follows still finds anything of ours on the current account.
+	if (isGone(result.error) || httpCode(result.error) === '403') return undefined;
+	throw result.error;
+}
+
+async function deleteEndpoint(this: IHookFunctions, id: string): Promise<void> {
+	const result = await settle(
+		// Deleting twice cannot do harm (the second answers 404), so retries are safe.
+		apiRequest.call(this, {
+			method: 'DELETE',
+			path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
+			idempotent: true,
+		}),
+	);
+	if (!result.ok && !isGone(result.error)) throw result.error;
+}
+
+async function enable(this: IHookFunctions, endpoint: IDataObject): Promise<void> {
+	if (endpoint.status === 'ENABLED') return;
+	await apiRequest.call(this, {
+		method: 'PATCH',
+		path: `/webhooks/endpoints/${encodeURIComponent(String(endpoint.id))}`,
+		body: { status: 'ENABLED' },
+		// Setting a status is the same request however often it is sent.
+		idempotent: true,
+	});
+}
+
+/** Live endpoints of this account that deliver to `url` (ours: n8n's webhook URL is unique to one trigger node). */
+async function endpointsAt(this: IHookFunctions, url: string): Promise<IDataObject[]> {
+	const response = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' });
+	const endpoints = Array.isArray(response.endpoints) ? (response.endpoints as IDataObject[]) : [];
+	return endpoints.filter((e) => e.url === url && isLive(e));
+}
+
+function subscribed(endpoint: IDataObject): boolean {
+	return Array.isArray(endpoint.eventTypes) && EVENT_TYPES.every((t) => (endpoint.eventTypes as string[]).includes(t));
+}
+
+/**
+ * Takes over an endpoint already registered at our URL whose secret we do not know (the static
+ * data was lost): an immediate rotation gives us a fresh secret and retires the unknown one, and
+ * keeps the endpoint's delivery history and pending retries (deleting and re-creating would not).
+ */
+async function adopt(this: IHookFunctions, endpoint: IDataObject, state: IDataObject, url: string): Promise<void> {
+	const id = String(endpoint.id);
+	const rotated = await apiRequest.call(this, {
+		method: 'POST',
+		path: `/webhooks/endpoints/${encodeURIComponent(id)}/rotate-secret`,
+		qs: { immediate: true },
+	});
+	if (typeof rotated.secretNext !== 'string' || rotated.secretNext === '') {
+		throw new NodeApiError(this.getNode(), rotated as JsonObject, {
+			message: 'The rotate-secret response did not contain the new secret',
+		});
+	}
+	await enable.call(this, endpoint);
+	state.endpointId = id;
+	state.secret = rotated.secretNext;
+	state.url = url;
+}
+
+/**
+ * Makes our URL served by exactly one endpoint we hold the secret of, if one exists already.
+ * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
+ * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
+ */
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const url = this.getNodeWebhookUrl('default') as string;
+	const state = this.getWorkflowStaticData('node') as EndpointState;
+
+	let kept: IDataObject | undefined;
+	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
+		const endpoint = await getEndpoint.call(this, state.endpointId);
+		if (endpoint && endpoint.url === url && subscribed(endpoint) && typeof state.secret === 'string' && state.secret !== '') {
+			await enable.call(this, endpoint);
+			kept = endpoint;
+		} else if (endpoint && endpoint.url !== url) {
+			// Ours, but for a URL n8n no longer serves (WEBHOOK_URL changed): nothing reaches us there.
+			await deleteEndpoint.call(this, state.endpointId);
+		}
+		if (!kept) clearEndpointState(state);
+	}
+
+	const atUrl = (await endpointsAt.call(this, url)).filter((e) => e.id !== kept?.id);
+	if (!kept) {
+		const candidate = atUrl.find((e) => subscribed(e));
+		if (candidate) {
+			await adopt.call(this, candidate, state, url);
+			kept = candidate;
+		}
+	}
+	for (const extra of atUrl) if (extra.id !== kept?.id) await deleteEndpoint.call(this, String(extra.id));
+	if (kept) state.url = url;
+	return kept !== undefined;
+}
+
+export async function create(this: IHookFunctions): Promise<boolean> {
+	const url = this.getNodeWebhookUrl('default') as string;
+	const state = this.getWorkflowStaticData('node') as EndpointState;
+	const workflow = this.getWorkflow();
+	const node = this.getNode();
+	const body = {
+		url,
+		description: `n8n workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}), node "${node.name}"`.slice(0, 500),
+		eventTypes: EVENT_TYPES,
+	};
+	const result = await settle(apiRequest.call(this, { method: 'POST', path: '/webhooks/endpoints', body }));
+	if (!result.ok) {
+		const { error } = result;
+		// The create may have been committed before the answer was lost: adopt rather than duplicate.
+		const code = Number(httpCode(error));
+		if (!Number.isFinite(code) || code >= 500) {
+			const found = (await endpointsAt.call(this, url)).find((e) => subscribed(e));
+			if (found) {
+				await adopt.call(this, found, state, url);
+				return true;
+			}
+		}
+		if (code === 400 && error instanceof NodeApiError) {
+			error.description =
+				'The service refused the webhook URL. It only accepts https:// URLs on public hosts: set n8n\'s WEBHOOK_URL to the public https address that reaches this n8n. ' +
+				(error.description ?? '');
+		}
+		throw error;
+	}
+	const created = result.value;
+	if (typeof created.id !== 'string' || typeof created.secret !== 'string' || created.secret === '') {
+		throw new NodeApiError(this.getNode(), created as JsonObject, {
+			message: 'The webhook endpoint was created but the response lacked its id or secret',
+		});
+	}
+	state.endpointId = created.id;
+	state.secret = created.secret;
+	state.url = url;
+	return true;
+}
+
+/** Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done. */
+export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
+	const url = this.getNodeWebhookUrl('default') as string;
+	const state = this.getWorkflowStaticData('node') as EndpointState;
+	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
+		await deleteEndpoint.call(this, state.endpointId);
+	}
+	clearEndpointState(state);
+	// Also removes an endpoint left at our URL when the static data was lost. Best effort: the next
+	// checkExists sweeps the URL again.
+	try {
+		for (const extra of await endpointsAt.call(this, url)) await deleteEndpoint.call(this, String(extra.id));
+	} catch {
+		// ignored on purpose, see above
+	}
+	return true;
+}
