@@ -2,8 +2,17 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { router } from './actions/router';
+import * as account from './actions/account';
+import * as depositAddress from './actions/depositAddress';
+import * as paymentOrder from './actions/paymentOrder';
+import * as quote from './actions/quote';
+import * as receiveRuleset from './actions/receiveRuleset';
+import * as rewardRule from './actions/rewardRule';
 import * as supportedAsset from './actions/supportedAsset';
-import { loadOptions } from './methods';
+import * as user from './actions/user';
+import * as webhookDelivery from './actions/webhookDelivery';
+import * as webhookEndpoint from './actions/webhookEndpoint';
+import { listSearch, loadOptions } from './methods';
 
 export class Clearinghouse implements INodeType {
 	description: INodeTypeDescription = {
@@ -25,14 +34,34 @@ export class Clearinghouse implements INodeType {
 				name: 'resource',
 				type: 'options',
 				noDataExpression: true,
-				options: [{ name: 'Supported Asset', value: 'supportedAsset' }],
-				default: 'supportedAsset',
+				options: [
+					{ name: 'Account', value: 'account' },
+					{ name: 'Deposit Address', value: 'depositAddress' },
+					{ name: 'Payment Order', value: 'paymentOrder' },
+					{ name: 'Quote', value: 'quote' },
+					{ name: 'Receive Ruleset', value: 'receiveRuleset' },
+					{ name: 'Reward Rule', value: 'rewardRule' },
+					{ name: 'Supported Asset', value: 'supportedAsset' },
+					{ name: 'User', value: 'user' },
+					{ name: 'Webhook Delivery', value: 'webhookDelivery' },
+					{ name: 'Webhook Endpoint', value: 'webhookEndpoint' },
+				],
+				default: 'paymentOrder',
 			},
+			...account.description,
+			...depositAddress.description,
+			...paymentOrder.description,
+			...quote.description,
+			...receiveRuleset.description,
+			...rewardRule.description,
 			...supportedAsset.description,
+			...user.description,
+			...webhookDelivery.description,
+			...webhookEndpoint.description,
 		],
 	};
 
-	methods = { loadOptions };
+	methods = { listSearch, loadOptions };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

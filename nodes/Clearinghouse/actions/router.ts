@@ -1,54 +1,97 @@
-import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import * as account from './account';
+import * as depositAddress from './depositAddress';
 import type { Operation } from './operation';
+import * as paymentOrder from './paymentOrder';
+import * as quote from './quote';
+import * as receiveRuleset from './receiveRuleset';
+import * as rewardRule from './rewardRule';
 import * as supportedAsset from './supportedAsset';
+import * as user from './user';
+import * as webhookDelivery from './webhookDelivery';
+import * as webhookEndpoint from './webhookEndpoint';
 
 /** resource → operation → module. Adding an operation is one file plus one line in its index. */
 export const resources: Record<string, Record<string, Operation | unknown>> = {
+	account,
+	depositAddress,
+	paymentOrder,
+	quote,
+	receiveRuleset,
+	rewardRule,
 	supportedAsset,
+	user,
+	webhookDelivery,
+	webhookEndpoint,
 };
 
-export function findOperation(resource: string, operation: string): Operation {
+export function findOperation(resource: string, operation: string): Operation | undefined {
 	const candidate = resources[resource]?.[operation] as Operation | undefined;
-	if (!candidate || typeof candidate.execute !== 'function') {
-		throw new Error(`The operation "${operation}" of "${resource}" is not supported`);
-	}
-	return candidate;
+	return candidate && typeof candidate.execute === 'function' ? candidate : undefined;
 }
 
+type Outcome = { records: IDataObject[] } | { error: NodeApiError | NodeOperationError };
+
 /**
- * Runs the chosen operation once per input item, in order. Per-item concerns live here once:
- * paired items, Continue On Fail, and the item index on every error.
+ * Runs the chosen operation once per input item. Per-item concerns live here once: paired items,
+ * Continue On Fail, the item index on every error, and bounded concurrency.
+ *
+ * Concurrency (Options → Concurrency, default 5) starts items in item order, at most N at a time,
+ * and assembles the output in item order, so the result equals a one-at-a-time run: the same
+ * items, the same pairedItem, the same idempotency keys (they depend on the item index, not on
+ * timing). Without Continue On Fail no item starts after a failure and the error of the first
+ * failing item (in item order) is thrown once the items already running have finished.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
-	let operation: Operation;
-	try {
-		operation = findOperation(resource, operationName);
-	} catch (error) {
-		throw new NodeOperationError(this.getNode(), error as Error);
+	const operation = findOperation(resource, operationName);
+	if (!operation) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of "${resource}" is not supported`,
+		);
 	}
+	const continueOnFail = this.continueOnFail();
+	const concurrency = Math.max(
+		1,
+		Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 5)) || 1),
+	);
+
+	const outcomes: Outcome[] = new Array(items.length);
+	let next = 0;
+	let stopped = false;
+	const worker = async () => {
+		while (!stopped && next < items.length) {
+			const itemIndex = next++;
+			try {
+				const result = await operation.execute.call(this, itemIndex);
+				outcomes[itemIndex] = { records: Array.isArray(result) ? result : [result] };
+			} catch (error) {
+				outcomes[itemIndex] = { error: asNodeError(this, error, itemIndex) };
+				if (!continueOnFail) stopped = true;
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			const result = await operation.execute.call(this, itemIndex);
-			const records = Array.isArray(result) ? result : [result];
-			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
-		} catch (error) {
-			if (this.continueOnFail()) {
-				output.push({
-					json: { ...items[itemIndex].json, error: (error as Error).message },
-					error: asNodeError(this, error, itemIndex),
-					pairedItem: { item: itemIndex },
-				});
-				continue;
-			}
-			throw asNodeError(this, error, itemIndex);
+		const outcome = outcomes[itemIndex];
+		if (outcome === undefined) break; // not started because an earlier item failed
+		if ('error' in outcome) {
+			if (!continueOnFail) throw outcome.error;
+			output.push({
+				json: { ...items[itemIndex].json, error: outcome.error.message },
+				error: outcome.error,
+				pairedItem: { item: itemIndex },
+			});
+			continue;
 		}
+		for (const json of outcome.records) output.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return [output];
 }

@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
+import { optionsCollection } from '../common';
 
-const properties: INodeProperties[] = [];
+const properties: INodeProperties[] = [optionsCollection()];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['supportedAsset'], operation: ['getMany'] } },
@@ -12,9 +13,10 @@ export const description = updateDisplayOptions(
 
 /** GET /supported-assets: the live list of chain/asset pairs, one item per pair. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	return (await apiRequest.call(this, {
+	const body = (await apiRequest.call(this, {
 		method: 'GET',
 		path: '/supported-assets',
 		itemIndex,
-	})) as unknown as IDataObject[];
+	})) as unknown;
+	return Array.isArray(body) ? (body as IDataObject[]) : [];
 }

@@ -1,0 +1,32 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { optionalText, optionsCollection, subaccountReadOption } from '../common';
+
+const properties: INodeProperties[] = [
+	optionsCollection([
+		{
+			...subaccountReadOption,
+			description:
+				'Name a direct child subaccount (UUID). The ceilings and usage are those of the parent account either way.',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['account'], operation: ['getLimits'] } },
+	properties,
+);
+
+/** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const subaccountId = optionalText(options.subaccountId);
+	return await apiRequest.call(this, {
+		method: 'GET',
+		path: '/account/limits',
+		qs: subaccountId ? { subaccountId } : undefined,
+		itemIndex,
+	});
+}

@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequestWithStatus } from '../../../shared/transport';
+import { locatorValue, optionsCollection, paymentOrderLocator } from '../common';
+
+const properties: INodeProperties[] = [
+	paymentOrderLocator,
+	{
+		displayName: 'Reason',
+		name: 'reason',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Customer withdrew the request',
+		description: 'Why the order is canceled; stored on the order as its cancel reason',
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['paymentOrder'], operation: ['cancel'] } },
+	properties,
+);
+
+/**
+ * POST /payment-orders/{id}/cancel. Not keyed and not repeated by the transport: a repeat after a
+ * lost answer would meet an order that is no longer cancelable and fail with 409 for no reason.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
+	const reason = String(this.getNodeParameter('reason', itemIndex, '') ?? '');
+	const { statusCode, body } = await apiRequestWithStatus.call(this, {
+		method: 'POST',
+		path: `/payment-orders/${encodeURIComponent(id)}/cancel`,
+		body: { reason },
+		itemIndex,
+	});
+	const answer = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
+	// 202: cancel is deferred; the order reaches CANCELED or REFUNDED once in-flight deposits resolve.
+	return { paymentOrderId: id, accepted: statusCode === 202 || statusCode === 200, statusCode, ...answer };
+}

@@ -1,0 +1,288 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { toPips, type UsdAmount } from '../../../shared/amounts';
+import { apiRequest } from '../../../shared/transport';
+import {
+	amountField,
+	assetField,
+	chainField,
+	fail,
+	idempotencyFields,
+	idempotencyKey,
+	optionalText,
+	optionsCollection,
+	requiredText,
+	subaccountWriteOption,
+	usdAmount,
+} from '../common';
+
+/** Relative expiries are rounded up to this grid, so a retry of the node sends the same body. */
+const EXPIRY_GRID_MS = 5 * 60 * 1000;
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Settlement Mode',
+		name: 'mode',
+		type: 'options',
+		default: 'standard',
+		options: [
+			{
+				name: 'Standard',
+				value: 'standard',
+				description: 'Netted in the next settlement window at a fixed fee; needs an expiry',
+			},
+			{
+				name: 'Instant',
+				value: 'instant',
+				description:
+					'Delivered from prefunded liquidity at a per-transaction fee; needs a quote, the service sets the funding window',
+			},
+		],
+		description: 'How the order settles',
+	},
+	{
+		displayName: 'Sender User ID',
+		name: 'fromUserId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. usr_…',
+		description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
+	},
+	{
+		displayName: 'Recipient Address',
+		name: 'toAddress',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
+		description: 'A registered and activated wallet of the account that receives the payment',
+	},
+	chainField(),
+	assetField(),
+	amountField,
+	{
+		displayName: 'Quote ID',
+		name: 'quoteId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. qt_…',
+		description: 'Quote from Create Quote that the instant order settles against',
+		displayOptions: { show: { mode: ['instant'] } },
+	},
+	{
+		displayName: 'Expires',
+		name: 'expiry',
+		type: 'options',
+		default: 'inMinutes',
+		options: [
+			{ name: 'In a Number of Minutes', value: 'inMinutes' },
+			{ name: 'At a Date and Time', value: 'at' },
+		],
+		description: 'When the order stops accepting funds (standard orders need a future time)',
+		displayOptions: { show: { mode: ['standard'] } },
+	},
+	{
+		displayName: 'Expires In (Minutes)',
+		name: 'expiresInMinutes',
+		type: 'number',
+		typeOptions: { minValue: 1 },
+		default: 60,
+		description:
+			'Minutes from now until the order stops accepting funds, rounded up to the next 5 minutes so that a retry sends the same request',
+		displayOptions: { show: { mode: ['standard'], expiry: ['inMinutes'] } },
+	},
+	{
+		displayName: 'Expires At',
+		name: 'expiresAt',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		description: 'Future date and time when the order stops accepting funds',
+		displayOptions: { show: { mode: ['standard'], expiry: ['at'] } },
+	},
+	{
+		displayName: 'Memo',
+		name: 'memo',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Invoice 2026-0042',
+		description: 'Free text stored on the order (sent as an empty text when left empty)',
+	},
+	...idempotencyFields,
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		displayOptions: { show: { mode: ['standard'] } },
+		options: [
+			{
+				displayName: 'Standard Quote ID',
+				name: 'quoteId',
+				type: 'string',
+				default: '',
+				description:
+					"A Standard Quote to settle at: the order takes the quote's rate and window and must match its terms",
+			},
+			{
+				...subaccountWriteOption,
+				description:
+					'Create the order for a direct child subaccount (UUID). Not accepted on instant orders: give it to Create Quote instead.',
+			},
+		],
+	},
+	optionsCollection([
+		{
+			displayName: 'Check Account Limits First',
+			name: 'checkLimits',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to read the account limits before creating the order and fail the item with a clear message when the amount would exceed what remains (costs one extra request per item; the service enforces the limits either way)',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['paymentOrder'], operation: ['create'] } },
+	properties,
+);
+
+/**
+ * POST /payment, keyed with `idempotencyKey`: the transport may repeat it (connection error, 429,
+ * 500, 503) and the service answers a repeat with the order it already made.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const mode = this.getNodeParameter('mode', itemIndex, 'standard') as string;
+	const amount = usdAmount(this, this.getNodeParameter('amountUsd', itemIndex, ''), itemIndex);
+	const body: IDataObject = {
+		fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
+		toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
+		toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
+		asset: requiredText(this, 'asset', itemIndex, 'Asset'),
+		amountUsd: amount.value,
+		memo: String(this.getNodeParameter('memo', itemIndex, '') ?? ''),
+		mode,
+	};
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	// What identifies the request for the derived key: a relative expiry counts as its setting, so a
+	// retry some seconds later keeps the key (and, within the 5-minute grid, the whole body).
+	let expirySetting: unknown;
+
+	if (mode === 'instant') {
+		body.quoteId = requiredText(this, 'quoteId', itemIndex, 'Quote ID (an instant order needs a quote)');
+		if (optionalText(this.getNodeParameter('expiresAt', itemIndex, '')) !== undefined) {
+			throw fail(this, 'Expires At is not accepted for instant orders: the service sets their funding window', itemIndex);
+		}
+		if (optionalText(additional.subaccountId) !== undefined) {
+			throw fail(
+				this,
+				'Subaccount ID is not accepted for instant orders',
+				itemIndex,
+				'Give the subaccount to Create Quote instead: an instant order takes the account of its quote.',
+			);
+		}
+	} else if (mode === 'standard') {
+		const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
+		if (expiry === 'at') {
+			const text = optionalText(this.getNodeParameter('expiresAt', itemIndex, ''));
+			const at = text === undefined ? NaN : Date.parse(text);
+			if (Number.isNaN(at)) throw fail(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
+			if (at <= Date.now()) throw fail(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
+			body.expiresAt = new Date(at).toISOString();
+			expirySetting = body.expiresAt;
+		} else {
+			const minutes = Number(this.getNodeParameter('expiresInMinutes', itemIndex, 60));
+			if (!Number.isFinite(minutes) || minutes < 1) {
+				throw fail(this, 'Expires In (Minutes) must be at least 1', itemIndex);
+			}
+			const at = Math.ceil((Date.now() + minutes * 60_000) / EXPIRY_GRID_MS) * EXPIRY_GRID_MS;
+			body.expiresAt = new Date(at).toISOString();
+			expirySetting = { expiresInMinutes: minutes };
+		}
+		const quoteId = optionalText(additional.quoteId);
+		if (quoteId) body.quoteId = quoteId;
+		const subaccountId = optionalText(additional.subaccountId);
+		if (subaccountId) body.subaccountId = subaccountId;
+	} else {
+		throw fail(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
+	}
+
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (options.checkLimits === true) {
+		await checkLimits.call(this, itemIndex, amount, optionalText(body.subaccountId));
+	}
+
+	const key = idempotencyKey(this, itemIndex, {
+		request: 'POST /payment',
+		body: { ...body, expiresAt: expirySetting },
+	});
+	body.idempotencyKey = key;
+	const response = await apiRequest.call(this, {
+		method: 'POST',
+		path: '/payment',
+		body,
+		idempotent: true,
+		itemIndex,
+	});
+	return { ...response, idempotencyKey: key };
+}
+
+interface Limit {
+	limit?: number;
+	used?: number;
+	remaining?: number;
+}
+
+/** Pre-flight: GET /account/limits and refuse when the amount or one more order would not fit. */
+async function checkLimits(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	amount: UsdAmount,
+	subaccountId: string | undefined,
+): Promise<void> {
+	const limits = await apiRequest.call(this, {
+		method: 'GET',
+		path: '/account/limits',
+		qs: subaccountId ? { subaccountId } : undefined,
+		itemIndex,
+	});
+	// Any limit may be absent (daily limits were seen missing): only the ones present are checked.
+	const remaining = (name: string): number | undefined => {
+		const entry = limits[name] as Limit | undefined;
+		if (!entry || typeof entry !== 'object') return undefined;
+		if (typeof entry.remaining === 'number') return entry.remaining;
+		if (typeof entry.limit === 'number') return entry.limit - (typeof entry.used === 'number' ? entry.used : 0);
+		return undefined;
+	};
+	const problems: string[] = [];
+	for (const [name, label] of [
+		['maxTxUsd', 'the per-transaction maximum'],
+		['maxValuePerEpochUsd', 'the value left in this netting window'],
+		['maxValuePerDayUsd', 'the value left today'],
+	]) {
+		const left = remaining(name);
+		if (left !== undefined && amount.pips > toPips(left)) {
+			problems.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
+		}
+	}
+	for (const [name, label] of [
+		['maxCountPerEpoch', 'orders left in this netting window'],
+		['maxCountPerDay', 'orders left today'],
+	]) {
+		const left = remaining(name);
+		if (left !== undefined && left < 1) problems.push(`no ${label} (${name} remaining ${left})`);
+	}
+	if (problems.length > 0) {
+		throw fail(
+			this,
+			`The payment would breach the account limits: ${problems.join('; ')}`,
+			itemIndex,
+			'Nothing was sent. Limits belong to the parent account and count every subaccount; lower the amount or wait for the window or day to roll over.',
+		);
+	}
+}

@@ -1,0 +1,131 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequestAllItems } from '../../../shared/transport';
+import {
+	fail,
+	includeSubaccountsOption,
+	listLimit,
+	optionalText,
+	optionsCollection,
+	returnAllFields,
+	subaccountReadOption,
+} from '../common';
+
+/** Every status the specification lists; new ones may appear and pass through as text. */
+export const PAYMENT_ORDER_STATUSES = [
+	'AWAITING_FUNDS',
+	'FUNDED',
+	'LOCKED',
+	'PENDING_NET_SETTLEMENT',
+	'READY_TO_DISTRIBUTE',
+	'DISTRIBUTION_PENDING',
+	'DISTRIBUTION_SUBMITTED',
+	'DISTRIBUTED',
+	'DISTRIBUTION_FAILED',
+	'CANCELED',
+	'EXPIRED',
+	'REMEDIATING_EXPIRED',
+	'REMEDIATING_OVERFUNDED',
+	'REFUNDED',
+];
+
+function title(status: string): string {
+	return status
+		.toLowerCase()
+		.split('_')
+		.map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+		.join(' ');
+}
+
+const properties: INodeProperties[] = [
+	...returnAllFields(),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Created After',
+				name: 'createdAfter',
+				type: 'dateTime',
+				default: '',
+				description: 'Only orders created after this time',
+			},
+			{
+				displayName: 'Created Before',
+				name: 'createdBefore',
+				type: 'dateTime',
+				default: '',
+				description: 'Only orders created before this time',
+			},
+			includeSubaccountsOption,
+			{
+				displayName: 'Sender User ID',
+				name: 'fromUserId',
+				type: 'string',
+				default: '',
+				description: 'Only orders funded by this user (system user ID, not the label)',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'multiOptions',
+				default: [],
+				options: PAYMENT_ORDER_STATUSES.map((value) => ({ name: title(value), value })),
+				description: 'Only orders in one of these statuses',
+			},
+			subaccountReadOption,
+		],
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['paymentOrder'], operation: ['getMany'] } },
+	properties,
+);
+
+/** The query of GET /payment-orders from the Filters collection; refuses subaccount plus include. */
+export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
+	const qs: IDataObject = {};
+	const subaccountId = optionalText(filters.subaccountId);
+	const includeSubaccounts = filters.includeSubaccounts === true;
+	if (subaccountId && includeSubaccounts) {
+		throw fail(
+			ctx,
+			'Use either Subaccount ID or Include Subaccounts, not both',
+			itemIndex,
+			'Subaccount ID reads one subaccount; Include Subaccounts spans this account and all its subaccounts.',
+		);
+	}
+	if (subaccountId) qs.subaccountId = subaccountId;
+	if (includeSubaccounts) qs.includeSubaccounts = true;
+	const fromUserId = optionalText(filters.fromUserId);
+	if (fromUserId) qs.fromUserId = fromUserId;
+	for (const bound of ['createdAfter', 'createdBefore']) {
+		const text = optionalText(filters[bound]);
+		if (text === undefined) continue;
+		const at = Date.parse(text);
+		if (Number.isNaN(at)) throw fail(ctx, `${title(bound)} must be a date and time (got "${text}")`, itemIndex);
+		qs[bound] = new Date(at).toISOString();
+	}
+	const status = Array.isArray(filters.status) ? (filters.status as string[]) : [];
+	if (status.length > 0) qs.status = status;
+	return qs;
+}
+
+/** GET /payment-orders with limit/offset pages; one item per order. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs = paymentOrderQuery(this, filters, itemIndex);
+	return await apiRequestAllItems.call(this, {
+		path: '/payment-orders',
+		qs,
+		listKey: 'paymentOrders',
+		limit: listLimit(this, itemIndex),
+		itemIndex,
+	});
+}

@@ -1,0 +1,65 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as cancel from './cancel.operation';
+import * as create from './create.operation';
+import * as get from './get.operation';
+import * as getMany from './getMany.operation';
+import * as setReturnDetails from './setReturnDetails.operation';
+import * as submitTransactions from './submitTransactions.operation';
+
+export { cancel, create, get, getMany, setReturnDetails, submitTransactions };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['paymentOrder'] } },
+		options: [
+			{
+				name: 'Cancel',
+				value: 'cancel',
+				description: 'Cancel an order that is awaiting funds or funded; funds that arrived are returned',
+				action: 'Cancel a payment order',
+			},
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Create a standard or instant payment order and get its deposit addresses',
+				action: 'Create a payment order',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get one payment order with its return details',
+				action: 'Get a payment order',
+			},
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List payment orders sent by the account',
+				action: 'Get many payment orders',
+			},
+			{
+				name: 'Set Return Details',
+				value: 'setReturnDetails',
+				description: 'Register where deposits of this order are returned',
+				action: 'Set return details of a payment order',
+			},
+			{
+				name: 'Submit Transactions',
+				value: 'submitTransactions',
+				description: 'Attribute funding transaction hashes to an order',
+				action: 'Submit transactions for a payment order',
+			},
+		],
+		default: 'create',
+	},
+	...create.description,
+	...get.description,
+	...getMany.description,
+	...submitTransactions.description,
+	...cancel.description,
+	...setReturnDetails.description,
+];

@@ -1,0 +1,102 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import {
+	chainWallets,
+	fail,
+	idempotencyFields,
+	idempotencyKey,
+	locatorValue,
+	optionsCollection,
+	paymentOrderLocator,
+	requiredText,
+	walletsField,
+} from '../common';
+
+const MAX_RETURN_WALLETS = 32;
+
+const properties: INodeProperties[] = [
+	paymentOrderLocator,
+	{
+		displayName: 'Return User ID',
+		name: 'userId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. usr_…',
+		description: 'System ID of a user of the same account who owns the return wallets',
+	},
+	{
+		...walletsField(
+			'wallets',
+			'Return Wallets',
+			'The complete list (1-32, one per chain) of active wallets of that user; it replaces the current list. Include a wallet for the chain of every deposit that may still need a return.',
+		),
+		required: true,
+	},
+	...idempotencyFields,
+	optionsCollection([
+		{
+			displayName: 'Expected Revision',
+			name: 'revision',
+			type: 'number',
+			typeOptions: { minValue: 0 },
+			default: 0,
+			description:
+				'The returns.revision you expect the order to have (sent as If-Match). Leave unset to read the current revision from the order first; set it to refuse replacing details that changed since you read them.',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['paymentOrder'], operation: ['setReturnDetails'] } },
+	properties,
+);
+
+/**
+ * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.
+ * Keyed, so the transport may repeat it (including after 429 with Retry-After).
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
+	const userId = requiredText(this, 'userId', itemIndex, 'Return User ID');
+	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
+	if (wallets.length < 1 || wallets.length > MAX_RETURN_WALLETS) {
+		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	let revision: number;
+	let revisionSource: 'given' | 'read';
+	if (options.revision !== undefined && options.revision !== '') {
+		revision = Number(options.revision);
+		if (!Number.isInteger(revision) || revision < 0) {
+			throw fail(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
+		}
+		revisionSource = 'given';
+	} else {
+		const order = await apiRequest.call(this, {
+			method: 'GET',
+			path: `/payment-orders/${encodeURIComponent(id)}`,
+			itemIndex,
+		});
+		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
+		revisionSource = 'read';
+	}
+	const body: IDataObject = { userId, wallets };
+	// The revision is part of the request: a different expected revision is a different replacement.
+	const key = idempotencyKey(this, itemIndex, {
+		request: `PUT /payment-orders/${id}/return-details`,
+		body,
+		revision,
+	});
+	const response = await apiRequest.call(this, {
+		method: 'PUT',
+		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
+		headers: { 'If-Match': `"${revision}"`, 'Idempotency-Key': key },
+		body,
+		idempotent: true,
+		itemIndex,
+	});
+	return { paymentOrderId: id, ...response, expectedRevision: revision, revisionSource, idempotencyKey: key };
+}

@@ -1,0 +1,119 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { sleep, updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import {
+	chainField,
+	DYNAMIC_OPTIONS_HINT,
+	fail,
+	locatorValue,
+	optionalText,
+	optionsCollection,
+	paymentOrderLocator,
+} from '../common';
+
+const properties: INodeProperties[] = [
+	paymentOrderLocator,
+	{
+		displayName: 'Transactions',
+		name: 'transactions',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Transaction',
+		required: true,
+		default: {},
+		description:
+			'Funding transactions sent from an activated wallet of the sender to the deposit address of the order; one funding transfer per transaction',
+		options: [
+			{
+				displayName: 'Transaction',
+				name: 'transaction',
+				values: [
+					{
+						displayName: 'Transaction Hash',
+						name: 'hash',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. 0x9f2c…',
+						description: 'On-chain hash of the funding transaction',
+					},
+					chainField({ name: 'chain', description: `Chain of the transaction. ${DYNAMIC_OPTIONS_HINT}.` }),
+				],
+			},
+		],
+	},
+	optionsCollection([
+		{
+			displayName: 'Retries While Not Indexed',
+			name: 'indexRetries',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 10 },
+			default: 0,
+			description:
+				"How many more times to submit when the service processed no transfer (its chain indexer may not have seen the transaction yet)",
+		},
+		{
+			displayName: 'Seconds Between Retries',
+			name: 'indexRetryDelaySeconds',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: 60 },
+			default: 5,
+			description: 'How long to wait before submitting again',
+		},
+	]),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['paymentOrder'], operation: ['submitTransactions'] } },
+	properties,
+);
+
+const NOT_INDEXED_HINT =
+	'The service processed no transfer: its chain indexer has probably not seen the transaction yet. Submit again in a few seconds (Options → Retries While Not Indexed), and check that the transaction went from an activated wallet of the sender to the deposit address of this order.';
+
+/**
+ * POST /payment-orders/{id}/transactions. Not keyed by the API, but attributing a hash is safe to
+ * repeat by nature (the same hash matches the same transfer once), so the transport may repeat it
+ * and the node re-submits on `transfersProcessed: 0` when asked to.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
+	const entries =
+		((this.getNodeParameter('transactions', itemIndex, {}) as IDataObject).transaction as IDataObject[] | undefined) ?? [];
+	const transactions = entries.map((entry, n) => {
+		const hash = optionalText(entry.hash);
+		const chain = optionalText(entry.chain);
+		if (!hash || !chain) throw fail(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
+		return { hash, chain };
+	});
+	if (transactions.length === 0) throw fail(this, 'Transactions: add at least one transaction hash', itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
+	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
+
+	let attempts = 0;
+	for (;;) {
+		attempts++;
+		const response = await apiRequest.call(this, {
+			method: 'POST',
+			path: `/payment-orders/${encodeURIComponent(id)}/transactions`,
+			body: { transactions },
+			idempotent: true, // safe by nature (see above)
+			itemIndex,
+		});
+		const data = (response.data as IDataObject | undefined) ?? {};
+		const processed = Number(data.transfersProcessed ?? 0);
+		if (processed > 0 || attempts > retries) {
+			const result: IDataObject = {
+				paymentOrderId: data.paymentOrderId ?? id,
+				transfersProcessed: processed,
+				indexed: processed > 0,
+				attempts,
+				message: response.message,
+			};
+			if (processed === 0) result.hint = NOT_INDEXED_HINT;
+			return result;
+		}
+		await sleep(delayMs);
+	}
+}

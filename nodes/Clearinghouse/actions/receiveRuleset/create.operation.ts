@@ -1,0 +1,123 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import {
+	assetField,
+	chainField,
+	fail,
+	idempotencyFields,
+	idempotencyKey,
+	jsonObject,
+	optionalText,
+	optionsCollection,
+	requiredText,
+	subaccountWriteOption,
+} from '../common';
+
+export const RULESET_NAME_MAX = 120;
+
+const properties: INodeProperties[] = [
+	assetField({
+		name: 'deliveredAsset',
+		displayName: 'Delivered Asset Name or ID',
+		description:
+			'Stablecoin delivered to the recipient. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
+	chainField({
+		name: 'deliveredChain',
+		displayName: 'Delivered Chain Name or ID',
+		description:
+			'Chain the recipient receives on. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	}),
+	{
+		displayName: 'Recipient Address',
+		name: 'toAddress',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
+		description: 'An ACTIVE wallet registered to the owning account; every deposit is delivered here',
+	},
+	...idempotencyFields,
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Metadata',
+				name: 'metadata',
+				type: 'json',
+				default: '{}',
+				description: 'Free-form JSON object stored with the ruleset',
+			},
+			{
+				displayName: 'Mode',
+				name: 'mode',
+				type: 'options',
+				default: 'NETTED',
+				options: [
+					{ name: 'Netted', value: 'NETTED' },
+					{
+						name: 'Instant',
+						value: 'INSTANT',
+						description: 'A preference: falls back to netted when instant is unavailable',
+					},
+				],
+				description: 'How deposits to the ruleset settle',
+			},
+			{
+				displayName: 'Name',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: '1-120 characters after trimming',
+			},
+			subaccountWriteOption,
+		],
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['receiveRuleset'], operation: ['create'] } },
+	properties,
+);
+
+/** POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const body: IDataObject = {
+		deliveredAsset: requiredText(this, 'deliveredAsset', itemIndex, 'Delivered Asset'),
+		deliveredChain: requiredText(this, 'deliveredChain', itemIndex, 'Delivered Chain'),
+		toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
+	};
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const mode = optionalText(additional.mode);
+	if (mode) body.mode = mode;
+	if (additional.name !== undefined) {
+		const name = String(additional.name).trim();
+		if (name.length < 1 || name.length > RULESET_NAME_MAX) {
+			throw fail(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
+		}
+		body.name = name;
+	}
+	if (additional.metadata !== undefined) {
+		const metadata = jsonObject(this, additional.metadata, itemIndex, 'Metadata');
+		if (Object.keys(metadata).length > 0) body.metadata = metadata;
+	}
+	const subaccountId = optionalText(additional.subaccountId);
+	if (subaccountId) body.subaccountId = subaccountId;
+	const key = idempotencyKey(this, itemIndex, { request: 'POST /rulesets', body });
+	body.idempotencyKey = key;
+	const response = await apiRequest.call(this, {
+		method: 'POST',
+		path: '/rulesets',
+		body,
+		idempotent: true,
+		itemIndex,
+	});
+	return { ...response, idempotencyKey: key };
+}

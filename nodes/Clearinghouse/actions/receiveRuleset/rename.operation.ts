@@ -1,0 +1,51 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { fail, optionsCollection, requiredText } from '../common';
+import { RULESET_NAME_MAX } from './create.operation';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Ruleset ID',
+		name: 'rulesetId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. 8c1d2f4a-…',
+		description: 'ID of the receive ruleset to rename',
+	},
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'New name, 1-120 characters after trimming. Only the name of a ruleset can change.',
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['receiveRuleset'], operation: ['rename'] } },
+	properties,
+);
+
+/**
+ * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the
+ * current name does nothing), so the transport may repeat it.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredText(this, 'rulesetId', itemIndex, 'Ruleset ID');
+	const name = requiredText(this, 'name', itemIndex, 'Name');
+	if (name.length > RULESET_NAME_MAX) {
+		throw fail(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
+	}
+	return await apiRequest.call(this, {
+		method: 'PATCH',
+		path: `/rulesets/${encodeURIComponent(id)}`,
+		body: { name },
+		idempotent: true,
+		itemIndex,
+	});
+}

@@ -1,0 +1,76 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import {
+	idempotencyFields,
+	idempotencyKey,
+	jsonObject,
+	optionsCollection,
+	requiredText,
+} from '../common';
+
+const EXAMPLE_DEFINITION = {
+	measure: { type: 'daily_balance', metricKey: 'balance_usd' },
+	condition: { type: 'always' },
+	payout: { type: 'fixed', amount: '1.00' },
+	limits: [{ type: 'cap_per_period', amount: '100.00' }],
+};
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. Daily balance bonus',
+		description: 'Name of the rule in the library',
+	},
+	{
+		displayName: 'Description',
+		name: 'description',
+		type: 'string',
+		default: '',
+		description: 'What the rule rewards',
+	},
+	{
+		displayName: 'Definition',
+		name: 'definition',
+		type: 'json',
+		required: true,
+		default: JSON.stringify(EXAMPLE_DEFINITION, null, 2),
+		description:
+			'The rule as JSON with measure, condition, payout and limits. Get Rule Blocks lists the types the service accepts.',
+	},
+	...idempotencyFields,
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['rewardRule'], operation: ['create'] } },
+	properties,
+);
+
+/**
+ * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on
+ * every write; keyed, so the transport may repeat it.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const body: IDataObject = {
+		name: requiredText(this, 'name', itemIndex, 'Name'),
+		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
+		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
+	};
+	const key = idempotencyKey(this, itemIndex, { request: 'POST rewards /rewards/rules', body });
+	const response = await apiRequest.call(this, {
+		api: 'rewards',
+		method: 'POST',
+		path: '/rewards/rules',
+		headers: { 'Idempotency-Key': key },
+		body,
+		idempotent: true,
+		itemIndex,
+	});
+	return { ...response, idempotencyKey: key };
+}

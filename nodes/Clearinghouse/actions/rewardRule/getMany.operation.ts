@@ -1,0 +1,41 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { listLimit, optionsCollection, returnAllFields } from '../common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Status',
+		name: 'status',
+		type: 'options',
+		default: 'active',
+		options: [
+			{ name: 'Active', value: 'active' },
+			{ name: 'Archived', value: 'archived', description: 'Archived rules appear only with this status' },
+		],
+		description: 'Which rules to list',
+	},
+	...returnAllFields(),
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['rewardRule'], operation: ['getMany'] } },
+	properties,
+);
+
+/** GET /rewards/rules?status= on the rewards API (`{rules}`, sorted by name): one item per rule. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const status = this.getNodeParameter('status', itemIndex, 'active') as string;
+	const body = await apiRequest.call(this, {
+		api: 'rewards',
+		method: 'GET',
+		path: '/rewards/rules',
+		qs: { status },
+		itemIndex,
+	});
+	const rules = (body.rules as IDataObject[] | undefined) ?? [];
+	const limit = listLimit(this, itemIndex);
+	return limit === undefined ? rules : rules.slice(0, limit);
+}

@@ -1,0 +1,22 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { optionsCollection } from '../common';
+
+const properties: INodeProperties[] = [optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['rewardRule'], operation: ['getRuleBlocks'] } },
+	properties,
+);
+
+/** GET /rewards/rule-blocks on the rewards API: one item holding the whole catalog. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await apiRequest.call(this, {
+		api: 'rewards',
+		method: 'GET',
+		path: '/rewards/rule-blocks',
+		itemIndex,
+	});
+}

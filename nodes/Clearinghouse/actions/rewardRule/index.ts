@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import * as create from './create.operation';
+import * as getMany from './getMany.operation';
+import * as getRuleBlocks from './getRuleBlocks.operation';
+
+export { create, getMany, getRuleBlocks };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['rewardRule'] } },
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Create a reward rule at version 1',
+				action: 'Create a reward rule',
+			},
+			{
+				name: 'Get Many',
+				value: 'getMany',
+				description: 'List reward rules',
+				action: 'Get many reward rules',
+			},
+			{
+				name: 'Get Rule Blocks',
+				value: 'getRuleBlocks',
+				description: 'Get the catalog of measures, conditions, payouts and limits',
+				action: 'Get reward rule blocks',
+			},
+		],
+		default: 'getMany',
+	},
+	...create.description,
+	...getMany.description,
+	...getRuleBlocks.description,
+];

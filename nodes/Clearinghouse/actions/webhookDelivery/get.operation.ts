@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { optionsCollection, requiredText, withoutSecrets } from '../common';
+import { deliveryIdField } from './shared';
+
+const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookDelivery'], operation: ['get'] } },
+	properties,
+);
+
+/** GET /webhooks/deliveries/{id}: the signed envelope plus the attempt history. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredText(this, 'deliveryId', itemIndex, 'Delivery ID');
+	return withoutSecrets(
+		await apiRequest.call(this, {
+			method: 'GET',
+			path: `/webhooks/deliveries/${encodeURIComponent(id)}`,
+			itemIndex,
+		}),
+	);
+}

@@ -1,0 +1,28 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { optionsCollection, requiredText, withoutSecrets } from '../common';
+import { deliveryIdField } from './shared';
+
+const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookDelivery'], operation: ['replay'] } },
+	properties,
+);
+
+/**
+ * POST /webhooks/deliveries/{id}/replay: queues the same payload (same Webhook-Id) as a new
+ * delivery record. Not repeated by the transport: each call creates a new delivery.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredText(this, 'deliveryId', itemIndex, 'Delivery ID');
+	const body = await apiRequest.call(this, {
+		method: 'POST',
+		path: `/webhooks/deliveries/${encodeURIComponent(id)}/replay`,
+		itemIndex,
+	});
+	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	return { replayedDeliveryId: id, ...answer };
+}

@@ -1,0 +1,60 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { fail, optionalText, optionsCollection } from '../common';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'URL',
+		name: 'url',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'https://example.com/webhooks/clearinghouse',
+		description: 'Public HTTPS URL that receives the events (private and loopback addresses are refused)',
+	},
+	{
+		displayName: 'Event Types',
+		name: 'eventTypes',
+		type: 'multiOptions',
+		default: ['payment_order'],
+		options: [{ name: 'Payment Order', value: 'payment_order' }],
+		description: 'Events to send to the endpoint',
+	},
+	{
+		displayName: 'Description',
+		name: 'description',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. Payout workflow',
+		description: 'Free text to recognise the endpoint',
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['create'] } },
+	properties,
+);
+
+/**
+ * POST /webhooks/endpoints. The output carries `secret`: the API returns it only here, once; keep
+ * it in a credential or secret store. Not repeated by the transport: a repeat would create a
+ * second endpoint with a secret nobody saw.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const url = optionalText(this.getNodeParameter('url', itemIndex, ''));
+	if (!url) throw fail(this, 'URL is required', itemIndex);
+	if (!/^https:\/\//i.test(url)) throw fail(this, `URL must start with https:// (got "${url}")`, itemIndex);
+	const eventTypes = this.getNodeParameter('eventTypes', itemIndex, ['payment_order']) as string[];
+	if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
+		throw fail(this, 'Event Types: choose at least one event type', itemIndex);
+	}
+	const body: IDataObject = {
+		url,
+		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
+		eventTypes,
+	};
+	return await apiRequest.call(this, { method: 'POST', path: '/webhooks/endpoints', body, itemIndex });
+}

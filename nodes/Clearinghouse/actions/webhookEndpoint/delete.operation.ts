@@ -1,0 +1,24 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+
+const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['delete'] } },
+	properties,
+);
+
+/** DELETE /webhooks/endpoints/{id}: soft delete. Not repeated by the transport (a repeat may meet a deleted endpoint). */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest.call(this, {
+		method: 'DELETE',
+		path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
+		itemIndex,
+	});
+	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	return { id, deleted: true, ...answer };
+}

@@ -1,0 +1,20 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { listLimit, optionsCollection, returnAllFields, withoutSecrets } from '../common';
+
+const properties: INodeProperties[] = [...returnAllFields(), optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['getMany'] } },
+	properties,
+);
+
+/** GET /webhooks/endpoints (`{endpoints}`, not paginated by the API): one item per endpoint. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const body = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints', itemIndex });
+	const endpoints = ((body.endpoints as IDataObject[] | undefined) ?? []).map(withoutSecrets);
+	const limit = listLimit(this, itemIndex);
+	return limit === undefined ? endpoints : endpoints.slice(0, limit);
+}

@@ -1,0 +1,27 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+
+const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } },
+	properties,
+);
+
+/**
+ * POST /webhooks/endpoints/{id}/rotate-secret/promote: retires the old secret after a graceful
+ * rotation. Not repeated by the transport.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest.call(this, {
+		method: 'POST',
+		path: `/webhooks/endpoints/${encodeURIComponent(id)}/rotate-secret/promote`,
+		itemIndex,
+	});
+	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	return { id, promoted: true, ...answer };
+}

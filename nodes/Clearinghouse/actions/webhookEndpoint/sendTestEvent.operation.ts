@@ -1,0 +1,25 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+
+const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['sendTestEvent'] } },
+	properties,
+);
+
+/** POST /webhooks/endpoints/{id}/test: sends a signed webhook.ping now and reports whether the receiver answered 2xx. */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest.call(this, {
+		method: 'POST',
+		path: `/webhooks/endpoints/${encodeURIComponent(id)}/test`,
+		itemIndex,
+	});
+	// The response shape is not specified: pass it through (without any secret).
+	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : { result: body };
+	return { endpointId: id, ...answer };
+}

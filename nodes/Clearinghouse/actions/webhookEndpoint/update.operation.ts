@@ -1,0 +1,77 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { apiRequest } from '../../../shared/transport';
+import { fail, locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+
+const properties: INodeProperties[] = [
+	webhookEndpointLocator,
+	{
+		displayName: 'Update Fields',
+		name: 'updateFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Description',
+				name: 'description',
+				type: 'string',
+				default: '',
+				description: 'Free text to recognise the endpoint',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'options',
+				default: 'ENABLED',
+				options: [
+					{ name: 'Enabled', value: 'ENABLED', description: 'Also re-enables an auto-disabled endpoint' },
+					{ name: 'Disabled', value: 'DISABLED' },
+				],
+				description: 'Whether events are sent to the endpoint',
+			},
+			{
+				displayName: 'URL',
+				name: 'url',
+				type: 'string',
+				default: '',
+				placeholder: 'https://example.com/webhooks/clearinghouse',
+				description: 'New public HTTPS URL',
+			},
+		],
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['webhookEndpoint'], operation: ['update'] } },
+	properties,
+);
+
+/**
+ * PATCH /webhooks/endpoints/{id}. Not keyed, but it sets values rather than changing them by a
+ * step, so a repeat leaves the same endpoint: the transport may repeat it.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+	const body: IDataObject = {};
+	if (fields.url !== undefined) {
+		const url = String(fields.url).trim();
+		if (!/^https:\/\//i.test(url)) throw fail(this, `URL must start with https:// (got "${url}")`, itemIndex);
+		body.url = url;
+	}
+	if (fields.description !== undefined) body.description = String(fields.description);
+	if (fields.status !== undefined) body.status = fields.status;
+	if (Object.keys(body).length === 0) throw fail(this, 'Update Fields: add at least one field to change', itemIndex);
+	return withoutSecrets(
+		await apiRequest.call(this, {
+			method: 'PATCH',
+			path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
+			body,
+			idempotent: true,
+			itemIndex,
+		}),
+	);
+}
