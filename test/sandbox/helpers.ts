@@ -1,0 +1,139 @@
+/** Test helpers: a sandbox per file, a tiny HTTP client, a webhook receiver with an independent signature check. */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startSandbox, Sandbox, SandboxOptions } from '../../sandbox/server';
+
+export interface Reply<T = any> { status: number; body: T; headers: Headers }
+
+export class Client {
+	constructor(public base: string, public key?: string) {}
+	async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+		const h: Record<string, string> = { ...headers };
+		if (this.key !== undefined) h['x-api-key'] = this.key;
+		if (body !== undefined) h['content-type'] = 'application/json';
+		const res = await fetch(this.base + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+		const text = await res.text();
+		return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+	}
+	get<T = any>(p: string, h?: Record<string, string>) { return this.req<T>('GET', p, undefined, h); }
+	post<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('POST', p, b ?? {}, h); }
+	put<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('PUT', p, b ?? {}, h); }
+	patch<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('PATCH', p, b ?? {}, h); }
+	del<T = any>(p: string, h?: Record<string, string>) { return this.req<T>('DELETE', p, undefined, h); }
+}
+
+export interface Env {
+	sb: Sandbox; api: Client; rewards: Client; op: Client; state: any;
+	alice: any; bob: any; carol: any; sub: any;
+}
+
+export async function setup(opts: SandboxOptions = {}): Promise<Env> {
+	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, ...opts });
+	const env = { sb, api: new Client(sb.mainUrl + '/api/v1', sb.apiKey), rewards: new Client(sb.rewardsUrl + '/api/v1', sb.apiKey), op: new Client(sb.operatorUrl) } as Env;
+	await refresh(env);
+	return env;
+}
+
+export async function refresh(env: Env): Promise<void> {
+	env.state = (await env.op.get('/state')).body;
+	env.alice = env.state.users.find((u: any) => u.label === 'alice');
+	env.bob = env.state.users.find((u: any) => u.label === 'bob');
+	env.carol = env.state.users.find((u: any) => u.label === 'carol');
+	env.sub = env.state.subaccounts[0];
+}
+
+export const wallet = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
+export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();
+
+export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
+	return { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'ethereum'), toChain: 'ethereum', asset: 'USDC', amountUsd: 100, expiresAt: future(), memo: 'test', ...extra };
+}
+
+export async function createOrder(env: Env, extra: Record<string, unknown> = {}): Promise<any> {
+	const r = await env.api.post('/payment', paymentBody(env, extra));
+	if (r.status !== 201) throw new Error(`create failed ${r.status} ${JSON.stringify(r.body)}`);
+	return r.body.paymentOrder;
+}
+
+/** Simulates a chain transfer from alice and submits its hash; returns the hash. */
+export async function fund(env: Env, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
+	const d = await env.op.post('/deposits', { paymentOrderId: orderId, sender, chain, asset: 'USDC', amountUsd });
+	if (d.status !== 201) throw new Error(`deposit failed ${JSON.stringify(d.body)}`);
+	const t = await env.api.post(`/payment-orders/${orderId}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain }] });
+	if (t.status !== 200 || t.body.data.transfersProcessed !== 1) throw new Error(`attribution failed ${JSON.stringify(t.body)}`);
+	return d.body.transactionHash;
+}
+
+export async function getOrder(env: Env, id: string): Promise<any> {
+	return (await env.api.get(`/payment-orders/${id}`)).body;
+}
+
+export async function waitFor<T>(fn: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 8000, what = 'condition'): Promise<T> {
+	const end = Date.now() + timeoutMs;
+	for (;;) {
+		const v = await fn();
+		if (v) return v as T;
+		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 20));
+	}
+}
+
+export async function waitStatus(env: Env, id: string, status: string, timeoutMs = 8000): Promise<any> {
+	return waitFor(async () => {
+		const o = await getOrder(env, id);
+		return o.status === status ? o : null;
+	}, timeoutMs, `order ${id} to be ${status}`);
+}
+
+/** Independent check of `t=<unix>,v1=<hex>[,v1=...]`: HMAC-SHA256 over `${t}.${raw}` keyed by the secret as UTF-8. */
+export function verifySignature(header: string, raw: string, secret: string, toleranceSec = 300): boolean {
+	const parts = header.split(',').map((p) => p.split('='));
+	const t = parts.find(([k]) => k === 't')?.[1];
+	if (!t || Math.abs(Date.now() / 1000 - Number(t)) > toleranceSec) return false;
+	const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest();
+	return parts.filter(([k]) => k === 'v1').some(([, v]) => {
+		const got = Buffer.from(v, 'hex');
+		return got.length === expected.length && timingSafeEqual(got, expected);
+	});
+}
+
+export interface Received { headers: http.IncomingHttpHeaders; raw: string; body: any; at: number }
+
+/** A local webhook receiver; `respond` decides the status of each request (default 200). */
+export class Receiver {
+	received: Received[] = [];
+	respond: (r: Received) => number | 'hang' = () => 200;
+	private server = http.createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			const raw = Buffer.concat(chunks).toString('utf8');
+			const r: Received = { headers: req.headers, raw, body: raw ? JSON.parse(raw) : null, at: Date.now() };
+			this.received.push(r);
+			const s = this.respond(r);
+			if (s === 'hang') return;
+			res.writeHead(s, { 'content-type': 'text/plain' });
+			res.end(s >= 200 && s < 300 ? 'ok' : 'nope');
+		});
+	});
+	url = '';
+	async start(): Promise<this> {
+		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
+		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
+		return this;
+	}
+	async stop(): Promise<void> {
+		this.server.closeAllConnections();
+		await new Promise<void>((r) => this.server.close(() => r()));
+	}
+	orderEvents(orderId: string): any[] {
+		return this.received.filter((r) => r.body?.data?.payment_order?.id === orderId).map((r) => r.body);
+	}
+}
+
+export async function addEndpoint(env: Env, url: string): Promise<{ id: string; secret: string }> {
+	const r = await env.api.post('/webhooks/endpoints', { url, description: 'test', eventTypes: ['payment_order'] });
+	if (r.status !== 201) throw new Error(`endpoint create failed ${r.status} ${JSON.stringify(r.body)}`);
+	return r.body;
+}
