@@ -1,0 +1,297 @@
+/**
+ * Test support for the trigger: the sandbox, a local receiver that plays n8n's webhook server
+ * around the node's real webhook() (n8n-core's WebhookContext through the harness), and hook
+ * contexts for the lifecycle methods with a webhook base URL the sandbox can deliver to.
+ */
+import { createHmac } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { HookContext } from 'n8n-core';
+import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseData } from 'n8n-workflow';
+
+import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
+import { startSandbox } from '../../../sandbox/server';
+import type { NodeSetup } from '../../helpers/n8n';
+import { additionalDataFor, makeWorkflow, webhookContext } from '../../helpers/n8n';
+
+export const trigger = new ClearinghouseTrigger();
+export const NODE_NAME = 'Clearinghouse Trigger';
+export const STATIC_KEY = `node:${NODE_NAME}`;
+
+export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
+
+export async function sandbox(): Promise<Sandbox> {
+	// timeScale speeds up the sandbox's own timers (deposit steps) only; signatures use real time.
+	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50 });
+}
+
+export async function api(sb: Sandbox, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+	const res = await fetch(`${sb.mainUrl}/api/v1${path}`, {
+		method,
+		headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+export async function operator(sb: Sandbox, method: string, path: string, body?: unknown): Promise<any> {
+	const res = await fetch(`${sb.mainUrl}/sandbox/${path}`, {
+		method,
+		headers: { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await res.text();
+	if (!res.ok) throw new Error(`operator ${method} ${path}: ${res.status} ${text}`);
+	return text ? JSON.parse(text) : undefined;
+}
+
+/** Live endpoints of the sandbox account at a URL. */
+export async function endpointsAt(sb: Sandbox, url: string): Promise<any[]> {
+	const { body } = await api(sb, 'GET', '/webhooks/endpoints');
+	return (body.endpoints as any[]).filter((e) => e.url === url);
+}
+
+/** Requests the sandbox's main API received since `since` (seq), e.g. to read a registration body. */
+export async function requestsSince(sb: Sandbox, since = 0): Promise<any[]> {
+	return (await operator(sb, 'GET', `requests?since=${since}`)).requests;
+}
+
+export function hmac(secret: string, t: number, body: string | Buffer): string {
+	return createHmac('sha256', secret)
+		.update(Buffer.concat([Buffer.from(`${t}.`), Buffer.isBuffer(body) ? body : Buffer.from(body)]))
+		.digest('hex');
+}
+
+export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+/**
+ * A workflow's static data as n8n 2.40.7 keeps it for a trigger: what create()/delete() write is
+ * saved; each delivery works on a fresh copy of what was saved, and that copy is saved again
+ * only when the delivery starts no run (when it does, n8n loses the write).
+ */
+export class N8nStaticData {
+	saved: IDataObject = {};
+
+	/** The workflow-level object a lifecycle call works on (saved as is, like n8n does after it). */
+	forHook(): IDataObject {
+		return this.saved;
+	}
+
+	forDelivery(): IDataObject {
+		// n8n keeps it as JSON in the database row.
+		return JSON.parse(JSON.stringify(this.saved)) as IDataObject;
+	}
+
+	afterDelivery(copy: IDataObject, startedRun: boolean): void {
+		if (!startedRun) this.saved = copy;
+	}
+
+	node(): IDataObject {
+		return (this.saved[STATIC_KEY] ?? {}) as IDataObject;
+	}
+}
+
+export interface Outcome {
+	status: number;
+	body: unknown;
+	/** Items of the run n8n would start; undefined when none starts. */
+	items?: INodeExecutionData[];
+	/** webhook() threw: n8n would have created an error execution. */
+	threw?: boolean;
+}
+
+export interface TriggerUnderTest {
+	parameters: IDataObject;
+	workflowId: string;
+	staticData: N8nStaticData;
+	/** 'webhook' for production, 'manual' for the editor's test webhook. */
+	mode?: 'webhook' | 'manual';
+}
+
+/** What n8n's webhook server does around webhook() (webhook-helpers.ts), for one request. */
+export async function deliver(
+	sb: Sandbox,
+	t: TriggerUnderTest,
+	headers: Record<string, string>,
+	rawBody: Buffer,
+): Promise<Outcome> {
+	const data = t.staticData.forDelivery();
+	const { context, response } = webhookContext(
+		trigger,
+		{ ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' },
+		{ headers, rawBody },
+	);
+	let result: IWebhookResponseData;
+	try {
+		result = await trigger.webhook.call(context);
+	} catch {
+		t.staticData.afterDelivery(data, true);
+		return { status: 500, body: undefined, threw: true, items: [] };
+	}
+	const startedRun = result.workflowData !== undefined;
+	t.staticData.afterDelivery(data, startedRun);
+	if (result.noWebhookResponse) {
+		// The node answered itself; n8n sends nothing more (and starts a run only with workflowData).
+		return { status: response.statusCode ?? 200, body: response.body, items: result.workflowData?.[0] };
+	}
+	if (!startedRun) return { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
+	// responseMode onReceived: answered at once, the run starts with these items.
+	return { status: 200, body: { message: 'Workflow was started' }, items: result.workflowData![0] };
+}
+
+export function setupFor(sb: Sandbox, t: TriggerUnderTest): NodeSetup {
+	return {
+		name: NODE_NAME,
+		parameters: t.parameters as NodeSetup['parameters'],
+		credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+		workflowId: t.workflowId,
+		webhookId: `wh-${t.workflowId}`,
+	};
+}
+
+/**
+ * A local stand-in for n8n's webhook server: the sandbox delivers to it over HTTP, and it hands
+ * the exact bytes and headers to deliver(). Every outcome is kept, in order.
+ */
+export class Receiver {
+	private server?: http.Server;
+	base = '';
+	outcomes: Array<Outcome & { headers: Record<string, string>; rawBody: Buffer; path: string }> = [];
+	private triggers = new Map<string, TriggerUnderTest>();
+
+	constructor(private readonly sb: Sandbox) {}
+
+	async start(): Promise<void> {
+		this.server = http.createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c: Buffer) => chunks.push(c));
+			req.on('end', () => {
+				const rawBody = Buffer.concat(chunks);
+				const headers = Object.fromEntries(
+					Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
+				);
+				const path = req.url ?? '';
+				const t = this.triggers.get(path);
+				if (!t) {
+					res.writeHead(404).end();
+					return;
+				}
+				void deliver(this.sb, t, headers, rawBody).then((outcome) => {
+					this.outcomes.push({ ...outcome, headers, rawBody, path });
+					res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
+				});
+			});
+		});
+		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+		this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+	}
+
+	/** The URL n8n would give this trigger (production `/webhook/…` or test `/webhook-test/…`). */
+	urlOf(t: TriggerUnderTest): string {
+		return `${this.base}/${t.mode === 'manual' ? 'webhook-test' : 'webhook'}/wh-${t.workflowId}/webhook`;
+	}
+
+	serve(t: TriggerUnderTest): void {
+		this.triggers.set(new URL(this.urlOf(t)).pathname, t);
+	}
+
+	async stop(): Promise<void> {
+		await new Promise<void>((resolve) => {
+			if (!this.server) return resolve();
+			this.server.close(() => resolve());
+			this.server.closeAllConnections();
+		});
+	}
+
+	emitted(): INodeExecutionData[] {
+		return this.outcomes.flatMap((o) => o.items ?? []);
+	}
+}
+
+/** A HookContext (n8n-core's) whose webhook URLs point at the receiver. */
+export function hook(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): HookContext {
+	const setup = { ...setupFor(sb, t), staticData: t.staticData.forHook() };
+	const { workflow, node } = makeWorkflow(trigger, setup);
+	const additionalData = additionalDataFor(setup, {
+		webhookBaseUrl: `${receiver.base}/webhook`,
+		webhookTestBaseUrl: `${receiver.base}/webhook-test`,
+	});
+	const isTest = t.mode === 'manual';
+	const webhookData = {
+		httpMethod: 'POST',
+		node: node.name,
+		path: `wh-${t.workflowId}/webhook`,
+		webhookDescription: { name: 'default', httpMethod: 'POST', path: 'webhook' },
+		workflowId: workflow.id,
+		workflowExecuteAdditionalData: additionalData,
+		webhookId: `wh-${t.workflowId}`,
+		isTest,
+	} as IWebhookData;
+	return new HookContext(workflow, node, additionalData, isTest ? 'manual' : 'trigger', 'activate', webhookData);
+}
+
+/** n8n's createWebhookIfNotExists: checkExists, then create when it says false. */
+export async function activate(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Promise<'kept' | 'created'> {
+	const exists = await trigger.webhookMethods.default.checkExists.call(hook(sb, receiver, t));
+	if (exists) return 'kept';
+	await trigger.webhookMethods.default.create.call(hook(sb, receiver, t));
+	return 'created';
+}
+
+export async function deactivate(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Promise<boolean> {
+	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t));
+}
+
+export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
+	const state = await operator(sb, 'GET', 'state');
+	const alice = state.users.find((u: any) => u.label === 'alice');
+	const bob = state.users.find((u: any) => u.label === 'bob');
+	const to = bob.wallets.find((w: any) => w.chain === 'ethereum');
+	const res = await api(sb, 'POST', '/payment', {
+		fromUserId: alice.id,
+		toAddress: to.address,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd,
+		expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+		idempotencyKey: `trigger-test-${Math.random()}`,
+	});
+	if (res.status >= 300) throw new Error(`payment: ${res.status} ${JSON.stringify(res.body)}`);
+	return res.body.data ?? res.body;
+}
+
+/** Sends a deposit from alice to the order and submits its hash; returns the hash. */
+export async function deposit(sb: Sandbox, orderId: string, amountUsd: number): Promise<string> {
+	const state = await operator(sb, 'GET', 'state');
+	const alice = state.users.find((u: any) => u.label === 'alice');
+	const from = alice.wallets.find((w: any) => w.chain === 'ethereum');
+	const tx = await operator(sb, 'POST', 'deposits', {
+		paymentOrderId: orderId,
+		sender: from.address,
+		chain: 'ethereum',
+		asset: 'USDC',
+		amountUsd,
+	});
+	const res = await api(sb, 'POST', `/payment-orders/${orderId}/transactions`, {
+		transactions: [{ hash: tx.transactionHash, chain: 'ethereum' }],
+	});
+	if (res.status !== 200) throw new Error(`transactions: ${res.status} ${JSON.stringify(res.body)}`);
+	return tx.transactionHash;
+}
+
+export async function flush(sb: Sandbox): Promise<void> {
+	await operator(sb, 'POST', 'webhooks/flush');
+}
+
+/** Polls until the check passes (the sandbox's deposit steps run on its own timers). */
+export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() > deadline) throw new Error('condition not met in time');
+		await new Promise((r) => setTimeout(r, 50));
+	}
+}
