@@ -165,22 +165,19 @@ export class Webhooks {
 				d.status = 'DELIVERED';
 				d.deliveredAt = core.iso();
 				e.consecutiveFailures = 0;
-			} else {
+			} else if (d.attempts.length >= MAX_ATTEMPTS) {
+				// Exhausted: the delivery is FAILED (dead-lettered); failed deliveries, not attempts, count toward auto-disable.
+				d.status = 'FAILED';
+				d.failedAt = core.iso();
 				e.consecutiveFailures++;
 				if (e.consecutiveFailures >= AUTO_DISABLE_AFTER && e.status === 'ENABLED') {
 					e.status = 'DISABLED';
 					e.disabledAt = core.iso();
 					e.updatedAt = core.iso();
 				}
-				if (d.attempts.length >= MAX_ATTEMPTS) {
-					d.status = 'FAILED';
-					d.failedAt = core.iso();
-				} else if (e.status === 'DISABLED') {
-					this.skip(d);
-				} else {
-					d.status = 'PENDING';
-					this.schedule(d, core.scheduler.dueIn(backoffMs(d.attempts.length)));
-				}
+			} else {
+				d.status = 'PENDING';
+				this.schedule(d, core.scheduler.dueIn(backoffMs(d.attempts.length)));
 			}
 			core.dirty = true;
 		} finally {
