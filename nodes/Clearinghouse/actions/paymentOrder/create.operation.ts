@@ -67,10 +67,9 @@ const properties: INodeProperties[] = [
 		name: 'quoteId',
 		type: 'string',
 		default: '',
-		required: true,
-		placeholder: 'e.g. qt_…',
-		description: 'Quote from Create Quote that the instant order settles against',
-		displayOptions: { show: { mode: ['instant'] } },
+		placeholder: 'e.g. 4b1e2c3d-…',
+		description:
+			"Quote from Create Quote. Required for instant orders. Optional for standard orders, where it must be a Standard Quote: the order then takes the quote's rate and window and must match its terms.",
 	},
 	{
 		displayName: 'Expires',
@@ -78,11 +77,18 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		default: 'inMinutes',
 		options: [
-			{ name: 'In a Number of Minutes', value: 'inMinutes' },
-			{ name: 'At a Date and Time', value: 'at' },
+			{
+				name: 'In a Number of Minutes',
+				value: 'inMinutes',
+				description: 'For standard orders; instant orders ignore it, the service sets their funding window',
+			},
+			{
+				name: 'At a Date and Time',
+				value: 'at',
+				description: 'For standard orders only; refused for instant orders',
+			},
 		],
-		description: 'When the order stops accepting funds (standard orders need a future time)',
-		displayOptions: { show: { mode: ['standard'] } },
+		description: 'When a standard order stops accepting funds (it needs a future time)',
 	},
 	{
 		displayName: 'Expires In (Minutes)',
@@ -92,16 +98,15 @@ const properties: INodeProperties[] = [
 		default: 60,
 		description:
 			'Minutes from now until the order stops accepting funds, rounded up to the next 5 minutes so that a retry sends the same request',
-		displayOptions: { show: { mode: ['standard'], expiry: ['inMinutes'] } },
+		displayOptions: { show: { expiry: ['inMinutes'] } },
 	},
 	{
 		displayName: 'Expires At',
 		name: 'expiresAt',
 		type: 'dateTime',
 		default: '',
-		required: true,
 		description: 'Future date and time when the order stops accepting funds',
-		displayOptions: { show: { mode: ['standard'], expiry: ['at'] } },
+		displayOptions: { show: { expiry: ['at'] } },
 	},
 	{
 		displayName: 'Memo',
@@ -118,20 +123,11 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		displayOptions: { show: { mode: ['standard'] } },
 		options: [
-			{
-				displayName: 'Standard Quote ID',
-				name: 'quoteId',
-				type: 'string',
-				default: '',
-				description:
-					"A Standard Quote to settle at: the order takes the quote's rate and window and must match its terms",
-			},
 			{
 				...subaccountWriteOption,
 				description:
-					'Create the order for a direct child subaccount (UUID). Not accepted on instant orders: give it to Create Quote instead.',
+					'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
 			},
 		],
 	},
@@ -173,12 +169,21 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// retry some seconds later keeps the key (and, within the 5-minute grid, the whole body).
 	let expirySetting: unknown;
 
+	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
+	const quoteId = optionalText(this.getNodeParameter('quoteId', itemIndex, ''));
+	const subaccountId = optionalText(additional.subaccountId);
+
 	if (mode === 'instant') {
-		body.quoteId = requiredText(this, 'quoteId', itemIndex, 'Quote ID (an instant order needs a quote)');
-		if (optionalText(this.getNodeParameter('expiresAt', itemIndex, '')) !== undefined) {
-			throw fail(this, 'Expires At is not accepted for instant orders: the service sets their funding window', itemIndex);
+		if (!quoteId) throw fail(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+		if (expiry === 'at') {
+			throw fail(
+				this,
+				'Expires At is not accepted for instant orders: the service sets their funding window',
+				itemIndex,
+				'Set Expires to "In a Number of Minutes" (ignored for instant orders) or use a standard order.',
+			);
 		}
-		if (optionalText(additional.subaccountId) !== undefined) {
+		if (subaccountId) {
 			throw fail(
 				this,
 				'Subaccount ID is not accepted for instant orders',
@@ -186,8 +191,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'Give the subaccount to Create Quote instead: an instant order takes the account of its quote.',
 			);
 		}
+		body.quoteId = quoteId;
+		expirySetting = 'service';
 	} else if (mode === 'standard') {
-		const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
 		if (expiry === 'at') {
 			const text = optionalText(this.getNodeParameter('expiresAt', itemIndex, ''));
 			const at = text === undefined ? NaN : Date.parse(text);
@@ -204,9 +210,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			body.expiresAt = new Date(at).toISOString();
 			expirySetting = { expiresInMinutes: minutes };
 		}
-		const quoteId = optionalText(additional.quoteId);
 		if (quoteId) body.quoteId = quoteId;
-		const subaccountId = optionalText(additional.subaccountId);
 		if (subaccountId) body.subaccountId = subaccountId;
 	} else {
 		throw fail(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);

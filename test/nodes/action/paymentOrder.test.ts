@@ -1,0 +1,418 @@
+/** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
+import { json, node, payment, startEnv, walletOf, type Env } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => {
+	await env.sb.close();
+});
+beforeEach(async () => {
+	await env.reset();
+});
+
+const orderCount = async () => (await env.op('GET', '/state')).counts.orders as number;
+
+describe('Create', () => {
+	test('standard order: body, derived key, x-api-key, output', async () => {
+		const before = Date.now();
+		const [item] = await env.run(payment(env));
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ api: 'main', method: 'POST', path: '/api/v1/payment', status: 201 });
+		expect(req.headers['x-api-key']).toBe(env.sb.apiKey);
+		expect(req.body).toMatchObject({
+			fromUserId: env.alice.id,
+			toAddress: walletOf(env.bob, 'ethereum'),
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 125.5,
+			memo: 'invoice 42',
+			mode: 'standard',
+		});
+		const expiresAt = Date.parse(req.body.expiresAt);
+		expect(expiresAt).toBeGreaterThanOrEqual(before + 60 * 60_000);
+		expect(expiresAt).toBeLessThanOrEqual(Date.now() + 65 * 60_000);
+		expect(req.body.idempotencyKey).toMatch(/^n8n-[0-9a-f]{48}$/);
+		expect(item.json.idempotencyKey).toBe(req.body.idempotencyKey);
+		expect(item.json.paymentOrderId).toBe((item.json.paymentOrder as any).id);
+		expect((item.json.paymentOrder as any).status).toBe('AWAITING_FUNDS');
+		expect(Array.isArray(item.json.depositAddresses)).toBe(true);
+		expect(item.pairedItem).toEqual({ item: 0 });
+	});
+
+	test('an explicit Expires At is sent as ISO time', async () => {
+		const at = new Date(Date.now() + 3 * 3600_000).toISOString();
+		await env.run(payment(env, { expiry: 'at', expiresAt: at }));
+		const [req] = await env.requests();
+		expect(req.body.expiresAt).toBe(at);
+	});
+
+	test('the derived key is stable for the same execution and item, and new for a new execution', async () => {
+		const a = await env.run(payment(env), { executionId: '7' });
+		const b = await env.run(payment(env), { executionId: '7' });
+		const c = await env.run(payment(env), { executionId: '8' });
+		expect(b[0].json.idempotencyKey).toBe(a[0].json.idempotencyKey);
+		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
+		expect(c[0].json.idempotencyKey).not.toBe(a[0].json.idempotencyKey);
+		expect(c[0].json.paymentOrderId).not.toBe(a[0].json.paymentOrderId);
+		expect(await orderCount()).toBe(2);
+	});
+
+	test('a business key survives re-running the execution: one order', async () => {
+		const params = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-2026-0042' });
+		const a = await env.run(params, { executionId: '1' });
+		const b = await env.run(params, { executionId: '2' });
+		expect(a[0].json.idempotencyKey).toBe('INV-2026-0042');
+		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => r.body.idempotencyKey)).toEqual(['INV-2026-0042', 'INV-2026-0042']);
+		expect(await orderCount()).toBe(1);
+	});
+
+	test('commit then 500: the transport retries with the same key and exactly one order exists', async () => {
+		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 1, commitThen500: true });
+		const [item] = await env.run(payment(env));
+		const reqs = await env.requests();
+		expect(reqs.map((r) => r.status)).toEqual([500, 201]);
+		expect(reqs[0].body.idempotencyKey).toBe(reqs[1].body.idempotencyKey);
+		expect(reqs[0].body).toEqual(reqs[1].body);
+		expect(item.json.idempotencyKey).toBe(reqs[0].body.idempotencyKey);
+		expect(await orderCount()).toBe(1);
+	});
+
+	test('Retry On Fail re-runs the node with the same key: one order', async () => {
+		// Every transport attempt fails after committing, so the node fails and n8n re-runs it.
+		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+		const [item] = await env.run(payment(env), { retryOnFail: { maxTries: 2 } });
+		const reqs = await env.requests();
+		expect(reqs).toHaveLength(5);
+		expect(new Set(reqs.map((r) => r.body.idempotencyKey)).size).toBe(1);
+		expect(item.json.idempotencyKey).toBe(reqs[0].body.idempotencyKey);
+		expect(await orderCount()).toBe(1);
+	}, 30_000);
+
+	test.each([
+		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
+		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
+		[{ amountUsd: '1.23456' }, 'Amount (USD) must be a whole number of pips'],
+		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
+		[{ amountUsd: '' }, 'Amount (USD) is required'],
+		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
+		[{ expiry: 'at', expiresAt: '' }, 'Expires At is required for standard orders'],
+		[{ mode: 'instant', quoteId: '' }, 'Quote ID is required for instant orders'],
+		[
+			{ mode: 'instant', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
+			'Expires At is not accepted for instant orders',
+		],
+		[
+			{ mode: 'instant', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } },
+			'Subaccount ID is not accepted for instant orders',
+		],
+		[{ idempotencyKeyMode: 'custom', idempotencyKey: '' }, 'Business Key must not be empty'],
+		[{ idempotencyKeyMode: 'custom', idempotencyKey: 'k'.repeat(256) }, 'Business Key must be at most 255 characters'],
+		[{ fromUserId: ' ' }, 'Sender User ID is required'],
+	])('refuses %j before sending anything', async (extra, message) => {
+		await expect(env.run(payment(env, extra))).rejects.toMatchObject({
+			message: expect.stringContaining(message),
+			context: expect.objectContaining({ itemIndex: 0 }),
+		});
+		expect(await env.requests()).toEqual([]);
+	});
+
+	test('instant order from a quote: quoteId sent, no expiresAt', async () => {
+		const [quote] = await env.run({
+			resource: 'quote',
+			operation: 'create',
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: '50',
+			additionalFields: { toAddress: walletOf(env.bob, 'ethereum') },
+		});
+		expect(quote.json.mode).toBe('instant');
+		await env.mark();
+		const [item] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: quote.json.quoteId as string }));
+		const [req] = await env.requests();
+		expect(req.body).toMatchObject({ mode: 'instant', quoteId: quote.json.quoteId, amountUsd: 50 });
+		expect(req.body).not.toHaveProperty('expiresAt');
+		expect((item.json.paymentOrder as any).mode).toBe('instant');
+	});
+
+	test('limit pre-flight fails the item with a clear message and creates nothing', async () => {
+		await env.op('POST', '/account', { limits: { maxTxUsd: 100, maxCountPerEpoch: 10, maxValuePerEpochUsd: 1000 } });
+		await env.mark();
+		await expect(env.run(payment(env, { options: { checkLimits: true } }))).rejects.toThrow(
+			/would breach the account limits: 125\.5 USD exceeds the per-transaction maximum \(maxTxUsd remaining 100 USD\)/,
+		);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/account/limits']);
+		// Within the limits (daily limits absent): the order is created after the check.
+		await env.mark();
+		await env.run(payment(env, { amountUsd: '99.9999', options: { checkLimits: true } }));
+		expect((await env.requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
+			'GET /api/v1/account/limits',
+			'POST /api/v1/payment',
+		]);
+	});
+
+	test('Continue On Fail: the bad item carries its error, the others go on', async () => {
+		const items = [{ json: { amount: '10' } }, { json: { amount: '1.000001' } }, { json: { amount: '30' } }];
+		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
+		expect(out).toHaveLength(3);
+		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(out[1].json.error).toMatch(/whole number of pips/);
+		expect(out[1].json.amount).toBe('1.000001');
+		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
+		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
+		expect(await orderCount()).toBe(2);
+	});
+
+	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {
+		const items = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ json: { amount: n === 2 ? 'x' : String(n + 1) } }));
+		await expect(
+			env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 2 } }), { items }),
+		).rejects.toMatchObject({ context: expect.objectContaining({ itemIndex: 2 }) });
+		// Items 0, 1 and at most the one running beside item 2 were sent; nothing after.
+		const sent = (await env.requests()).map((r) => r.body.amountUsd);
+		expect(sent.slice(0, 2).sort()).toEqual([1, 2]);
+		expect(sent.length).toBeLessThanOrEqual(3);
+	});
+
+	test('concurrency keeps output order and paired items, and runs items in parallel', async () => {
+		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 100, delayMs: 150 });
+		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
+		const params = payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 5 } });
+		const started = Date.now();
+		const out = await env.run(params, { items });
+		const elapsed = Date.now() - started;
+		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+		expect(elapsed).toBeLessThan(10 * 150);
+		// The same run one at a time gives the same keys: they depend on the item, not on timing.
+		await env.op('DELETE', '/faults');
+		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items });
+		expect(sequential.map((o) => o.json.idempotencyKey)).toEqual(out.map((o) => o.json.idempotencyKey));
+		expect(await orderCount()).toBe(10);
+	});
+});
+
+async function createOrder(extra = {}): Promise<string> {
+	const [item] = await env.run(payment(env, extra));
+	await env.mark();
+	return item.json.paymentOrderId as string;
+}
+
+describe('Get and Get Many', () => {
+	test('Get by ID and from a list locator', async () => {
+		const id = await createOrder();
+		const [byId] = await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } });
+		const [byList] = await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'list', value: id } });
+		expect(byId.json.id).toBe(id);
+		expect(byId.json.returns).toMatchObject({ revision: 0, details: null });
+		expect(byList.json.id).toBe(id);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/payment-orders/${id}`,
+			`GET /api/v1/payment-orders/${id}`,
+		]);
+	});
+
+	test('Get of an unknown order is a NodeApiError with the status', async () => {
+		await expect(
+			env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: 'nope' } }),
+		).rejects.toMatchObject({ httpCode: '404', message: expect.stringContaining('404') });
+	});
+
+	test('Return All follows several pages; Limit stops early; filters go to the query', async () => {
+		await env.op('POST', '/payment-orders/bulk', { count: 7, fromUserId: env.alice.id });
+		await env.mark();
+		const getMany = { resource: 'paymentOrder', operation: 'getMany' };
+		const all = await env.run({ ...getMany, returnAll: true, filters: { status: ['AWAITING_FUNDS', 'FUNDED'] } });
+		expect(all).toHaveLength(7);
+		expect(all.every((o) => o.pairedItem && (o.pairedItem as any).item === 0)).toBe(true);
+		const some = await env.run({ ...getMany, returnAll: false, limit: 3 });
+		expect(some).toHaveLength(3);
+		expect(json(some).map((o) => o.id)).toEqual(json(all).slice(0, 3).map((o) => o.id));
+		const reqs = await env.requests();
+		expect(reqs[0].query).toMatchObject({ status: ['AWAITING_FUNDS', 'FUNDED'], limit: '1000', offset: '0' });
+		expect(reqs[reqs.length - 1].query).toMatchObject({ limit: '3', offset: '0' });
+	});
+
+	test('pagination across pages with a small page size (apiRequestAllItems)', async () => {
+		await env.op('POST', '/payment-orders/bulk', { count: 5, fromUserId: env.alice.id });
+		await env.mark();
+		// Limit 4 over pages of 1000 is one page; check multi-page through the list search instead
+		// (pages of 50) by creating 55 orders.
+		await env.op('POST', '/payment-orders/bulk', { count: 50, fromUserId: env.alice.id });
+		const { listSearch } = await import('../../helpers/n8n');
+		const setup = {
+			parameters: { resource: 'paymentOrder', operation: 'get' },
+			credentials: { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl },
+		};
+		const first = (await listSearch(node, 'searchPaymentOrders', setup)) as any;
+		expect(first.results).toHaveLength(50);
+		expect(first.paginationToken).toBe('50');
+		const second = (await listSearch(node, 'searchPaymentOrders', setup, undefined, first.paginationToken)) as any;
+		expect(second.results).toHaveLength(5);
+		expect(second.paginationToken).toBeUndefined();
+		const filtered = (await listSearch(node, 'searchPaymentOrders', setup, first.results[3].value)) as any;
+		expect(filtered.results.map((r: any) => r.value)).toEqual([first.results[3].value]);
+	});
+
+	test('filters: sender, creation window, subaccount; subaccount and include together are refused', async () => {
+		const getMany = { resource: 'paymentOrder', operation: 'getMany', returnAll: true };
+		await env.run({
+			...getMany,
+			filters: {
+				fromUserId: env.alice.id,
+				createdAfter: '2026-01-01T00:00:00Z',
+				createdBefore: '2030-01-01T00:00:00Z',
+				includeSubaccounts: true,
+			},
+		});
+		const [req] = await env.requests();
+		expect(req.query).toMatchObject({
+			fromUserId: env.alice.id,
+			createdAfter: '2026-01-01T00:00:00.000Z',
+			createdBefore: '2030-01-01T00:00:00.000Z',
+			includeSubaccounts: 'true',
+		});
+		await env.mark();
+		await expect(
+			env.run({ ...getMany, filters: { subaccountId: env.state.subaccounts[0].id, includeSubaccounts: true } }),
+		).rejects.toThrow('Use either Subaccount ID or Include Subaccounts, not both');
+		expect(await env.requests()).toEqual([]);
+		await env.run({ ...getMany, filters: { subaccountId: env.state.subaccounts[0].id } });
+		expect((await env.requests())[0].query).toMatchObject({ subaccountId: env.state.subaccounts[0].id });
+	});
+});
+
+describe('Submit Transactions', () => {
+	const submit = (id: string, hash: string, options = {}) => ({
+		resource: 'paymentOrder',
+		operation: 'submitTransactions',
+		paymentOrderId: { mode: 'id', value: id },
+		transactions: { transaction: [{ hash, chain: 'ethereum' }] },
+		options,
+	});
+
+	test('an indexed hash is processed', async () => {
+		const id = await createOrder();
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+		});
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash));
+		expect(item.json).toMatchObject({ paymentOrderId: id, transfersProcessed: 1, indexed: true, attempts: 1 });
+		expect(item.json).not.toHaveProperty('hint');
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/transactions` });
+		expect(req.body).toEqual({ transactions: [{ hash: transactionHash, chain: 'ethereum' }] });
+	});
+
+	test('transfersProcessed 0 is reported as not indexed, with a hint', async () => {
+		const id = await createOrder();
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+		});
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash));
+		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: false, attempts: 1 });
+		expect(item.json.hint).toMatch(/indexer/);
+	});
+
+	test('retries while not indexed, seconds apart, until the indexer sees the hash', async () => {
+		const id = await createOrder();
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+		});
+		await env.mark();
+		const running = env.run(submit(id, transactionHash, { indexRetries: 3, indexRetryDelaySeconds: 1 }));
+		await new Promise((r) => setTimeout(r, 1500));
+		await env.op('POST', `/deposits/${transactionHash}/index`);
+		const [item] = await running;
+		expect(item.json).toMatchObject({ transfersProcessed: 1, indexed: true });
+		expect(item.json.attempts).toBeGreaterThanOrEqual(2);
+		expect((await env.requests()).length).toBe(item.json.attempts);
+	}, 15_000);
+
+	test('refuses an empty list before sending', async () => {
+		const id = await createOrder();
+		await expect(
+			env.run({ ...submit(id, 'x'), transactions: {} }),
+		).rejects.toThrow('Transactions: add at least one transaction hash');
+		expect(await env.requests()).toEqual([]);
+	});
+});
+
+describe('Cancel', () => {
+	test('sends the reason and reports the 202', async () => {
+		const id = await createOrder();
+		const [item] = await env.run({
+			resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'customer withdrew',
+		});
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/cancel`, status: 202 });
+		expect(req.body).toEqual({ reason: 'customer withdrew' });
+		expect(item.json).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
+	});
+
+	test('an un-keyed write is not retried after commit-then-500', async () => {
+		const id = await createOrder();
+		await env.op('POST', '/faults', { method: 'POST', path: '/cancel$', count: 1, commitThen500: true });
+		await expect(
+			env.run({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'r' }),
+		).rejects.toMatchObject({ httpCode: '500' });
+		expect((await env.requests()).map((r) => r.status)).toEqual([500]);
+	});
+});
+
+describe('Set Return Details', () => {
+	const params = (id: string, extra = {}) => ({
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		paymentOrderId: { mode: 'id', value: id },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
+		...extra,
+	});
+
+	test('reads the current revision, then PUTs with quoted If-Match and Idempotency-Key', async () => {
+		const id = await createOrder();
+		const [first] = await env.run(params(id));
+		let reqs = await env.requests();
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/payment-orders/${id}`,
+			`PUT /api/v1/payment-orders/${id}/return-details`,
+		]);
+		expect(reqs[1].headers['if-match']).toBe('"0"');
+		expect(reqs[1].headers['idempotency-key']).toBe(first.json.idempotencyKey);
+		expect(reqs[1].body).toEqual({
+			userId: env.alice.id,
+			wallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }],
+		});
+		expect(first.json).toMatchObject({ revision: 1, expectedRevision: 0, revisionSource: 'read' });
+		// A second replacement reads revision 1.
+		await env.mark();
+		const [second] = await env.run(params(id, { idempotencyKeyMode: 'custom', idempotencyKey: 'ret-2' }));
+		reqs = await env.requests();
+		expect(reqs[1].headers['if-match']).toBe('"1"');
+		expect(reqs[1].headers['idempotency-key']).toBe('ret-2');
+		expect(second.json.revision).toBe(2);
+	});
+
+	test('a given revision is sent without reading the order; a stale one is a 409', async () => {
+		const id = await createOrder();
+		await expect(env.run(params(id, { options: { revision: 5 } }))).rejects.toMatchObject({ httpCode: '409' });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => r.method)).toEqual(['PUT']);
+		expect(reqs[0].headers['if-match']).toBe('"5"');
+	});
+
+	test('refuses two wallets on one chain before sending', async () => {
+		const id = await createOrder();
+		const wallets = { wallet: [{ chain: 'ethereum', address: '0x1' }, { chain: 'ethereum', address: '0x2' }] };
+		await expect(env.run(params(id, { wallets }))).rejects.toThrow(/one wallet per chain; "ethereum"/);
+		expect(await env.requests()).toEqual([]);
+	});
+});
