@@ -5,7 +5,7 @@
 import type { Core } from './core';
 import type { Webhooks } from './webhooks';
 import type { Account, InboundTransfer, Order, OrderStatus, Quote, ReturnItem, Ruleset, Usage } from './state';
-import { SUPPORTED_ASSETS, seedWallet } from './state';
+import { seedWallet } from './state';
 import { fail, fromPips, hex, toPips, txHashFor, uuid, base58From, evmFrom } from './util';
 
 /** Service waits before timeScale compression (ms). */
@@ -192,6 +192,7 @@ export class Engine {
 
 	/** Moves one deposit (automatic progression or operator), bumping both versions and firing one event. */
 	setDepositStatus(o: Order, t: InboundTransfer, status: string): void {
+		if (t.status === status) return;
 		t.status = status;
 		t.version++;
 		o.version++;
@@ -404,7 +405,10 @@ export class Engine {
 		let distributed = 0;
 		let failed = 0;
 		const due = core.data.orders.filter((o) => (o.status === 'FUNDED' && !o.cancelRequestedAt) || o.status === 'DISTRIBUTION_FAILED');
-		for (const o of due) (this.distribute(o) ? distributed++ : failed++);
+		for (const o of due) {
+			if (this.distribute(o)) distributed++;
+			else failed++;
+		}
 		core.data.epoch++;
 		core.dirty = true;
 		return { epochId, processed: due.length, distributed, failed };
@@ -460,5 +464,3 @@ export class Engine {
 		for (const r of core.data.rulesets) if (r.addresses.some((a) => a.status === 'PENDING')) this.scheduleProvision(r);
 	}
 }
-
-export const ASSET_KEYS = SUPPORTED_ASSETS.map((a) => `${a.chain}:${a.symbol}`);
