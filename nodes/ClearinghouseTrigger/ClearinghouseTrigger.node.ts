@@ -192,6 +192,16 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 	};
 	const data = (event.data ?? {}) as IDataObject;
 
+	// Process memory first (it sees every delivery of this process), topped up from the static-data
+	// mirror (what this or another process saved). The mirror is rewritten on every verified
+	// delivery, because n8n saves it only from deliveries that start no run (see the README).
+	const memory = memoryFor(`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`);
+	memory.merge(state.memory);
+	const mirror = () => {
+		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS) as unknown as IDataObject;
+	};
+	mirror();
+
 	if (event.type === 'webhook.ping') {
 		const emitPing = ctx.getNodeParameter('options.emitPing', false) as boolean;
 		if (!emitPing) return ignored('ping');
@@ -209,15 +219,13 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 		dropDuplicates: ctx.getNodeParameter('options.dropDuplicates', true) as boolean,
 	};
 
-	// Process memory first (it sees every delivery of this process), topped up from the static-data
-	// mirror (what this or another process saved). No await from here to the record below, so two
-	// concurrent deliveries of one event in this process cannot both pass.
-	const memory = memoryFor(`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`);
-	memory.merge(state.memory);
+	// No await between the decision and the record, so two concurrent deliveries of one event in
+	// this process cannot both pass.
 	const decision = decide(memory, event.id, order, options);
-	if (decision.emit) recordEmitted(memory, event.id, order);
-	// Saved by n8n only when this delivery starts no run; see the README.
-	state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS) as unknown as IDataObject;
+	if (decision.emit) {
+		recordEmitted(memory, event.id, order);
+		mirror();
+	}
 	if (!decision.emit) return ignored(decision.reason);
 
 	return {

@@ -259,7 +259,7 @@ export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
 		idempotencyKey: `trigger-test-${Math.random()}`,
 	});
 	if (res.status >= 300) throw new Error(`payment: ${res.status} ${JSON.stringify(res.body)}`);
-	return res.body.data ?? res.body;
+	return res.body.paymentOrder;
 }
 
 /** Sends a deposit from alice to the order and submits its hash; returns the hash. */

@@ -1,0 +1,395 @@
+/**
+ * webhook(): verification (401 and no run), events, filters, stale and duplicate drops, ping.
+ * Genuine deliveries come from the sandbox's own webhook sender to a local receiver; forged and
+ * crafted ones are signed here with an independent HMAC.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
+import {
+	activate,
+	api,
+	deliver,
+	deposit,
+	flush,
+	hmac,
+	N8nStaticData,
+	newOrder,
+	nowSeconds,
+	Receiver,
+	sandbox,
+	until,
+	type Outcome,
+	type Sandbox,
+	type TriggerUnderTest,
+} from './support';
+
+jest.setTimeout(30_000);
+
+let sb: Sandbox;
+let receiver: Receiver;
+let counter = 0;
+/** Endpoint ids registered by earlier tests (kept aside: some tests wipe a trigger's static data). */
+const endpointIds: string[] = [];
+
+beforeAll(async () => {
+	sb = await sandbox();
+	receiver = new Receiver(sb);
+	await receiver.start();
+});
+
+afterAll(async () => {
+	await receiver?.stop();
+	await sb?.close();
+});
+
+/** Each test gets its own published trigger, and the others' endpoints are removed (so each order's events reach only it). */
+async function published(parameters: IDataObject = {}): Promise<TriggerUnderTest> {
+	for (const id of endpointIds.splice(0)) await api(sb, 'DELETE', `/webhooks/endpoints/${id}`);
+	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData() };
+	receiver.serve(t);
+	await activate(sb, receiver, t);
+	endpointIds.push(String(t.staticData.node().endpointId));
+	receiver.outcomes = [];
+	return t;
+}
+
+function secretOf(t: TriggerUnderTest): string {
+	return t.staticData.node().secret as string;
+}
+
+function envelope(order: Record<string, unknown>, id = `evt_${Math.random().toString(16).slice(2)}_payment_order`): string {
+	return JSON.stringify({
+		id,
+		type: 'payment_order',
+		created: new Date().toISOString(),
+		accountId: 'acc-test',
+		data: { payment_order: order },
+	});
+}
+
+/** A delivery signed here (independent HMAC) with the given secret and time. */
+async function signed(t: TriggerUnderTest, body: string, opts: { secret?: string; t?: number; deliveryId?: string } = {}): Promise<Outcome> {
+	const ts = opts.t ?? nowSeconds();
+	return await deliver(sb, t, {
+		'content-type': 'application/json',
+		'x-service-webhook-signature': `t=${ts},v1=${hmac(opts.secret ?? secretOf(t), ts, body)}`,
+		'x-service-webhook-delivery-id': opts.deliveryId ?? 'delivery-test',
+	}, Buffer.from(body));
+}
+
+function expectRefused(outcome: Outcome, secret?: string): void {
+	expect(outcome.status).toBe(401);
+	expect(outcome.items).toBeUndefined();
+	expect(outcome.threw).toBeUndefined();
+	expect(outcome.body).toEqual({ error: 'Unauthorized' });
+	if (secret) expect(JSON.stringify(outcome.body)).not.toContain(secret);
+}
+
+/** Waits until the receiver has answered `n` deliveries of the order (sandbox sends on its own; flush hurries it). */
+async function outcomesFor(orderId: string, n: number) {
+	return await until(async () => {
+		await flush(sb);
+		const mine = receiver.outcomes.filter((o) => o.rawBody.toString().includes(orderId));
+		return mine.length >= n ? mine : undefined;
+	});
+}
+
+describe('verification', () => {
+	const order = { id: 'po-verify', status: 'AWAITING_FUNDS', version: 1, inboundTransfers: [] };
+
+	it('accepts a correctly signed delivery', async () => {
+		const t = await published();
+		const outcome = await signed(t, envelope(order));
+		expect(outcome.status).toBe(200);
+		expect(outcome.items).toHaveLength(1);
+	});
+
+	it('refuses everything when no secret is stored (fails closed)', async () => {
+		const t = await published();
+		const secret = secretOf(t);
+		t.staticData.saved = {};
+		expectRefused(await signed(t, envelope(order), { secret }));
+	});
+
+	it('refuses a missing or malformed signature header', async () => {
+		const t = await published();
+		const body = envelope(order);
+		const ts = nowSeconds();
+		const sig = hmac(secretOf(t), ts, body);
+		for (const header of [undefined, '', `v1=${sig}`, `t=${ts}`, `t=${ts};v1=${sig}`, `t=${ts},v1=${sig.slice(1)}`, `sig=${sig}`]) {
+			const headers: Record<string, string> = { 'content-type': 'application/json' };
+			if (header !== undefined) headers['x-service-webhook-signature'] = header;
+			expectRefused(await deliver(sb, t, headers, Buffer.from(body)), secretOf(t));
+		}
+	});
+
+	it('refuses a forged signature (another secret)', async () => {
+		const t = await published();
+		expectRefused(await signed(t, envelope(order), { secret: 'whsec_00000000000000000000000000000000' }), secretOf(t));
+	});
+
+	it('refuses a tampered body', async () => {
+		const t = await published();
+		const body = envelope({ ...order, amountUsd: 10 });
+		const ts = nowSeconds();
+		const headers = {
+			'content-type': 'application/json',
+			'x-service-webhook-signature': `t=${ts},v1=${hmac(secretOf(t), ts, body)}`,
+		};
+		expectRefused(await deliver(sb, t, headers, Buffer.from(body.replace('"amountUsd":10', '"amountUsd":10000'))));
+		// Same JSON, different bytes: still refused (the raw body is what was signed).
+		expectRefused(await deliver(sb, t, headers, Buffer.from(JSON.stringify(JSON.parse(body), null, 2))));
+	});
+
+	it('refuses a stale or future timestamp (replay of a captured request)', async () => {
+		const t = await published();
+		expectRefused(await signed(t, envelope(order), { t: nowSeconds() - 6 * 60 }));
+		expectRefused(await signed(t, envelope(order), { t: nowSeconds() + 6 * 60 }));
+		expect((await signed(t, envelope(order), { t: nowSeconds() - 4 * 60 })).status).toBe(200);
+	});
+
+	it('refuses a genuine sandbox delivery replayed 6 minutes later', async () => {
+		const t = await published();
+		const o = await newOrder(sb);
+		const [first] = await outcomesFor(o.id, 1);
+		expect(first.status).toBe(200);
+		// The same bytes and header, re-sent after the tolerance (the clock moved on).
+		const realNow = Date.now;
+		Date.now = () => realNow() + 6 * 60_000;
+		try {
+			forgetMemory(); // so that only the timestamp can refuse it
+			expectRefused(await deliver(sb, t, first.headers, first.rawBody));
+		} finally {
+			Date.now = realNow;
+		}
+	});
+
+	it('accepts both signatures during a graceful secret rotation', async () => {
+		const t = await published();
+		const id = t.staticData.node().endpointId as string;
+		const rotation = await api(sb, 'POST', `/webhooks/endpoints/${id}/rotate-secret`);
+		expect(rotation.status).toBe(200);
+		const ping = await api(sb, 'POST', `/webhooks/endpoints/${id}/test`);
+		expect(ping.body.delivered).toBe(true);
+		const header = receiver.outcomes[receiver.outcomes.length - 1].headers['x-service-webhook-signature'];
+		expect(header.match(/v1=/g)).toHaveLength(2);
+	});
+});
+
+describe('payment_order events from the sandbox', () => {
+	it('become one item each with event id, type, created, accountId, delivery id and the order', async () => {
+		await published();
+		const o = await newOrder(sb);
+		const [outcome] = await outcomesFor(o.id, 1);
+		expect(outcome.status).toBe(200);
+		expect(outcome.items).toHaveLength(1);
+		const event = JSON.parse(outcome.rawBody.toString());
+		expect(outcome.items![0].json).toEqual({
+			eventId: event.id,
+			type: 'payment_order',
+			created: event.created,
+			accountId: event.accountId,
+			deliveryId: outcome.headers['x-service-webhook-delivery-id'],
+			kind: 'status',
+			paymentOrder: event.data.payment_order,
+		});
+		expect(event.id).toMatch(/^evt_.+_payment_order$/);
+		expect((outcome.items![0].json.paymentOrder as any).id).toBe(o.id);
+	});
+
+	it('drop a duplicate delivery (the service replays the same event id) and acknowledge it', async () => {
+		await published();
+		const o = await newOrder(sb);
+		const [first] = await outcomesFor(o.id, 1);
+		expect(first.items).toHaveLength(1);
+		const deliveries = await api(sb, 'GET', `/webhooks/deliveries?limit=100`);
+		const original = deliveries.body.deliveries.find((d: any) => d.id === first.headers['x-service-webhook-delivery-id']);
+		expect((await api(sb, 'POST', `/webhooks/deliveries/${original.id}/replay`)).status).toBe(202);
+
+		const [, second] = await outcomesFor(o.id, 2);
+		expect(second.headers['x-service-webhook-id']).toBe(first.headers['x-service-webhook-id']);
+		expect(second.headers['x-service-webhook-delivery-id']).not.toBe(first.headers['x-service-webhook-delivery-id']);
+		expect(second.status).toBe(200);
+		expect(second.items).toBeUndefined();
+		expect(second.body).toEqual({ received: true, ignored: 'duplicate' });
+	});
+
+	it('drop duplicates even though n8n loses what webhook() writes to static data when a run starts', async () => {
+		const t = await published();
+		const body = envelope({ id: 'po-dup', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_dup_payment_order');
+		const savedBefore = JSON.stringify(t.staticData.saved);
+		expect((await signed(t, body)).items).toHaveLength(1);
+		// The run started, so n8n saved nothing: the process memory is what drops the repeat.
+		expect(JSON.stringify(t.staticData.saved)).toBe(savedBefore);
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+	});
+
+	it('drop a duplicate after a restart when a later delivery that ran nothing let n8n save the mirror', async () => {
+		const t = await published();
+		const body = envelope({ id: 'po-restart', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_restart_payment_order');
+		expect((await signed(t, body)).items).toHaveLength(1);
+		// A later delivery that starts no run (a ping) is saved by n8n, with the mirror in it.
+		const ping = JSON.stringify({ id: 'evt_test_1', type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
+		expect((await signed(t, ping)).items).toBeUndefined();
+		forgetMemory(); // n8n restarted: process memory gone
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+	});
+
+	it('let a duplicate through after a restart when nothing saved the mirror (why the README recommends Remove Duplicates)', async () => {
+		const t = await published();
+		const body = envelope({ id: 'po-lost', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_lost_payment_order');
+		expect((await signed(t, body)).items).toHaveLength(1);
+		forgetMemory();
+		const again = await signed(t, body);
+		expect(again.items).toHaveLength(1);
+		// …and the item carries the event id, the key for n8n's Remove Duplicates node.
+		expect(again.items![0].json.eventId).toBe('evt_lost_payment_order');
+	});
+
+	it('are emitted again for a replayed duplicate when duplicate dropping is off', async () => {
+		const t = await published({ options: { dropDuplicates: false, dropStaleEvents: false } });
+		const body = envelope({ id: 'po-nodedupe', status: 'FUNDED', version: 3, inboundTransfers: [] });
+		expect((await signed(t, body)).items).toHaveLength(1);
+		expect((await signed(t, body)).items).toHaveLength(1);
+	});
+});
+
+describe('stale events', () => {
+	it('drop an order version not above the highest emitted (genuine sandbox deliveries, out of order)', async () => {
+		const t = await published({ options: { includeDepositEvents: true } });
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 10);
+		// creation, deposit observed, on-chain confirmed, FUNDED
+		const outcomes = await outcomesFor(o.id, 4);
+		const versions = outcomes.map((x) => JSON.parse(x.rawBody.toString()).data.payment_order.version);
+		expect(versions).toEqual([...versions].sort((a, b) => a - b));
+		expect(outcomes.every((x) => x.items?.length === 1)).toBe(true);
+
+		// Replay the creation event's bytes to a fresh process memory that has seen the newest one.
+		forgetMemory();
+		t.staticData.saved[`node:Clearinghouse Trigger`] = { ...t.staticData.node(), memory: undefined };
+		const newest = outcomes[outcomes.length - 1];
+		const oldest = outcomes[0];
+		expect((await deliver(sb, t, newest.headers, newest.rawBody)).items).toHaveLength(1);
+		expect((await deliver(sb, t, oldest.headers, oldest.rawBody)).body).toEqual({ received: true, ignored: 'stale' });
+	});
+
+	it('compare deposit events by the deposit version', async () => {
+		const t = await published({ options: { includeDepositEvents: true } });
+		const dep = (version: number, status: string) => ({ transactionHash: '0xabc', version, status, amountUsd: 4 });
+		const order = (version: number, deposits: unknown[]) => ({ id: 'po-dep', status: 'AWAITING_FUNDS', version, inboundTransfers: deposits });
+		expect((await signed(t, envelope(order(1, [])))).items![0].json.kind).toBe('status');
+		expect((await signed(t, envelope(order(3, [dep(2, 'ONCHAIN_CONFIRMED')])))).items![0].json.kind).toBe('deposit');
+		// An older state of the same deposit arriving late: stale.
+		expect((await signed(t, envelope(order(2, [dep(1, 'PENDING_VERIFICATION')])))).body).toEqual({ received: true, ignored: 'stale' });
+		// A second deposit is new even though the first is unchanged.
+		const second = { transactionHash: '0xdef', version: 1, status: 'PENDING_VERIFICATION', amountUsd: 1 };
+		expect((await signed(t, envelope(order(4, [dep(2, 'ONCHAIN_CONFIRMED'), second])))).items![0].json.kind).toBe('deposit');
+	});
+
+	it('are emitted when stale dropping is off', async () => {
+		const t = await published({ options: { dropStaleEvents: false } });
+		expect((await signed(t, envelope({ id: 'po-s', status: 'FUNDED', version: 5 }))).items).toHaveLength(1);
+		expect((await signed(t, envelope({ id: 'po-s', status: 'AWAITING_FUNDS', version: 1 }))).items).toHaveLength(1);
+	});
+});
+
+describe('filters', () => {
+	it('deposit-only events are acknowledged but not emitted by default (genuine partial deposit)', async () => {
+		await published();
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 4); // partial: the order stays AWAITING_FUNDS
+		const outcomes = await outcomesFor(o.id, 3); // creation, observed, confirmed on-chain
+		expect(outcomes.every((x) => x.status === 200)).toBe(true);
+		expect(outcomes[0].items).toHaveLength(1);
+		for (const later of outcomes.slice(1)) {
+			expect(JSON.parse(later.rawBody.toString()).data.payment_order.status).toBe('AWAITING_FUNDS');
+			expect(later.body).toEqual({ received: true, ignored: 'deposit_event' });
+		}
+	});
+
+	it('deposit-only events are emitted with kind "deposit" when included', async () => {
+		await published({ options: { includeDepositEvents: true } });
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 4);
+		const outcomes = await outcomesFor(o.id, 3);
+		expect(outcomes.map((x) => x.items?.[0]?.json.kind)).toEqual(['status', 'deposit', 'deposit']);
+	});
+
+	it('order statuses: only the selected ones run; the others are acknowledged', async () => {
+		await published({ statuses: ['FUNDED'] });
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 10);
+		const outcomes = await until(async () => {
+			await flush(sb);
+			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
+			return mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED') ? mine : undefined;
+		});
+		expect(outcomes.every((x) => x.status === 200)).toBe(true);
+		const emitted = outcomes.flatMap((x) => x.items ?? []);
+		expect(emitted.map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
+		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
+	});
+
+	it('unknown statuses pass by default and are dropped when the switch is off', async () => {
+		let t = await published();
+		expect((await signed(t, envelope({ id: 'po-u1', status: 'SOMETHING_NEW', version: 1 }))).items).toHaveLength(1);
+		t = await published({ passUnknownStatuses: false, statuses: ['FUNDED'] });
+		expect((await signed(t, envelope({ id: 'po-u2', status: 'SOMETHING_NEW', version: 1 }))).body).toEqual({
+			received: true,
+			ignored: 'unknown_status',
+		});
+		expect((await signed(t, envelope({ id: 'po-u2', status: 'FUNDED', version: 2 }))).items).toHaveLength(1);
+	});
+
+	it('other event types are acknowledged and ignored', async () => {
+		const t = await published();
+		const body = JSON.stringify({ id: 'evt_x_other', type: 'something.else', created: 'x', accountId: 'a', data: {} });
+		expect(await signed(t, body)).toEqual({ status: 200, body: { received: true, ignored: 'event_type' } });
+	});
+});
+
+describe('webhook.ping', () => {
+	it('is answered 2xx and not emitted by default (sandbox test event)', async () => {
+		const t = await published();
+		const res = await api(sb, 'POST', `/webhooks/endpoints/${String(t.staticData.node().endpointId)}/test`);
+		expect(res.body.delivered).toBe(true);
+		const last = receiver.outcomes[receiver.outcomes.length - 1];
+		expect(last.status).toBe(200);
+		expect(last.items).toBeUndefined();
+	});
+
+	it('is emitted when asked', async () => {
+		const t = await published({ options: { emitPing: true } });
+		const res = await api(sb, 'POST', `/webhooks/endpoints/${String(t.staticData.node().endpointId)}/test`);
+		expect(res.body.delivered).toBe(true);
+		const last = receiver.outcomes[receiver.outcomes.length - 1];
+		expect(last.items).toHaveLength(1);
+		expect(last.items![0].json).toMatchObject({
+			eventId: res.body.eventId,
+			type: 'webhook.ping',
+			message: expect.any(String),
+		});
+	});
+});
+
+describe('the test webhook (editor)', () => {
+	it('verifies and emits deliveries to the /webhook-test/ URL with its own secret', async () => {
+		const prod = await published();
+		const test: TriggerUnderTest = { ...prod, mode: 'manual', staticData: new N8nStaticData() };
+		receiver.serve(test);
+		await activate(sb, receiver, test);
+		const id = String(test.staticData.node().endpointId);
+		endpointIds.push(id);
+		expect(id).not.toBe(String(prod.staticData.node().endpointId));
+		const o = await newOrder(sb);
+		const outcomes = await until(async () => {
+			await flush(sb);
+			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
+			return mine.length >= 2 ? mine : undefined;
+		});
+		expect(new Set(outcomes.map((x) => x.path.split('/')[1]))).toEqual(new Set(['webhook', 'webhook-test']));
+		expect(outcomes.every((x) => x.items?.length === 1)).toBe(true);
+	});
+});
