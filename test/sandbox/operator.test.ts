@@ -1,0 +1,122 @@
+/** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
+import { Client, Env, paymentBody, setup } from './helpers';
+
+let env: Env;
+beforeAll(async () => {
+	env = await setup();
+});
+afterAll(() => env.sb.close());
+afterEach(async () => {
+	await env.op.del('/faults');
+});
+
+describe('faults', () => {
+	it('answers the next N matching requests with a status and Retry-After, then recovers', async () => {
+		const f = await env.op.post('/faults', { method: 'GET', path: '^/api/v1/supported-assets$', count: 2, status: 429, retryAfter: 3 });
+		expect(f.status).toBe(201);
+		for (let i = 0; i < 2; i++) {
+			const r = await env.api.get('/supported-assets');
+			expect(r.status).toBe(429);
+			expect(r.headers.get('retry-after')).toBe('3');
+			expect(r.body.error).toEqual(expect.any(String));
+		}
+		expect((await env.api.get('/supported-assets')).status).toBe(200);
+	});
+
+	it('matches the method and the path regex only', async () => {
+		await env.op.post('/faults', { method: 'POST', path: 'supported', status: 503 });
+		expect((await env.api.get('/supported-assets')).status).toBe(200);
+		await env.op.post('/faults', { path: 'return-details$', status: 503, retryAfter: 1 });
+		const r = await env.api.put('/payment-orders/x/return-details', {}, { 'If-Match': '"0"', 'Idempotency-Key': 'k' });
+		expect(r.status).toBe(503);
+	});
+
+	it('delays a request', async () => {
+		await env.op.post('/faults', { path: 'supported-assets', delayMs: 300 });
+		const t0 = Date.now();
+		expect((await env.api.get('/supported-assets')).status).toBe(200);
+		expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
+	});
+
+	it('commitThen500 commits the order, answers 500, and a retry with the same key returns it: exactly one order', async () => {
+		const before = (await env.api.get('/payment-orders')).body.total;
+		await env.op.post('/faults', { method: 'POST', path: '^/api/v1/payment$', commitThen500: true });
+		const body = paymentBody(env, { idempotencyKey: 'retry-me' });
+		const first = await env.api.post('/payment', body);
+		expect(first.status).toBe(500);
+		expect(first.body).toEqual({ error: expect.any(String) });
+		const retry = await env.api.post('/payment', body);
+		expect(retry.status).toBe(201);
+		const list = (await env.api.get('/payment-orders')).body;
+		expect(list.total).toBe(before + 1);
+		expect(list.paymentOrders[0].id).toBe(retry.body.paymentOrderId);
+	});
+
+	it('rewards requests can be faulted too; DELETE clears faults; bad regex is 400', async () => {
+		await env.op.post('/faults', { path: '^/api/v1/rewards/rules$', status: 500, count: 5 });
+		expect((await env.rewards.get('/rewards/rules')).status).toBe(500);
+		await env.op.del('/faults');
+		expect((await env.rewards.get('/rewards/rules')).status).toBe(200);
+		expect((await env.op.post('/faults', { path: '(' , status: 500 })).status).toBe(400);
+	});
+});
+
+describe('request log', () => {
+	it('records every public request with method, path, query, lowercased headers, parsed body and status', async () => {
+		await env.op.del('/requests');
+		const since = (await env.op.get('/requests')).body.lastSeq;
+		await env.api.get('/payment-orders?status=FUNDED&status=LOCKED&limit=5');
+		await env.api.post('/add-user-record', { label: 'logme', wallets: [] }, { 'X-Custom': 'Yes' });
+		await new Client(env.sb.mainUrl + '/api/v1').get('/supported-assets');
+		await env.rewards.get('/rewards/rule-blocks');
+		const r = await env.op.get(`/requests?since=${since}`);
+		expect(r.body.requests).toHaveLength(4);
+		const [list, add, noKey, rewards] = r.body.requests;
+		expect(list).toMatchObject({ api: 'main', method: 'GET', path: '/api/v1/payment-orders', query: { status: ['FUNDED', 'LOCKED'], limit: '5' }, status: 200, body: null });
+		expect(list.headers['x-api-key']).toBe(env.sb.apiKey);
+		expect(add).toMatchObject({ method: 'POST', body: { label: 'logme', wallets: [] }, status: 201 });
+		expect(add.headers['x-custom']).toBe('Yes');
+		expect(noKey.status).toBe(401);
+		expect(rewards).toMatchObject({ api: 'rewards', path: '/api/v1/rewards/rule-blocks', status: 200 });
+		const later = await env.op.get(`/requests?since=${rewards.seq}`);
+		expect(later.body.requests).toHaveLength(0);
+		await env.op.del('/requests');
+		expect((await env.op.get('/requests')).body.requests).toHaveLength(0);
+	});
+	it('does not log operator calls', async () => {
+		await env.op.del('/requests');
+		await env.op.get('/state');
+		expect((await env.op.get('/requests')).body.requests).toHaveLength(0);
+	});
+});
+
+describe('state and reset', () => {
+	it('describes the demo seed with deterministic ids and realistic wallets', async () => {
+		const s = (await env.op.get('/state')).body;
+		expect(s).toMatchObject({ accountId: expect.stringMatching(/^[0-9a-f-]{36}$/), apiKey: 'sk_sandbox_demo_key', capabilities: ['INSTANT_PAYMENT', 'STANDARD_QUOTE_FALLBACK', 'NETTED_QUOTES'] });
+		const alice = s.users.find((u: any) => u.label === 'alice');
+		expect(alice.wallets.map((w: any) => [w.chain, w.status])).toEqual([['ethereum', 'ACTIVE'], ['solana', 'ACTIVE'], ['base', 'ACTIVE']]);
+		expect(alice.wallets[0].address).toMatch(/^0x[0-9a-f]{40}$/);
+		expect(alice.wallets[1].address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+		expect(s.subaccounts[0]).toMatchObject({ status: 'ACTIVE', kyb: 'APPROVED', provisioned: true, apiKey: expect.any(String) });
+		const other = await setup({ seed: 'demo' });
+		const s2 = (await other.op.get('/state')).body;
+		await other.sb.close();
+		expect(s2.accountId).toBe(s.accountId);
+		expect(s2.users.map((u: any) => u.id)).toEqual(s.users.slice(0, 3).map((u: any) => u.id)); // alice, bob, carol
+	});
+	it('reset returns to a fresh seed with the same key; empty seed has no users', async () => {
+		await env.api.post('/payment', paymentBody(env));
+		expect((await env.op.post('/reset', { seed: 'empty' })).status).toBe(200);
+		expect((await env.api.get('/payment-orders')).body.total).toBe(0);
+		expect((await env.op.get('/state')).body.users).toHaveLength(0);
+		await env.op.post('/reset', { seed: 'demo' });
+		expect((await env.op.get('/state')).body.users.length).toBeGreaterThan(1);
+		expect((await env.api.get('/supported-assets')).status).toBe(200);
+	});
+	it('bad operator input is 400 and unknown ids are 404', async () => {
+		expect((await env.op.post('/clock/advance', { seconds: -1 })).status).toBe(400);
+		expect((await env.op.post('/deposits', { paymentOrderId: 'nope', sender: 'x', chain: 'ethereum', asset: 'USDC', amountUsd: 1 })).status).toBe(404);
+		expect((await env.op.post('/wallets/activate', { address: '0x' + '0'.repeat(40), chain: 'ethereum' })).status).toBe(404);
+	});
+});
