@@ -1,0 +1,79 @@
+import type { WorkflowInput } from './n8n';
+
+export const ACTION_NODE = 'n8n-nodes-clearinghouse.clearinghouse';
+export const TRIGGER_NODE = 'n8n-nodes-clearinghouse.clearinghouseTrigger';
+export const CREDENTIAL_TYPE = 'clearinghouseApi';
+
+export interface CredentialRef {
+	id: string;
+	name: string;
+}
+
+export interface NodeSpec {
+	name: string;
+	type: string;
+	parameters?: Record<string, unknown>;
+	typeVersion?: number;
+	/** Any other node fields: retryOnFail, maxTries, waitBetweenTries, onError, webhookId, ... */
+	[key: string]: unknown;
+}
+
+/**
+ * A linear workflow: a Manual Trigger followed by `nodes` in order, each fed by the one before.
+ * Clearinghouse nodes get the credential reference.
+ */
+export function chain(id: string, name: string, nodes: NodeSpec[], credential?: CredentialRef): WorkflowInput {
+	const all: NodeSpec[] = [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 }, ...nodes];
+	return graph(id, name, all, all.slice(1).map((node, index) => [all[index].name, node.name]), credential);
+}
+
+/** A workflow from nodes and [from, to] (or [from, to, fromOutput]) connections. */
+export function graph(
+	id: string,
+	name: string,
+	nodes: NodeSpec[],
+	edges: Array<[string, string] | [string, string, number]>,
+	credential?: CredentialRef,
+): WorkflowInput {
+	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: 0 }>> }> = {};
+	for (const [from, to, output = 0] of edges) {
+		const main = (connections[from] ??= { main: [] }).main;
+		while (main.length <= output) main.push([]);
+		main[output].push({ node: to, type: 'main', index: 0 });
+	}
+	return {
+		id,
+		name,
+		nodes: nodes.map((node, index) => {
+			const { name: nodeName, type, parameters = {}, typeVersion = 1, ...rest } = node;
+			const isOurs = type.startsWith('n8n-nodes-clearinghouse.');
+			return {
+				id: `${id}-node-${index}`,
+				name: nodeName,
+				type,
+				typeVersion,
+				position: [index * 220, 0],
+				parameters,
+				...(isOurs && credential ? { credentials: { [CREDENTIAL_TYPE]: credential } } : {}),
+				...rest,
+			};
+		}),
+		connections,
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** A Code node that emits the given items (json only). */
+export function itemsNode(name: string, items: Array<Record<string, unknown>>): NodeSpec {
+	return {
+		name,
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		parameters: { jsCode: `return ${JSON.stringify(items.map((json) => ({ json })))};` },
+	};
+}
+
+/** A Clearinghouse action node. */
+export function action(name: string, resource: string, operation: string, parameters: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): NodeSpec {
+	return { name, type: ACTION_NODE, parameters: { resource, operation, ...parameters }, ...extra };
+}

@@ -1,0 +1,271 @@
+/**
+ * The trigger inside a running n8n (`n8n start`), as users run it: the workflow is published,
+ * the trigger registers its endpoint at the sandbox (loopback allowed), and the sandbox's signed
+ * deliveries reach n8n's production webhook URL. Executions are counted and read from n8n's own
+ * database, never from logs.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+
+import { nodeItems } from './lib/executions';
+import { N8nInstance, sleep } from './lib/n8n';
+import { hasTriggerSource } from './lib/package';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { graph, TRIGGER_NODE } from './lib/workflows';
+
+jest.setTimeout(240_000);
+
+const WORKFLOW_ID = 'e2eTriggerFlow01';
+const WEBHOOK_ID = 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0001';
+const TRIGGER = 'Clearinghouse Trigger';
+const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
+
+// Written before the trigger existed; runs as soon as nodes/ClearinghouseTrigger is in the tree.
+const describeTrigger = hasTriggerSource() ? describe : describe.skip;
+
+describeTrigger('Clearinghouse Trigger in a running n8n', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let n8n: N8nInstance;
+	let state: any;
+
+	const liveEndpoints = async () =>
+		((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
+	const executionCount = () => n8n.listExecutions(WORKFLOW_ID).length;
+	const waitForLiveEndpoints = async (count: number, timeoutMs = 30_000) => {
+		const deadline = Date.now() + timeoutMs;
+		let endpoints: any[] = [];
+		while (Date.now() < deadline) {
+			endpoints = await liveEndpoints();
+			if (endpoints.length === count) return endpoints;
+			await sleep(250);
+		}
+		throw new Error(`wanted ${count} live endpoints, have ${JSON.stringify(endpoints)}`);
+	};
+	/** POSTs a delivery ourselves to the production webhook URL. */
+	const deliver = async (body: string, headers: Record<string, string>) => {
+		const response = await fetch(n8n.webhookUrl(WEBHOOK_PATH), { method: 'POST', headers, body });
+		return { status: response.status, text: await response.text() };
+	};
+	const sign = (secret: string, t: number, body: string) =>
+		`t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
+	const createOrder = async (amountUsd: number) => {
+		const [alice, bob] = state.users;
+		return (
+			await operator.api('POST', '/payment', {
+				fromUserId: alice.id,
+				toAddress: bob.wallets[0].address,
+				toChain: bob.wallets[0].chain,
+				asset: 'USDC',
+				amountUsd,
+				expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+				memo: 'e2e trigger',
+				idempotencyKey: `e2e-trigger-${randomBytes(6).toString('hex')}`,
+			})
+		).paymentOrder;
+	};
+	/** Nothing may start: wait long enough for a run to show up, then count again. */
+	const expectNoNewExecution = async (before: number) => {
+		await sleep(2_500);
+		expect(executionCount()).toBe(before);
+	};
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 20 });
+		operator = new Operator(sandbox);
+		state = await operator.state();
+		n8n = await N8nInstance.create();
+		const credential = sandboxCredential(sandbox);
+		await n8n.importCredential(credential);
+		await n8n.importWorkflow(
+			graph(
+				WORKFLOW_ID,
+				'e2e: payment-order events',
+				[
+					{ name: TRIGGER, type: TRIGGER_NODE, webhookId: WEBHOOK_ID, parameters: {} },
+					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
+				],
+				[[TRIGGER, 'Received']],
+				credential,
+			),
+		);
+		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
+		await n8n.start();
+		await n8n.publish(WORKFLOW_ID);
+		await n8n.waitForWebhook(WEBHOOK_PATH);
+	});
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await sandbox?.close();
+	});
+
+	test('publishing registers exactly one endpoint, at n8n\'s production webhook URL', async () => {
+		const [endpoint] = await waitForLiveEndpoints(1);
+		expect(endpoint.url).toBe(n8n.webhookUrl(WEBHOOK_PATH));
+		expect(endpoint.status).toBe('ENABLED');
+		expect(endpoint.eventTypes).toEqual(['payment_order']);
+	});
+
+	let firstAttempt: { headers: Record<string, string>; body: string };
+	let createdOrder: any;
+
+	test('signed deliveries start executions with the event and the order as the item', async () => {
+		createdOrder = await createOrder(12.5);
+		const [created] = await n8n.waitForExecutions(WORKFLOW_ID, 1);
+		expect(created.status).toBe('success');
+		const [item] = nodeItems(created.data, TRIGGER);
+		expect(item).toMatchObject({
+			type: 'payment_order',
+			accountId: state.accountId,
+			paymentOrder: { id: createdOrder.id, status: 'AWAITING_FUNDS', amountUsd: 12.5 },
+		});
+		expect(String(item.eventId)).toMatch(/^evt_/);
+		expect(nodeItems(created.data, 'Received')).toHaveLength(1);
+
+		// Fund it: deposit events while still AWAITING_FUNDS are dropped by default; FUNDED runs.
+		const [alice] = state.users;
+		const deposit = await operator.call('POST', 'deposits', {
+			paymentOrderId: createdOrder.id,
+			sender: alice.wallets[0].address,
+			chain: alice.wallets[0].chain,
+			asset: 'USDC',
+			amountUsd: 12.5,
+		});
+		await operator.api('POST', `/payment-orders/${createdOrder.id}/transactions`, {
+			transactions: [{ hash: deposit.transactionHash, chain: alice.wallets[0].chain }],
+		});
+		const deadline = Date.now() + 60_000;
+		let funded: any;
+		while (!funded && Date.now() < deadline) {
+			await operator.call('POST', 'webhooks/flush');
+			funded = n8n
+				.finishedExecutions(WORKFLOW_ID)
+				.flatMap((e) => nodeItems(e.data, TRIGGER))
+				.find((i: any) => i.paymentOrder?.status === 'FUNDED');
+			if (!funded) await sleep(500);
+		}
+		expect(funded).toMatchObject({ paymentOrder: { id: createdOrder.id, status: 'FUNDED' } });
+
+		// Every item n8n ran is one the sandbox signed: event ids match deliveries it made.
+		const attempts = (await operator.call('GET', 'webhooks/attempts')).attempts as any[];
+		const sentIds = new Set(attempts.map((a) => a.headers['x-service-webhook-id']));
+		for (const execution of n8n.finishedExecutions(WORKFLOW_ID)) {
+			for (const item of nodeItems(execution.data, TRIGGER)) expect(sentIds.has(item.eventId)).toBe(true);
+		}
+		firstAttempt = attempts.find((a) => a.statusCode === 200 && JSON.parse(a.body).data.payment_order.status === 'AWAITING_FUNDS');
+		expect(firstAttempt).toBeDefined();
+	});
+
+	test('a forged delivery (wrong secret) is answered 401 and starts nothing', async () => {
+		const before = executionCount();
+		const body = JSON.parse(firstAttempt.body);
+		body.id = `evt_${randomBytes(8).toString('hex')}_payment_order`;
+		const raw = JSON.stringify(body);
+		const t = Math.floor(Date.now() / 1000);
+		const response = await deliver(raw, {
+			...firstAttempt.headers,
+			'x-service-webhook-id': body.id,
+			'x-service-webhook-signature': sign(`whsec_${randomBytes(32).toString('hex')}`, t, raw),
+		});
+		expect(response.status).toBe(401);
+		const unsigned = await deliver(raw, { 'content-type': 'application/json' });
+		expect(unsigned.status).toBe(401);
+		await expectNoNewExecution(before);
+	});
+
+	test('a tampered delivery (signed body changed) is answered 401 and starts nothing', async () => {
+		const before = executionCount();
+		const tampered = firstAttempt.body.replace('"amountUsd":12.5', '"amountUsd":125000');
+		expect(tampered).not.toBe(firstAttempt.body);
+		const response = await deliver(tampered, firstAttempt.headers);
+		expect(response.status).toBe(401);
+		await expectNoNewExecution(before);
+	});
+
+	test('an expired delivery (correctly signed 10 minutes ago) is answered 401 and starts nothing; the same signed now runs', async () => {
+		// The secret the trigger stored at create(), from the workflow's static data in n8n's database.
+		const secret = JSON.stringify(n8n.executions.staticData(WORKFLOW_ID) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
+		expect(secret).toBeDefined();
+		const order = await operator.api('GET', `/payment-orders/${createdOrder.id}`);
+		const event = {
+			id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
+			type: 'payment_order',
+			created: new Date().toISOString(),
+			accountId: state.accountId,
+			data: { payment_order: { ...order, returns: undefined, version: order.version + 100 } },
+		};
+		const raw = JSON.stringify(event);
+		const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order' };
+		const before = executionCount();
+		const expired = await deliver(raw, { ...headers, 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000) - 600, raw) });
+		expect(expired.status).toBe(401);
+		await expectNoNewExecution(before);
+
+		// Control: the very same body signed with a current timestamp is accepted and runs once.
+		const fresh = await deliver(raw, { ...headers, 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000), raw) });
+		expect(fresh.status).toBe(200);
+		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
+		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ eventId: event.id });
+	});
+
+	test('duplicate deliveries (resent by us, replayed by the service) start nothing', async () => {
+		const before = executionCount();
+		const resent = await deliver(firstAttempt.body, firstAttempt.headers);
+		expect(resent.status).toBe(200);
+		const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
+		const original = deliveries.find((d) => d.status === 'DELIVERED' && d.eventId && firstAttempt.headers['x-service-webhook-id'].includes(d.eventId));
+		expect(original).toBeDefined();
+		await operator.api('POST', `/webhooks/deliveries/${original.id}/replay`);
+		await operator.call('POST', 'webhooks/flush');
+		const replays = ((await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[]).filter(
+			(d) => d.eventId === original.eventId,
+		);
+		expect(replays.length).toBe(2);
+		expect(replays.every((d) => d.status === 'DELIVERED')).toBe(true);
+		await expectNoNewExecution(before);
+	});
+
+	test('a restart keeps the one endpoint, and deliveries still run', async () => {
+		await n8n.stop();
+		await n8n.start();
+		await n8n.waitForWebhook(WEBHOOK_PATH);
+		await waitForLiveEndpoints(1);
+		const before = executionCount();
+		const order = await createOrder(7.25);
+		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
+		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ paymentOrder: { id: order.id } });
+		expect(await liveEndpoints()).toHaveLength(1);
+	});
+
+	test('unpublish removes the endpoint and the webhook; publishing again leaves exactly one endpoint', async () => {
+		await n8n.unpublish(WORKFLOW_ID);
+		await n8n.waitForWebhook(WEBHOOK_PATH, false);
+		await waitForLiveEndpoints(0);
+
+		// An order event now reaches no endpoint and so starts nothing.
+		const before = executionCount();
+		await createOrder(3);
+		await operator.call('POST', 'webhooks/flush');
+		await expectNoNewExecution(before);
+
+		await n8n.publish(WORKFLOW_ID);
+		await n8n.waitForWebhook(WEBHOOK_PATH);
+		const [endpoint] = await waitForLiveEndpoints(1);
+		expect(endpoint.url).toBe(n8n.webhookUrl(WEBHOOK_PATH));
+
+		// Re-publish of an already published workflow, then a restart: still exactly one endpoint.
+		await n8n.publish(WORKFLOW_ID);
+		await sleep(5_000);
+		await n8n.stop();
+		await n8n.start();
+		await n8n.waitForWebhook(WEBHOOK_PATH);
+		expect(await liveEndpoints()).toHaveLength(1);
+		const order = await createOrder(4.5);
+		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
+		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ paymentOrder: { id: order.id } });
+	});
+});
+
+if (!hasTriggerSource()) {
+	test.skip('Clearinghouse Trigger e2e: skipped because nodes/ClearinghouseTrigger does not exist yet', () => undefined);
+}
