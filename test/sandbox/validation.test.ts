@@ -60,7 +60,7 @@ describe('supported assets and users', () => {
 		expect(cleared.body.data.returnWallets).toHaveLength(0); // full list: removed
 	});
 
-	it.each([
+	it.each<[Record<string, unknown>, string]>([
 		[{ wallets: [] }, 'label missing'],
 		[{ label: 'x', wallets: [{ chain: 'ethereum', address: '0x123' }] }, 'bad EVM address'],
 		[{ label: 'x', wallets: [{ chain: 'ethereum', address: 'So11111111111111111111111111111111111111112' }] }, 'solana address on ethereum'],
@@ -263,14 +263,14 @@ describe('PUT return-details', () => {
 		order = await createOrder(env, { expiresAt: future(365 * 86400_000) });
 	});
 
-	it.each([
+	it.each<[Record<string, string>, string]>([
 		[{}, 'no headers'],
 		[{ 'If-Match': '0', 'Idempotency-Key': 'a' }, 'unquoted revision'],
 		[{ 'If-Match': '"x"', 'Idempotency-Key': 'a' }, 'non-integer revision'],
 		[{ 'If-Match': '"0"' }, 'no Idempotency-Key'],
 		[{ 'If-Match': '"0"', 'Idempotency-Key': 'k'.repeat(256) }, 'Idempotency-Key too long'],
 	])('400 with %j (%s)', async (h) => {
-		expect((await put(details(), h as Record<string, string>)).status).toBe(400);
+		expect((await put(details(), h)).status).toBe(400);
 	});
 
 	it('400 on duplicate chains, 0 or 33 wallets', async () => {

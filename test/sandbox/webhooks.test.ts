@@ -258,9 +258,9 @@ describe('deliveries log and replay', () => {
 		await clearEndpoints();
 		const e = await addEndpoint(env, good.url);
 		const o = await order();
-		const [d] = await waitFor(async () => {
+		const d = await waitFor(async () => {
 			const x = await deliveriesOf(e.id);
-			return x.length && x[0].status === 'DELIVERED' && x;
+			return x.length > 0 && x[0].status === 'DELIVERED' ? x[0] : null;
 		});
 		const r = await env.api.post(`/webhooks/deliveries/${d.id}/replay`);
 		expect(r.status).toBe(202);

@@ -1,0 +1,73 @@
+/** The CLI contract (first stdout lines, clean exit on signals) and the data file. */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client, paymentBody, setup } from './helpers';
+
+const ROOT = path.resolve(__dirname, '../..');
+
+function startCli(args: string[]): Promise<{ lines: string[]; child: ReturnType<typeof spawn> }> {
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	return new Promise((resolve, reject) => {
+		let out = '';
+		let err = '';
+		const timer = setTimeout(() => reject(new Error(`CLI did not get ready: ${out} ${err}`)), 30_000);
+		child.stderr!.on('data', (c) => (err += c));
+		child.stdout!.on('data', (c) => {
+			out += c;
+			if (out.includes('SANDBOX_READY\n')) {
+				clearTimeout(timer);
+				resolve({ lines: out.split('\n'), child });
+			}
+		});
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`CLI exited ${code}: ${err}`));
+		});
+	});
+}
+
+describe('CLI', () => {
+	it('prints the base URLs and key first, then SANDBOX_READY, serves, and exits cleanly on SIGTERM', async () => {
+		const { lines, child } = await startCli(['--port', '0', '--rewards-port', '0', '--api-key', 'sk_cli_test', '--time-scale', '10']);
+		expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
+		expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);
+		expect(lines[2]).toBe('CLEARINGHOUSE_API_KEY=sk_cli_test');
+		expect(lines[3]).toBe('SANDBOX_READY');
+		const base = lines[0].split('=')[1];
+		const api = new Client(base + '/api/v1', 'sk_cli_test');
+		expect((await api.get('/supported-assets')).status).toBe(200);
+		expect((await new Client(lines[1].split('=')[1] + '/api/v1', 'sk_cli_test').get('/rewards/rule-blocks')).status).toBe(200);
+		const code = await new Promise<number | null>((resolve) => {
+			child.on('exit', (c) => resolve(c));
+			child.kill('SIGTERM');
+		});
+		expect(code).toBe(0);
+	}, 40_000);
+
+	it('refuses an unknown flag', async () => {
+		await expect(startCli(['--nope'])).rejects.toThrow(/exited 1/);
+	}, 40_000);
+});
+
+describe('data file', () => {
+	it('saves on close and loads at start', async () => {
+		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const a = await setup({ dataFile: file });
+		const created = await a.api.post('/payment', paymentBody(a, { idempotencyKey: 'persist-1' }));
+		expect(created.status).toBe(201);
+		await a.sb.close();
+		expect(fs.existsSync(file)).toBe(true);
+		const b = await setup({ dataFile: file });
+		try {
+			const got = await b.api.get(`/payment-orders/${created.body.paymentOrderId}`);
+			expect(got.status).toBe(200);
+			expect(got.body.status).toBe('AWAITING_FUNDS');
+			const replay = await b.api.post('/payment', paymentBody(a, { idempotencyKey: 'persist-1' }));
+			expect(replay.status).toBe(409); // same key, different body (a new expiresAt): the key survived the restart
+		} finally {
+			await b.sb.close();
+		}
+	});
+});
