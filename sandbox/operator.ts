@@ -31,6 +31,7 @@ const O = {
 		method: z.string().optional(), path: z.string().min(1), count: z.number().int().positive().optional(), status: z.number().int().min(100).max(599).optional(),
 		retryAfter: z.number().nonnegative().optional(), delayMs: z.number().nonnegative().optional(), commitThen500: z.boolean().optional(),
 	}),
+	rulesetDeposit: z.object({ sender: z.string().min(1), chain: z.string(), asset: z.string(), amountUsd: z.number().positive() }),
 	bulk: z.object({ count: z.number().int().positive().max(1_000_000), fromUserId: z.string().optional(), status: z.enum(ORDER_STATUSES).optional(), subaccountId: z.string().optional() }),
 };
 
@@ -226,6 +227,35 @@ export function registerOperator(r: Router, svc: Services): void {
 		rs.status = 'DEACTIVATED';
 		rs.updatedAt = core.iso();
 		return ok(publicRuleset(rs));
+	}, false);
+
+	// A transfer to a ruleset's dedicated address creates an order linked to the ruleset (and attributes it).
+	r.add('POST', '/sandbox/rulesets/:id/deposits', (ctx) => {
+		const b = parse(O.rulesetDeposit, ctx.body);
+		const rs = core.rulesets.get(ctx.params.id);
+		if (!rs) fail(404, 'ruleset_not_found');
+		if (rs.status !== 'ACTIVE') fail(409, 'ruleset_deactivated');
+		if (!rs.addresses.some((a) => a.chain === b.chain && a.status === 'ACTIVE')) fail(409, 'address_not_provisioned', `No provisioned ${b.chain} address yet`);
+		if (!SUPPORTED_ASSETS.some((x) => x.chain === b.chain && x.symbol === b.asset)) fail(400, 'unsupported_asset', `${b.asset} on ${b.chain}`);
+		const account = core.accounts.get(rs.accountId)!;
+		const sender = normalizeAddress(b.chain, b.sender) ?? b.sender;
+		const owner = core.accountWallet(account.id, b.chain, sender);
+		const instant = rs.mode === 'INSTANT' && account.capabilities.includes('INSTANT_PAYMENT');
+		const o = engine.createOrder({
+			account, fromUserId: owner?.user.id ?? null, toAddress: rs.toAddress, toChain: rs.deliveredChain, asset: rs.deliveredAsset, amountUsd: b.amountUsd,
+			memo: null, mode: instant ? 'instant' : 'standard', expiresAt: core.iso(core.now() + 86400_000), rulesetId: rs.id,
+		});
+		const tx: ChainTx = {
+			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: account.id, sender, chain: b.chain, asset: b.asset, amountUsd: b.amountUsd,
+			indexed: true, attributedTo: null, createdAt: core.iso(),
+		};
+		core.data.chainTxs.push(tx);
+		core.chainTxs.set(tx.hash, tx);
+		if (owner?.status === 'ACTIVE') {
+			tx.attributedTo = o.id;
+			engine.attribute(o, tx.hash, sender, b.chain, b.asset, b.amountUsd);
+		}
+		return ok({ paymentOrderId: o.id, transactionHash: tx.hash, attributed: !!tx.attributedTo }, 201);
 	}, false);
 
 	r.add('POST', '/sandbox/rewards/rules/:id/archive', (ctx) => {

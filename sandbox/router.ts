@@ -159,6 +159,7 @@ export function makeHandler(o: ServeOptions) {
 					seq: ++o.traffic.seq, api: o.api, method, path, query, headers: { ...req.headers }, body: parsedBody, status, at: new Date().toISOString(),
 				});
 				if (o.traffic.requests.length > 50000) o.traffic.requests.splice(0, 10000);
+				if (o.core.opts.log) console.error(`[sandbox] ${o.api} ${method} ${url.pathname}${url.search} -> ${status}`);
 			}
 		}
 	};

@@ -73,8 +73,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
 	const mainServer = http.createServer(makeHandler({ api: 'main', router: main, operator, traffic, core }));
 	const rewardsServer = http.createServer(makeHandler({ api: 'rewards', router: rewards, traffic, core }));
-	mainServer.keepAliveTimeout = 1000;
-	rewardsServer.keepAliveTimeout = 1000;
 	const mainPort = await listen(mainServer, options.port ?? 0, host);
 	const rewardsPort = await listen(rewardsServer, options.rewardsPort ?? 0, host);
 

@@ -235,6 +235,26 @@ describe('cancel, refunds and returns', () => {
 		expect(done.returns.transfers[0].destination).toEqual({ source: 'user', address: wallet(env.alice, 'ethereum') });
 	});
 
+	it('orders from a receive ruleset ignore user defaults: they wait for explicit return details', async () => {
+		await env.api.post('/add-user-record', { label: 'alice', wallets: [], returnWallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] });
+		const rs = await env.api.post('/rulesets', { deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: wallet(env.bob, 'base') });
+		expect(rs.status).toBe(201);
+		await waitFor(() => env.sb.services.core.rulesets.get(rs.body.id)!.addresses.every((a) => a.status === 'ACTIVE'));
+		const d = await env.op.post(`/rulesets/${rs.body.id}/deposits`, { sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 25 });
+		expect(d.body.attributed).toBe(true);
+		const o = await waitStatus(env, d.body.paymentOrderId, 'FUNDED');
+		expect(o).toMatchObject({ rulesetId: rs.body.id, toAddress: wallet(env.bob, 'base'), amountUsd: 25, fromUserId: env.alice.id });
+		await env.api.post(`/payment-orders/${o.id}/cancel`, {});
+		const waiting = await waitFor(async () => {
+			const x = await getOrder(env, o.id);
+			return x.returns.transfers[0]?.returnStatus === 'AWAITING_DETAILS' && x;
+		});
+		expect(waiting.returns.transfers[0].reason).toBe('RETURN_DETAILS_MISSING');
+		const put = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'rs-order' });
+		expect(put.status).toBe(200);
+		await waitStatus(env, o.id, 'REFUNDED');
+	});
+
 	it('returns the excess of an overfunded order', async () => {
 		const o = await createOrder(env, { amountUsd: 100 });
 		const hash = await fund(env, o.id, 150);
