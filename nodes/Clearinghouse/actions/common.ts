@@ -126,6 +126,22 @@ export function returnAllFields(): INodeProperties[] {
 	];
 }
 
+/** Options → Page Size of the list operations that page through limit/offset. */
+export const pageSizeOption: INodeProperties = {
+	displayName: 'Page Size',
+	name: 'pageSize',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 1000 },
+	default: 1000,
+	description: 'How many records to ask for per request (1-1000); smaller pages mean more, shorter requests',
+};
+
+export function pageSize(ctx: IExecuteFunctions, itemIndex: number): number {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const size = Math.floor(Number(options.pageSize ?? 1000));
+	return Number.isFinite(size) ? Math.min(1000, Math.max(1, size)) : 1000;
+}
+
 /** Undefined for Return All, otherwise the Limit. */
 export function listLimit(ctx: IExecuteFunctions, itemIndex: number): number | undefined {
 	const returnAll = ctx.getNodeParameter('returnAll', itemIndex, false) as boolean;

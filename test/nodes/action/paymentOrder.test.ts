@@ -1,4 +1,5 @@
 /** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
+import { listSearch } from '../../helpers/n8n';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
 let env: Env;
@@ -60,13 +61,24 @@ describe('Create', () => {
 	});
 
 	test('a business key survives re-running the execution: one order', async () => {
-		const params = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-2026-0042' });
+		const expiresAt = new Date(Date.now() + 3 * 3600_000).toISOString();
+		const params = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-2026-0042', expiry: 'at', expiresAt });
 		const a = await env.run(params, { executionId: '1' });
 		const b = await env.run(params, { executionId: '2' });
 		expect(a[0].json.idempotencyKey).toBe('INV-2026-0042');
 		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
 		const reqs = await env.requests();
 		expect(reqs.map((r) => r.body.idempotencyKey)).toEqual(['INV-2026-0042', 'INV-2026-0042']);
+		expect(await orderCount()).toBe(1);
+	});
+
+	test('a business key reused with a different request is a clear 409 and no second order', async () => {
+		const params = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-7' });
+		await env.run(params, { executionId: '1' });
+		await expect(env.run({ ...params, amountUsd: '200' }, { executionId: '2' })).rejects.toMatchObject({
+			httpCode: '409',
+			description: expect.stringContaining('INV-7 was already used for a payment with a different request'),
+		});
 		expect(await orderCount()).toBe(1);
 	});
 
@@ -238,13 +250,33 @@ describe('Get and Get Many', () => {
 		expect(reqs[reqs.length - 1].query).toMatchObject({ limit: '3', offset: '0' });
 	});
 
-	test('pagination across pages with a small page size (apiRequestAllItems)', async () => {
-		await env.op('POST', '/payment-orders/bulk', { count: 5, fromUserId: env.alice.id });
+	test('Return All and Limit across several small pages', async () => {
+		await env.op('POST', '/payment-orders/bulk', { count: 7, fromUserId: env.alice.id });
 		await env.mark();
-		// Limit 4 over pages of 1000 is one page; check multi-page through the list search instead
-		// (pages of 50) by creating 55 orders.
-		await env.op('POST', '/payment-orders/bulk', { count: 50, fromUserId: env.alice.id });
-		const { listSearch } = await import('../../helpers/n8n');
+		const getMany = { resource: 'paymentOrder', operation: 'getMany', options: { pageSize: 2 } };
+		const all = await env.run({ ...getMany, returnAll: true });
+		expect(all).toHaveLength(7);
+		expect(new Set(json(all).map((o) => o.id)).size).toBe(7);
+		let reqs = await env.requests();
+		expect(reqs.map((r) => [r.query.limit, r.query.offset])).toEqual([
+			['2', '0'],
+			['2', '2'],
+			['2', '4'],
+			['2', '6'],
+		]);
+		await env.mark();
+		const five = await env.run({ ...getMany, returnAll: false, limit: 5 });
+		expect(json(five).map((o) => o.id)).toEqual(json(all).slice(0, 5).map((o) => o.id));
+		reqs = await env.requests();
+		expect(reqs.map((r) => [r.query.limit, r.query.offset])).toEqual([
+			['2', '0'],
+			['2', '2'],
+			['1', '4'],
+		]);
+	});
+
+	test('the From List search pages through orders 50 at a time and filters', async () => {
+		await env.op('POST', '/payment-orders/bulk', { count: 55, fromUserId: env.alice.id });
 		const setup = {
 			parameters: { resource: 'paymentOrder', operation: 'get' },
 			credentials: { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl },

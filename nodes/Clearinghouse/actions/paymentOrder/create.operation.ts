@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { toPips, type UsdAmount } from '../../../shared/amounts';
 import { apiRequest } from '../../../shared/transport';
@@ -17,8 +17,34 @@ import {
 	usdAmount,
 } from '../common';
 
-/** Relative expiries are rounded up to this grid, so a retry of the node sends the same body. */
-const EXPIRY_GRID_MS = 5 * 60 * 1000;
+/**
+ * Relative expiries computed per execution, node and item. "Retry On Fail" re-runs execute() in
+ * the same execution and process: reusing the time computed on the first try keeps the request
+ * (and so the derived key's answer) identical instead of meeting a 409 for a changed body.
+ */
+const relativeExpiries = new Map<string, string>();
+const RELATIVE_EXPIRIES_KEPT = 10_000;
+
+function relativeExpiry(ctx: IExecuteFunctions, itemIndex: number, minutes: number): string {
+	const id = [
+		ctx.getInstanceId(),
+		ctx.getWorkflow().id,
+		ctx.getExecutionId(),
+		ctx.getNode().name,
+		itemIndex,
+		minutes,
+	].join('|');
+	let at = relativeExpiries.get(id);
+	if (at === undefined) {
+		at = new Date(Math.ceil((Date.now() + minutes * 60_000) / 1000) * 1000).toISOString();
+		if (relativeExpiries.size >= RELATIVE_EXPIRIES_KEPT) {
+			const oldest = relativeExpiries.keys().next().value;
+			if (oldest !== undefined) relativeExpiries.delete(oldest);
+		}
+		relativeExpiries.set(id, at);
+	}
+	return at;
+}
 
 const properties: INodeProperties[] = [
 	{
@@ -97,7 +123,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: 60,
 		description:
-			'Minutes from now until the order stops accepting funds, rounded up to the next 5 minutes so that a retry sends the same request',
+			'Minutes from now until the order stops accepting funds (computed once per execution and item, so a retry sends the same request)',
 		displayOptions: { show: { expiry: ['inMinutes'] } },
 	},
 	{
@@ -206,8 +232,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			if (!Number.isFinite(minutes) || minutes < 1) {
 				throw fail(this, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
-			const at = Math.ceil((Date.now() + minutes * 60_000) / EXPIRY_GRID_MS) * EXPIRY_GRID_MS;
-			body.expiresAt = new Date(at).toISOString();
+			body.expiresAt = relativeExpiry(this, itemIndex, minutes);
 			expirySetting = { expiresInMinutes: minutes };
 		}
 		if (quoteId) body.quoteId = quoteId;
@@ -226,13 +251,27 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body: { ...body, expiresAt: expirySetting },
 	});
 	body.idempotencyKey = key;
-	const response = await apiRequest.call(this, {
-		method: 'POST',
-		path: '/payment',
-		body,
-		idempotent: true,
-		itemIndex,
-	});
+	let response: IDataObject;
+	try {
+		response = await apiRequest.call(this, {
+			method: 'POST',
+			path: '/payment',
+			body,
+			idempotent: true,
+			itemIndex,
+		});
+	} catch (error) {
+		const failure =
+			error instanceof NodeApiError || error instanceof NodeOperationError
+				? error
+				: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+		if (failure instanceof NodeApiError && failure.httpCode === '409') {
+			failure.description =
+				`The idempotency key ${key} was already used for a payment with a different request (for example another amount, recipient or expiry), so no new order was created. ` +
+				'Use a new business key for a new payment, or find the earlier order with Get Many.';
+		}
+		throw failure;
+	}
 	return { ...response, idempotencyKey: key };
 }
 

@@ -8,6 +8,8 @@ import {
 	listLimit,
 	optionalText,
 	optionsCollection,
+	pageSize,
+	pageSizeOption,
 	returnAllFields,
 	subaccountReadOption,
 } from '../common';
@@ -80,7 +82,7 @@ const properties: INodeProperties[] = [
 			subaccountReadOption,
 		],
 	},
-	optionsCollection(),
+	optionsCollection([pageSizeOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -126,6 +128,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		qs,
 		listKey: 'paymentOrders',
 		limit: listLimit(this, itemIndex),
+		pageSize: pageSize(this, itemIndex),
 		itemIndex,
 	});
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequestAllItems } from '../../../shared/transport';
-import { listLimit, optionalText, optionsCollection, returnAllFields, withoutSecrets } from '../common';
+import { listLimit, optionalText, optionsCollection, pageSize, pageSizeOption, returnAllFields, withoutSecrets } from '../common';
 import { DELIVERY_STATUSES } from './shared';
 
 const properties: INodeProperties[] = [
@@ -42,7 +42,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(),
+	optionsCollection([pageSizeOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -63,6 +63,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		qs,
 		listKey: 'deliveries',
 		limit: listLimit(this, itemIndex),
+		pageSize: pageSize(this, itemIndex),
 		itemIndex,
 	});
 	return deliveries.map(withoutSecrets);
