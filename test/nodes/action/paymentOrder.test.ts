@@ -179,6 +179,24 @@ describe('Create', () => {
 		expect(await orderCount()).toBe(2);
 	});
 
+	test('Settlement Mode from an expression: each item gets its own mode and checks', async () => {
+		const items = [{ json: { mode: 'standard' } }, { json: { mode: 'instant' } }];
+		const out = await env.run(payment(env, { mode: '={{ $json.mode }}' }), { items, continueOnFail: true });
+		expect((out[0].json.paymentOrder as any).mode).toBe('standard');
+		expect(out[1].json.error).toBe('Quote ID is required for instant orders');
+		expect((await env.requests()).map((r) => r.body.mode)).toEqual(['standard']);
+	});
+
+	test('Continue On Fail with an API error: the item carries the status and the run goes on', async () => {
+		const items = [{ json: { to: walletOf(env.bob, 'ethereum') } }, { json: { to: '0x000000000000000000000000000000000000dead' } }];
+		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
+		expect(out).toHaveLength(2);
+		expect(out[0].json.paymentOrderId).toBeDefined();
+		expect(out[1].json.error).toMatch(/Clearinghouse API error 400: recipient_not_active/);
+		expect(out[1].pairedItem).toEqual({ item: 1 });
+		expect((out[1].error as any).httpCode).toBe('400');
+	});
+
 	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {
 		const items = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ json: { amount: n === 2 ? 'x' : String(n + 1) } }));
 		await expect(
@@ -222,11 +240,17 @@ describe('Get and Get Many', () => {
 		expect(byId.json.id).toBe(id);
 		expect(byId.json.returns).toMatchObject({ revision: 0, details: null });
 		expect(byList.json.id).toBe(id);
+		const sub = env.state.subaccounts[0].id;
+		await expect(
+			env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id }, options: { subaccountId: sub } }),
+		).rejects.toMatchObject({ httpCode: '404' });
 		const reqs = await env.requests();
 		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
 			`GET /api/v1/payment-orders/${id}`,
 			`GET /api/v1/payment-orders/${id}`,
+			`GET /api/v1/payment-orders/${id}`,
 		]);
+		expect(reqs[2].query).toEqual({ subaccountId: sub });
 	});
 
 	test('Get of an unknown order is a NodeApiError with the status', async () => {

@@ -2,9 +2,17 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { locatorValue, optionsCollection, paymentOrderLocator } from '../common';
+import { locatorValue, optionalText, optionsCollection, paymentOrderLocator, subaccountReadOption } from '../common';
 
-const properties: INodeProperties[] = [paymentOrderLocator, optionsCollection()];
+const properties: INodeProperties[] = [
+	paymentOrderLocator,
+	optionsCollection([
+		{
+			...subaccountReadOption,
+			description: 'Read the order in the scope of this direct child subaccount (UUID). Leave empty for this account.',
+		},
+	]),
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['paymentOrder'], operation: ['get'] } },
@@ -14,9 +22,12 @@ export const description = updateDisplayOptions(
 /** GET /payment-orders/{id}: the order plus its `returns` block. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const subaccountId = optionalText(options.subaccountId);
 	return await apiRequest.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
+		qs: subaccountId ? { subaccountId } : undefined,
 		itemIndex,
 	});
 }
