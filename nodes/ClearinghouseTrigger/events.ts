@@ -114,9 +114,9 @@ function isSnapshot(value: unknown): value is MemorySnapshot {
 }
 
 /** Per process: at most this many event ids and orders per trigger, and this many triggers. */
-export const PROCESS_MAX_EVENTS = 10_000;
-export const PROCESS_MAX_ORDERS = 10_000;
-const PROCESS_MAX_TRIGGERS = 500;
+export const PROCESS_MAX_EVENTS = 5_000;
+export const PROCESS_MAX_ORDERS = 5_000;
+export const PROCESS_MAX_TRIGGERS = 100;
 /** Mirrored into static data (kept small: n8n stores it in the workflow's database row). */
 export const STATIC_MAX_EVENTS = 500;
 export const STATIC_MAX_ORDERS = 500;

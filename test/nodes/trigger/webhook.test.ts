@@ -225,6 +225,14 @@ describe('payment_order events from the sandbox', () => {
 		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
 	});
 
+	it('let only one of two concurrent deliveries of the same event through', async () => {
+		const t = await published();
+		const body = envelope({ id: 'po-race', status: 'FUNDED', version: 2, inboundTransfers: [] }, 'evt_race_payment_order');
+		const outcomes = await Promise.all([signed(t, body), signed(t, body), signed(t, body)]);
+		expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200]);
+		expect(outcomes.filter((o) => o.items?.length === 1)).toHaveLength(1);
+	});
+
 	it('drop a duplicate after a restart when a later delivery that ran nothing let n8n save the mirror', async () => {
 		const t = await published();
 		const body = envelope({ id: 'po-restart', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_restart_payment_order');
