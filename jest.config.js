@@ -8,5 +8,6 @@ module.exports = {
 		{ ...base, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
 		{ ...base, displayName: 'nodes', testMatch: ['<rootDir>/test/nodes/**/*.test.ts'] },
 		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
+		{ ...base, displayName: 'queue', testMatch: ['<rootDir>/test/queue/**/*.test.ts'] },
 	],
 };
