@@ -208,6 +208,18 @@ describe('Create', () => {
 		expect(sent.length).toBeLessThanOrEqual(3);
 	});
 
+	test('concurrency: a slow first item does not reorder the output', async () => {
+		// The first request to reach the sandbox is held 400 ms; the others answer at once.
+		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 1, delayMs: 400 });
+		const items = Array.from({ length: 6 }, (_, n) => ({ json: { amount: String(n + 1) } }));
+		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 3 } }), { items });
+		// The sandbox logs a request when it answers: item 0 was answered after later items.
+		const answered = (await env.requests()).map((r) => r.body.amountUsd);
+		expect(answered.indexOf(1)).toBeGreaterThan(0);
+		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6]);
+		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+	});
+
 	test('concurrency keeps output order and paired items, and runs items in parallel', async () => {
 		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 100, delayMs: 150 });
 		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
