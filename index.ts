@@ -2,3 +2,4 @@
 // this export lets code (and tests) import them directly too.
 export { ClearinghouseApi } from './credentials/ClearinghouseApi.credentials';
 export { Clearinghouse } from './nodes/Clearinghouse/Clearinghouse.node';
+export { ClearinghouseTrigger } from './nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
