@@ -385,7 +385,9 @@ describe('Submit Transactions', () => {
 		});
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash));
-		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: false, attempts: 1 });
+		expect(item.json).toMatchObject({
+			transfersProcessed: 0, indexed: false, attempts: 1, alreadyAttributed: [], notIndexed: [transactionHash],
+		});
 		expect(item.json.hint).toMatch(/indexer/);
 	});
 
@@ -401,8 +403,24 @@ describe('Submit Transactions', () => {
 		const [item] = await running;
 		expect(item.json).toMatchObject({ transfersProcessed: 1, indexed: true });
 		expect(item.json.attempts).toBeGreaterThanOrEqual(2);
-		expect((await env.requests()).length).toBe(item.json.attempts);
+		const reqs = await env.requests();
+		// Each unprocessed submission is followed by a read of the order.
+		expect(reqs.filter((r) => r.method === 'POST')).toHaveLength(item.json.attempts as number);
+		expect(reqs.filter((r) => r.method === 'GET')).toHaveLength((item.json.attempts as number) - 1);
 	}, 15_000);
+
+	test('a lost answer: the repeat processes 0, and the order shows the hash was attributed', async () => {
+		const id = await createOrder();
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+		});
+		await env.op('POST', '/faults', { method: 'POST', path: '/transactions$', count: 1, commitThen500: true });
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash, { indexRetries: 2, indexRetryDelaySeconds: 1 }));
+		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: true, alreadyAttributed: [transactionHash], attempts: 1 });
+		expect(item.json).not.toHaveProperty('hint');
+		expect((await env.requests()).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 500', 'POST 200', 'GET 200']);
+	});
 
 	test('refuses an empty list before sending', async () => {
 		const id = await createOrder();

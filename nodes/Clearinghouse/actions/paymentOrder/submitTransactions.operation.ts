@@ -103,17 +103,45 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		const data = (response.data as IDataObject | undefined) ?? {};
 		const processed = Number(data.transfersProcessed ?? 0);
-		if (processed > 0 || attempts > retries) {
-			const result: IDataObject = {
-				paymentOrderId: data.paymentOrderId ?? id,
-				transfersProcessed: processed,
-				indexed: processed > 0,
-				attempts,
-				message: response.message,
+		const result: IDataObject = {
+			paymentOrderId: data.paymentOrderId ?? id,
+			transfersProcessed: processed,
+			indexed: processed > 0,
+			attempts,
+			message: response.message,
+		};
+		if (processed > 0) return result;
+		// 0 can also mean the hashes were attributed already (by an earlier submission whose answer
+		// was lost, or another workflow): the order says so.
+		const attributed = await attributedHashes.call(this, id, itemIndex);
+		const already = transactions.map((t) => t.hash).filter((hash) => attributed.has(normalizeHash(hash)));
+		if (already.length === transactions.length) {
+			return { ...result, indexed: true, alreadyAttributed: already };
+		}
+		if (attempts > retries) {
+			return {
+				...result,
+				alreadyAttributed: already,
+				notIndexed: transactions.map((t) => t.hash).filter((hash) => !attributed.has(normalizeHash(hash))),
+				hint: NOT_INDEXED_HINT,
 			};
-			if (processed === 0) result.hint = NOT_INDEXED_HINT;
-			return result;
 		}
 		await sleep(delayMs);
 	}
+}
+
+/** Transaction hashes already attributed to the order (its inbound transfers). */
+async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number): Promise<Set<string>> {
+	const order = await apiRequest.call(this, {
+		method: 'GET',
+		path: `/payment-orders/${encodeURIComponent(id)}`,
+		itemIndex,
+	});
+	const transfers = (order.inboundTransfers as IDataObject[] | undefined) ?? [];
+	return new Set(transfers.map((t) => normalizeHash(String(t.transactionHash ?? ''))).filter(Boolean));
+}
+
+/** EVM hashes are hex (any case); others, such as Solana's base58, are case-sensitive. */
+function normalizeHash(hash: string): string {
+	return /^0x/i.test(hash) ? hash.toLowerCase() : hash;
 }
