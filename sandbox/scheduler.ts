@@ -3,6 +3,7 @@
  * service-chosen waits are divided by timeScale. One unref'd timer serves every task, so jest exits.
  */
 interface Task { due: number; seq: number; fn: () => void }
+const before = (a: Task, b: Task): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
 
 export class Scheduler {
 	private tasks: Task[] = [];
@@ -29,7 +30,7 @@ export class Scheduler {
 	}
 	at(due: number, fn: () => void): void {
 		if (this.closed) return;
-		this.tasks.push({ due, seq: this.seq++, fn });
+		this.push({ due, seq: this.seq++, fn });
 		this.arm();
 	}
 
@@ -69,13 +70,43 @@ export class Scheduler {
 		this.arm();
 	}
 
+	// A binary min-heap on (due, seq): many orders each hold an expiry task.
 	private earliest(): Task | undefined {
-		let best: Task | undefined;
-		for (const t of this.tasks) if (!best || t.due < best.due || (t.due === best.due && t.seq < best.seq)) best = t;
-		return best;
+		return this.tasks[0];
+	}
+	private push(t: Task): void {
+		const h = this.tasks;
+		h.push(t);
+		let i = h.length - 1;
+		while (i > 0) {
+			const p = (i - 1) >> 1;
+			if (!before(h[i], h[p])) break;
+			[h[i], h[p]] = [h[p], h[i]];
+			i = p;
+		}
+	}
+	private pop(): Task | undefined {
+		const h = this.tasks;
+		const top = h[0];
+		const last = h.pop();
+		if (h.length && last) {
+			h[0] = last;
+			let i = 0;
+			for (;;) {
+				const l = 2 * i + 1;
+				const r = l + 1;
+				let m = i;
+				if (l < h.length && before(h[l], h[m])) m = l;
+				if (r < h.length && before(h[r], h[m])) m = r;
+				if (m === i) break;
+				[h[i], h[m]] = [h[m], h[i]];
+				i = m;
+			}
+		}
+		return top;
 	}
 	private runTask(t: Task): void {
-		this.tasks.splice(this.tasks.indexOf(t), 1);
+		if (this.tasks[0] === t) this.pop();
 		try {
 			t.fn();
 		} catch (e) {

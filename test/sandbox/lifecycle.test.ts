@@ -166,19 +166,6 @@ describe('deposit attribution', () => {
 		r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: late.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.status).toBe(409);
 	});
-
-	it('moves deposits through their statuses at once with the operator, bumping versions', async () => {
-		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
-		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'base'), chain: 'base', asset: 'USDC', amountUsd: 100, indexed: true });
-		await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'base' }] });
-		const before = await getOrder(env, o.id);
-		const r = await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'CONFIRMED' });
-		expect(r.status).toBe(200);
-		const after = await getOrder(env, o.id);
-		expect(after.status).toBe('FUNDED');
-		expect(after.version).toBeGreaterThan(before.version);
-		expect(after.inboundTransfers[0].version).toBeGreaterThan(before.inboundTransfers[0].version);
-	});
 });
 
 describe('cancel, refunds and returns', () => {

