@@ -13,6 +13,7 @@ export const INSTANT_MAX_USD = 100_000;
 export const SERVICEABLE_MAX_USD = 5_000_000;
 export const INSTANT_FEE_BPS = 10;
 export const STANDARD_FEE_BPS = 2;
+const QUOTE_MIN_REAL_MS = 10_000;
 
 export function registerQuotes(r: Router, svc: Services): void {
 	const { core, engine } = svc;
@@ -40,7 +41,8 @@ export function registerQuotes(r: Router, svc: Services): void {
 		const feeBps = mode === 'instant' ? INSTANT_FEE_BPS : STANDARD_FEE_BPS;
 		const ttl = mode === 'instant' ? WAIT.instantQuoteTtl : WAIT.standardQuoteTtl;
 		const now = core.now();
-		const expireDueAt = core.scheduler.dueIn(ttl);
+		// Compressed by timeScale, but never under 10 s real time so a client can still use the quote.
+		const expireDueAt = Math.max(core.scheduler.dueIn(ttl), Math.min(now + ttl, now + QUOTE_MIN_REAL_MS));
 		const duration = mode === 'instant' ? 120 : 3600;
 		if (b.name) {
 			// A new quote with the same name expires the previous unconsumed one (and its reserved capacity).

@@ -185,6 +185,14 @@ describe('quotes', () => {
 		expect(use.status).toBe(400);
 		expect(use.body.error).toBe('quote_not_active');
 	});
+	it('a quote expires at expiresAt (operator clock); an expired quote cannot be used', async () => {
+		const a = await q({});
+		expect(Date.parse(a.body.expiresAt)).toBeGreaterThan(Date.now());
+		await env.op.post('/clock/advance', { seconds: 3600 });
+		const use = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 100, mode: 'instant', quoteId: a.body.quoteId });
+		expect(use.status).toBe(400);
+		expect(use.body.error).toBe('quote_not_active');
+	});
 	it('rejects quotes against the terms: mismatch 400, standard quote clamps expiresAt', async () => {
 		const a = await q({ toAddress: wallet(env.bob, 'base') });
 		const mismatch = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 99, mode: 'instant', quoteId: a.body.quoteId });
