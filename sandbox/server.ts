@@ -105,7 +105,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 				s.closeAllConnections();
 			});
 			await Promise.all([stop(mainServer), stop(rewardsServer)]);
-			await webhooks.idle();
+			await webhooks.close();
 			if (options.dataFile) core.save();
 		},
 	};

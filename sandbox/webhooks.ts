@@ -82,6 +82,8 @@ export class Webhooks {
 	private seq = 0;
 	private inflight = new Set<Promise<void>>();
 	private running = new Set<string>();
+	/** Aborted by close(): in-flight attempts must not hold the process for their full timeout. */
+	private closing = new AbortController();
 
 	constructor(private core: Core) {
 		core.onResume.push(() => {
@@ -205,7 +207,7 @@ export class Webhooks {
 		const timeout = Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
 		try {
 			const res = await request(e.url, {
-				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.timeout(timeout),
+				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),
 			});
 			statusCode = res.statusCode;
 			snippet = (await res.body.text()).slice(0, 512);
@@ -236,6 +238,11 @@ export class Webhooks {
 		for (const d of pending) this.track(this.attempt(d));
 		await this.idle();
 		return pending.length;
+	}
+
+	async close(): Promise<void> {
+		this.closing.abort();
+		await this.idle();
 	}
 
 	async idle(): Promise<void> {
