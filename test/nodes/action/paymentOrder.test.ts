@@ -179,6 +179,20 @@ describe('Create', () => {
 		expect(await orderCount()).toBe(2);
 	});
 
+	test('Continue On Fail with concurrency: errors stay on their own items, in order', async () => {
+		const amounts = ['1', 'bad', '3', '0', '5', '6.00001', '7'];
+		const items = amounts.map((amount) => ({ json: { amount } }));
+		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 3 } }), {
+			items,
+			continueOnFail: true,
+		});
+		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
+		expect(out.map((o) => (o.json.error ? 'error' : (o.json.paymentOrder as any).amountUsd))).toEqual([
+			1, 'error', 3, 'error', 5, 'error', 7,
+		]);
+		expect(await orderCount()).toBe(4);
+	});
+
 	test('Settlement Mode from an expression: each item gets its own mode and checks', async () => {
 		const items = [{ json: { mode: 'standard' } }, { json: { mode: 'instant' } }];
 		const out = await env.run(payment(env, { mode: '={{ $json.mode }}' }), { items, continueOnFail: true });
