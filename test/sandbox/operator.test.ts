@@ -125,6 +125,31 @@ describe('deposits', () => {
 	});
 });
 
+describe('clock', () => {
+	it('cancel settles later (202 first), and advancing the clock runs the deferred settlement', async () => {
+		const o = await createOrder(env);
+		expect((await env.api.post(`/payment-orders/${o.id}/cancel`, { reason: 'later' })).status).toBe(202);
+		const pending = await getOrder(env, o.id);
+		expect(pending).toMatchObject({ status: 'AWAITING_FUNDS', cancelRequestedAt: expect.any(String), cancelReason: 'later' });
+		const adv = await env.op.post('/clock/advance', { seconds: 10 });
+		expect(adv.body.tasksRun).toBeGreaterThan(0);
+		expect((await getOrder(env, o.id)).status).toBe('CANCELED');
+	});
+
+	it('advancing past expiresAt expires the order; confirmation steps chain inside one advance', async () => {
+		const o = await createOrder(env, { expiresAt: future(3600_000) });
+		const funded = await createOrder(env, { expiresAt: future(3600_000) });
+		const d = await env.op.post('/deposits', { paymentOrderId: funded.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		await env.api.post(`/payment-orders/${funded.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
+		await env.op.post('/clock/advance', { seconds: 60 });
+		expect((await getOrder(env, funded.id)).status).toBe('FUNDED');
+		expect((await getOrder(env, o.id)).status).toBe('AWAITING_FUNDS');
+		await env.op.post('/clock/advance', { seconds: 3600 });
+		expect((await getOrder(env, o.id)).status).toBe('EXPIRED');
+		expect((await getOrder(env, funded.id)).status).toBe('FUNDED');
+	});
+});
+
 describe('state and reset', () => {
 	it('describes the demo seed with deterministic ids and realistic wallets', async () => {
 		const s = (await env.op.get('/state')).body;
