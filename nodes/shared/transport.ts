@@ -27,8 +27,9 @@ export interface ApiRequest {
 	body?: IDataObject;
 	headers?: Record<string, string>;
 	/**
-	 * True when the request carries an idempotency key (body field or header), so that
-	 * repeating it cannot act twice. Only reads and such writes are ever retried.
+	 * True when repeating the request cannot act twice: it carries an idempotency key (body field
+	 * or header), or it is safe by nature (an upsert by label, attributing the same hash, a PATCH
+	 * that sets values). Only reads and such writes are ever retried.
 	 */
 	idempotent?: boolean;
 	itemIndex?: number;
