@@ -3,13 +3,15 @@ import { z } from 'zod';
 import type { Router } from './router';
 import { parse } from './schemas';
 import type { Services } from './services';
-import { Account, ChainTx, ORDER_STATUSES, SUPPORTED_ASSETS } from './state';
+import { Account, ChainTx, Limits, ORDER_STATUSES, SUPPORTED_ASSETS } from './state';
 import { fail, hex, normalizeAddress, txHashFor, uuid } from './util';
 import { publicRuleset } from './routes/rulesets';
 
+// null removes a limit (field notes: the daily limits may be absent from a response).
 const limitsS = z.object({
-	maxTxUsd: z.number().positive().optional(), maxCountPerEpoch: z.number().int().nonnegative().optional(), maxValuePerEpochUsd: z.number().nonnegative().optional(),
-	maxCountPerDay: z.number().int().nonnegative().optional(), maxValuePerDayUsd: z.number().nonnegative().optional(),
+	maxTxUsd: z.number().positive().nullable().optional(), maxCountPerEpoch: z.number().int().nonnegative().nullable().optional(),
+	maxValuePerEpochUsd: z.number().nonnegative().nullable().optional(), maxCountPerDay: z.number().int().nonnegative().nullable().optional(),
+	maxValuePerDayUsd: z.number().nonnegative().nullable().optional(),
 });
 const O = {
 	reset: z.object({ seed: z.enum(['demo', 'empty']).optional() }),
@@ -91,7 +93,12 @@ export function registerOperator(r: Router, svc: Services): void {
 		if (b.status) a.status = b.status;
 		if (b.kyb) a.kyb = b.kyb;
 		if (b.capabilities) a.capabilities = b.capabilities;
-		if (b.limits) a.limits = { ...a.limits, ...b.limits };
+		if (b.limits) {
+			for (const [k, v] of Object.entries(b.limits) as [keyof Limits, number | null | undefined][]) {
+				if (v === null) delete a.limits[k];
+				else if (v !== undefined) a.limits[k] = v;
+			}
+		}
 		if (b.provisioned !== undefined) a.provisioned = b.provisioned;
 		return ok(accountView(a));
 	}, false);

@@ -125,6 +125,13 @@ describe('deposit addresses and limits', () => {
 		expect((await env.api.post('/payment', subOrder({ amountUsd: 6 }))).status).toBe(400);
 		await env.op.post('/account', { limits: { maxTxUsd: 10_000_000 } });
 	});
+
+	it('a limit removed by the operator is absent from the response and not enforced', async () => {
+		await env.op.post('/account', { limits: { maxCountPerDay: null, maxValuePerDayUsd: null } });
+		const r = await env.api.get('/account/limits');
+		expect(Object.keys(r.body).sort()).toEqual(['accountId', 'maxCountPerEpoch', 'maxTxUsd', 'maxValuePerEpochUsd']);
+		await env.op.post('/account', { limits: { maxCountPerDay: 5_000_000, maxValuePerDayUsd: 5_000_000_000 } });
+	});
 });
 
 describe('bulk orders', () => {
