@@ -169,7 +169,10 @@ export function additionalDataFor(
 
 export interface RunOptions extends NodeSetup {
 	items?: INodeExecutionData[];
-	/** Emulates n8n's "Retry On Fail": the whole execute() runs again in the same execution. */
+	/**
+	 * Emulates n8n's "Retry On Fail": the whole execute() runs again in the same execution, when it
+	 * throws or (with Continue On Fail) when its first output item carries `json.error`.
+	 */
 	retryOnFail?: { maxTries: number };
 }
 
@@ -201,8 +204,12 @@ export async function runNode(nodeType: INodeType, options: RunOptions): Promise
 			[],
 		);
 		try {
-			const result = await nodeType.execute!.call(context);
-			return result as INodeExecutionData[][];
+			const result = (await nodeType.execute!.call(context)) as INodeExecutionData[][];
+			// n8n 2.40.7 also retries when Continue On Fail put an error on the first output item,
+			// and then re-runs every item (see the platform guide).
+			const firstItemFailed = result?.[0]?.[0]?.json?.error !== undefined;
+			if (options.continueOnFail && firstItemFailed && attempt < tries) continue;
+			return result;
 		} catch (error) {
 			lastError = error;
 		}

@@ -1,0 +1,33 @@
+/**
+ * n8n's "Retry On Fail" together with "Continue On Fail" re-runs every item of the node when the
+ * first output item carries an error: items [bad, good] with 3 tries send the good payment three
+ * times. Only the derived key, stable across those re-runs, keeps that to one order.
+ */
+import { type Env, json, payment, startEnv } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => env.sb.close());
+
+test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exactly one order', async () => {
+	const parameters = payment(env, { amountUsd: '={{ $json.amount }}' });
+	const out = await env.run(parameters, {
+		items: [{ json: { amount: '0.00001' } }, { json: { amount: '12.5' } }],
+		continueOnFail: true,
+		retryOnFail: { maxTries: 3 },
+	});
+	const [bad, good] = json(out);
+	expect(bad.error).toMatch(/Amount \(USD\) must be a whole number of pips/);
+	expect((good.paymentOrder as any).amountUsd).toBe(12.5);
+
+	const sent = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+	expect(sent).toHaveLength(3); // the good item went out on every one of the 3 tries...
+	expect(new Set(sent.map((r) => r.body.idempotencyKey)).size).toBe(1); // ...with one key
+	const { paymentOrders } = await (
+		await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?limit=1000`, { headers: { 'x-api-key': env.sb.apiKey } })
+	).json();
+	expect(paymentOrders.filter((o: any) => o.amountUsd === 12.5)).toHaveLength(1);
+	expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+}, 30_000);
