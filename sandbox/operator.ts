@@ -26,6 +26,7 @@ const O = {
 	subaccount: z.object({ name: z.string().optional(), status: z.string().optional(), kyb: z.string().optional(), provisioned: z.boolean().optional(), archived: z.boolean().optional() }),
 	deposit: z.object({
 		paymentOrderId: z.string(), sender: z.string().min(1), chain: z.string(), asset: z.string(), amountUsd: z.number().positive(), indexed: z.boolean().optional(),
+		transferCount: z.number().int().min(1).max(10).optional(),
 	}),
 	depositStatus: z.object({ status: z.enum(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED', 'CONFIRMED', 'RETURNING', 'RETURNED', 'FAILED']) }),
 	advance: z.object({ seconds: z.number().nonnegative() }),
@@ -135,6 +136,7 @@ export function registerOperator(r: Router, svc: Services): void {
 		const tx: ChainTx = {
 			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: o.x.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
 			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true, attributedTo: null, createdAt: core.iso(),
+			...(b.transferCount && b.transferCount > 1 ? { transferCount: b.transferCount } : {}),
 		};
 		core.data.chainTxs.push(tx);
 		core.chainTxs.set(tx.hash, tx);

@@ -146,6 +146,8 @@ export interface RewardRule {
 export interface ChainTx {
 	hash: string; paymentOrderId: string; accountId: string; sender: string; chain: string; asset: string; amountUsd: number;
 	indexed: boolean; attributedTo: string | null; createdAt: string;
+	/** Funding transfers from the sender inside this one transaction (more than one is refused). */
+	transferCount?: number;
 }
 
 export interface Usage { epoch: number; epochCount: number; epochValuePips: number; day: string; dayCount: number; dayValuePips: number }

@@ -147,6 +147,12 @@ export function registerOrders(r: Router, svc: Services): void {
 		const o = writableOrder(svc, ctx);
 		// REFUNDED is reopenable: a late deposit there is attributed and returned again.
 		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED') fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
+		for (const t of b.transactions) {
+			const tx = core.chainTxs.get(t.hash);
+			if (tx?.indexed && (tx.transferCount ?? 1) > 1) {
+				fail(400, 'multiple_transfers_in_hash', `Transaction ${t.hash} carries ${tx.transferCount} funding transfers from the wallet; send each funding transfer in its own transaction`, { path: 'transactions' });
+			}
+		}
 		let processed = 0;
 		for (const t of b.transactions) {
 			const tx = core.chainTxs.get(t.hash);

@@ -147,6 +147,16 @@ describe('deposit attribution', () => {
 		await waitFor(async () => (await getOrder(env, o.id)).receivedTotal === 60);
 	});
 
+	it('rejects a hash that carries more than one funding transfer (400)', async () => {
+		const o = await createOrder(env);
+		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 10, transferCount: 2 });
+		const r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
+		expect(r.status).toBe(400);
+		expect(r.body.error).toBe('multiple_transfers_in_hash');
+		expect((await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [] })).status).toBe(400);
+		expect((await env.api.post('/payment-orders/00000000-0000-4000-8000-000000000000/transactions', { transactions: [{ hash: '0x1', chain: 'ethereum' }] })).status).toBe(404);
+	});
+
 	it('attributes only deposits from ACTIVE registered sender wallets, and only while AWAITING_FUNDS', async () => {
 		const o = await createOrder(env);
 		const stranger = await env.op.post('/deposits', { paymentOrderId: o.id, sender: '0x' + '12'.repeat(20), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
