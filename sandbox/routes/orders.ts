@@ -201,6 +201,9 @@ export function registerOrders(r: Router, svc: Services): void {
 			if (!core.isSupported(w.chain)) fail(422, `Unsupported return chain ${w.chain} (asset ${assetOf(w.chain)})`, undefined, { chain: w.chain, asset: assetOf(w.chain) });
 			const address = normalizeAddress(w.chain, w.address);
 			const owned = address && user.wallets.find((x) => x.chain === w.chain && x.address === address);
+			if (owned && owned.status === 'ACTIVATING') {
+				fail(409, 'activation_in_progress', `Wallet ${w.address} on ${w.chain} is being activated; retry the same request shortly`);
+			}
 			if (!owned || owned.status !== 'ACTIVE') {
 				const why = owned ? `is not active (${owned.status})` : 'is not registered to the user';
 				fail(422, `Return wallet ${w.address} on chain ${w.chain} (asset ${assetOf(w.chain)}) ${why}`, undefined, { chain: w.chain, asset: assetOf(w.chain) });

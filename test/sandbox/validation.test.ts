@@ -300,6 +300,18 @@ describe('PUT return-details', () => {
 		expect((await put({ userId: env.carol.id, wallets: [{ chain: 'ethereum', address: wallet(env.carol, 'ethereum') }] }, { ...h, 'Idempotency-Key': 'v4' })).status).toBe(404);
 	});
 
+	it('409 while a wallet of the list is being activated (retry shortly)', async () => {
+		const addr = '0x' + '7a'.repeat(20);
+		await env.api.post('/add-user-record', { label: 'alice', wallets: [{ chain: 'base', address: addr }] });
+		await env.op.post('/wallets/activate', { address: addr, chain: 'base', status: 'ACTIVATING' });
+		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
+		const r = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'act-1' });
+		expect(r.status).toBe(409);
+		await env.op.post('/wallets/activate', { address: addr, chain: 'base' });
+		const again = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'act-1' });
+		expect(again.status).toBe(200);
+	});
+
 	it('registers, replays the recorded response, 409 on a reused key with other details, 409 on a stale revision', async () => {
 		const ok = await put(details(), { 'If-Match': '"0"', 'Idempotency-Key': 'good-1' });
 		expect(ok.status).toBe(200);
