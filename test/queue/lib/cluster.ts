@@ -1,0 +1,276 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { N8nInstance, sleep } from '../../e2e/lib/n8n';
+import { freePort } from '../../e2e/lib/ports';
+import { repoRoot, runtime } from '../../e2e/lib/runtime';
+import { PostgresExecutionStore } from './postgres';
+import { RoundRobinProxy } from './proxy';
+
+/** PostgreSQL and Redis on loopback, in a folder of their own (scripts/services.sh). */
+export class Services {
+	private constructor(
+		readonly dir: string,
+		readonly pgPort: number,
+		readonly redisPort: number,
+	) {}
+
+	static async start(dir: string): Promise<Services> {
+		const pgPort = await freePort();
+		const redisPort = await freePort();
+		const services = new Services(dir, pgPort, redisPort);
+		execFileSync('bash', [join(repoRoot, 'scripts', 'services.sh'), 'start', dir, String(pgPort), String(redisPort)], {
+			stdio: ['ignore', 'ignore', 'pipe'],
+			timeout: 120_000,
+		});
+		return services;
+	}
+
+	stop(): void {
+		execFileSync('bash', [join(repoRoot, 'scripts', 'services.sh'), 'stop', this.dir], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 60_000 });
+	}
+}
+
+/**
+ * One `n8n worker` or `n8n webhook` process over an N8nInstance (its own user folder with the
+ * package installed, ports and environment). Spawned here rather than with N8nInstance.start()
+ * because the suite must be able to SIGKILL it.
+ */
+export class N8nProcess {
+	child: ChildProcess | undefined;
+	private log: WriteStream | undefined;
+	readonly logFile: string;
+
+	constructor(
+		readonly name: string,
+		readonly instance: N8nInstance,
+		readonly command: 'worker' | 'webhook',
+		readonly args: string[] = [],
+	) {
+		this.logFile = join(instance.root, `n8n-${command}.log`);
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	get running(): boolean {
+		return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+	}
+
+	/** Starts it and waits until /healthz/readiness (the worker's health server, or the webhook server) answers 200. */
+	async start(timeoutMs = 90_000): Promise<void> {
+		const { node, n8nBin } = runtime();
+		this.log = createWriteStream(this.logFile, { flags: 'a' });
+		const child = spawn(node, [n8nBin, this.command, ...this.args], { env: this.instance.env, cwd: this.instance.root, stdio: ['ignore', 'pipe', 'pipe'] });
+		child.stdout?.pipe(this.log, { end: false });
+		child.stderr?.pipe(this.log, { end: false });
+		this.child = child;
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			if (!this.running) throw new Error(`${this.name} exited early (${child.exitCode ?? child.signalCode}):\n${this.logTail()}`);
+			if ((await status(`http://127.0.0.1:${this.instance.port}/healthz/readiness`)) === 200) return;
+			await sleep(250);
+		}
+		throw new Error(`${this.name} not ready within ${timeoutMs} ms:\n${this.logTail()}`);
+	}
+
+	/** Sends a signal and waits for the exit (SIGKILL after 15 s of SIGTERM). */
+	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+		const child = this.child;
+		if (child && child.exitCode === null && child.signalCode === null) {
+			const exited = new Promise<void>((done) => child.once('exit', () => done()));
+			child.kill(signal);
+			const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+			await exited;
+			clearTimeout(timer);
+		}
+		this.log?.end();
+		this.log = undefined;
+	}
+
+	logText(): string {
+		try {
+			return readFileSync(this.logFile, 'utf8');
+		} catch {
+			return '';
+		}
+	}
+
+	logTail(chars = 6000): string {
+		return this.logText().slice(-chars);
+	}
+}
+
+export interface ClusterOptions {
+	workers?: number;
+	webhooks?: number;
+	/** Extra environment for every process. */
+	env?: Record<string, string>;
+	/** Arguments of `n8n worker`, e.g. ['--concurrency=5']. */
+	workerArgs?: string[];
+}
+
+/**
+ * n8n in queue mode, all on loopback: PostgreSQL and Redis, the main process (`n8n start`, which
+ * publishes triggers and enqueues executions but serves no production webhooks), workers that
+ * execute, and webhook processes behind one round-robin entry point (WEBHOOK_URL).
+ * Every process has its own user folder and ports: they share nothing but the database, Redis and
+ * the encryption key.
+ */
+export class QueueCluster {
+	main!: N8nInstance;
+	/** For one-off CLI commands (`n8n execute` runs in one process, regular mode) beside the running main. */
+	cli!: N8nInstance;
+	workers: N8nProcess[] = [];
+	webhooks: N8nProcess[] = [];
+	proxy!: RoundRobinProxy;
+	services: Services | undefined;
+	store!: PostgresExecutionStore;
+	readonly root: string;
+	readonly env: Record<string, string> = {};
+
+	private constructor(root: string) {
+		this.root = root;
+	}
+
+	static async start(options: ClusterOptions = {}): Promise<QueueCluster> {
+		const root = mkdtempSync(join(tmpdir(), 'clearinghouse-queue-'));
+		// Under root, PostgreSQL runs as `postgres` (services.sh), which must reach its folder in here.
+		chmodSync(root, 0o755);
+		const cluster = new QueueCluster(root);
+		try {
+			await cluster.boot(options);
+		} catch (error) {
+			await cluster.dispose();
+			throw error;
+		}
+		return cluster;
+	}
+
+	private async boot(options: ClusterOptions): Promise<void> {
+		this.services = await Services.start(join(this.root, 'services'));
+		this.store = new PostgresExecutionStore(this.services.pgPort);
+		this.proxy = await new RoundRobinProxy().start();
+		Object.assign(this.env, {
+			EXECUTIONS_MODE: 'queue',
+			DB_TYPE: 'postgresdb',
+			DB_POSTGRESDB_HOST: '127.0.0.1',
+			DB_POSTGRESDB_PORT: String(this.services.pgPort),
+			DB_POSTGRESDB_DATABASE: 'n8n',
+			DB_POSTGRESDB_USER: 'n8n',
+			DB_POSTGRESDB_PASSWORD: '',
+			QUEUE_BULL_REDIS_HOST: '127.0.0.1',
+			QUEUE_BULL_REDIS_PORT: String(this.services.redisPort),
+			// One key for every process: credentials and the instance id derive from it.
+			N8N_ENCRYPTION_KEY: 'queue-clearinghouse-encryption-key',
+			// The public webhook address is the entry point in front of the webhook processes.
+			WEBHOOK_URL: `${this.proxy.url}/`,
+			// A killed worker's job is declared stalled within seconds (defaults: 30 s lock, 30 s check).
+			QUEUE_WORKER_LOCK_DURATION: '6000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
+			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			N8N_RUNNERS_MODE: 'internal',
+			...options.env,
+		});
+		const shared = { executionStore: () => this.store };
+		this.main = await N8nInstance.create({
+			...shared,
+			root: join(this.root, 'main'),
+			env: {
+				...this.env,
+				// Production webhooks only on the webhook processes, as in a real split deployment.
+				N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
+				// The leader marks executions of a dead worker as crashed (minutes; default 180).
+				N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.05',
+			},
+		});
+		await this.main.start({ timeoutMs: 120_000 });
+		// Own task-broker port: `n8n execute` opens one, and the main's is taken.
+		this.cli = await N8nInstance.create({ ...shared, root: join(this.root, 'cli'), env: this.env });
+		for (let i = 1; i <= (options.workers ?? 2); i++) {
+			const port = await freePort();
+			const instance = await N8nInstance.create({
+				...shared,
+				root: join(this.root, `worker${i}`),
+				port,
+				env: { ...this.env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
+			});
+			this.workers.push(new N8nProcess(`worker${i}`, instance, 'worker', options.workerArgs));
+		}
+		for (let i = 1; i <= (options.webhooks ?? 2); i++) {
+			const instance = await N8nInstance.create({ ...shared, root: join(this.root, `webhook${i}`), env: this.env });
+			this.webhooks.push(new N8nProcess(`webhook${i}`, instance, 'webhook'));
+		}
+		this.proxy.setBackends(this.webhooks.map((w) => w.instance.port));
+		// Two at a time: the machine has two cores.
+		const all = [...this.workers, ...this.webhooks];
+		for (let i = 0; i < all.length; i += 2) await Promise.all(all.slice(i, i + 2).map((p) => p.start()));
+	}
+
+	/** The public production URL of a webhook path (through the entry point). */
+	webhookUrl(path: string): string {
+		return `${this.proxy.url}/webhook/${path.replace(/^\/+/, '')}`;
+	}
+
+	/** The same path on one webhook process directly. */
+	webhookUrlOn(process: N8nProcess, path: string): string {
+		return `http://127.0.0.1:${process.instance.port}/webhook/${path.replace(/^\/+/, '')}`;
+	}
+
+	/** Waits until every webhook process serves the path (a PATCH is answered "did you mean POST"). */
+	async waitForWebhook(path: string, live = true, timeoutMs = 45_000): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			const states = await Promise.all(this.webhooks.map((w) => webhookLive(this.webhookUrlOn(w, path))));
+			if (states.every((s) => s === live)) return;
+			await sleep(300);
+		}
+		throw new Error(`webhook ${path} not ${live ? 'live' : 'gone'} on every webhook process within ${timeoutMs} ms`);
+	}
+
+	/** Which worker ran an execution, from the workers' logs ("Worker started execution N"). */
+	workerOf(executionId: number | string): N8nProcess | undefined {
+		const pattern = new RegExp(`Worker started execution ${executionId} \\(`);
+		return this.workers.find((w) => pattern.test(w.logText()));
+	}
+
+	/** Stops every process it started (also after a failed boot), then the services; removes the folder. */
+	async dispose(): Promise<void> {
+		const errors: unknown[] = [];
+		const attempt = async (what: () => Promise<void> | void) => {
+			try {
+				await what();
+			} catch (error) {
+				errors.push(error);
+			}
+		};
+		await Promise.all([...this.webhooks, ...this.workers].map((p) => attempt(() => p.stop())));
+		if (this.main) await attempt(() => this.main.stop());
+		if (this.proxy) await attempt(() => this.proxy.close());
+		if (this.services) await attempt(() => this.services!.stop());
+		if (process.env.E2E_KEEP !== '1') rmSync(this.root, { recursive: true, force: true });
+		if (errors.length) throw errors[0];
+	}
+}
+
+async function status(url: string): Promise<number> {
+	try {
+		const response = await fetch(url);
+		await response.arrayBuffer();
+		return response.status;
+	} catch {
+		return 0;
+	}
+}
+
+async function webhookLive(url: string): Promise<boolean> {
+	try {
+		const response = await fetch(url, { method: 'PATCH' });
+		return /did you mean to make a POST request/i.test(await response.text());
+	} catch {
+		return false;
+	}
+}
