@@ -1,0 +1,203 @@
+/**
+ * 1. Batch payouts: N payment orders from N items, through our node, through n8n's HTTP Request
+ * node (same bodies, headers and idempotency keys, in the same n8n), and through a plain undici
+ * loop outside n8n with the node's concurrency (the wire's limit). The "n8n only" workflow (same
+ * webhook, same items, no requests) is n8n's fixed cost per execution, subtracted from both n8n
+ * contenders so that the ratios are about the nodes.
+ */
+import { Agent, request } from 'undici';
+
+import type { LoggedRequest } from '../test/e2e/lib/sandbox';
+import { lastError, loggedSince, type BenchContext } from './context';
+import { pool, postJson } from './lib/http';
+import { IDS } from './workflows';
+import { figure, pairedRatio, ratio, show, type Figure } from './lib/stats';
+
+type Contender = 'n8nOnly' | 'node' | 'nodeFixed' | 'httpRequest' | 'undici';
+const ORDER: Contender[] = ['n8nOnly', 'node', 'httpRequest', 'undici', 'nodeFixed'];
+
+const PATHS: Record<Exclude<Contender, 'undici'>, string> = {
+	n8nOnly: 'bench-batch-empty',
+	node: 'bench-batch-node',
+	nodeFixed: 'bench-batch-node-fixed',
+	httpRequest: 'bench-batch-http',
+};
+
+const WORKFLOWS: Record<Exclude<Contender, 'undici'>, string> = {
+	n8nOnly: IDS.batchEmpty,
+	node: IDS.batchNode,
+	nodeFixed: IDS.batchNodeFixed,
+	httpRequest: IDS.batchHttp,
+};
+
+export interface BatchResult {
+	orders: number;
+	concurrency: number;
+	wallMs: Record<Contender, Figure>;
+	/** Wall time minus the n8n-only run of the same round (n8n contenders). */
+	netMs: { node: Figure; nodeFixed: Figure; httpRequest: Figure };
+	ordersPerSecond: { node: Figure; nodeFixed: Figure; httpRequest: Figure; undici: Figure; nodeGross: Figure; httpRequestGross: Figure };
+	ratios: {
+		/** node orders/s ÷ HTTP Request orders/s (net of n8n's overhead); ≥ 1 is the target. */
+		nodeVsHttpRequest: Figure;
+		/** node net time ÷ undici loop time; ≤ 1.5 is the target. */
+		nodeTimeVsUndici: Figure;
+		/** The node with fixed fields (1 expression per item, as the HTTP Request node here). */
+		nodeFixedVsHttpRequest: Figure;
+		nodeFixedTimeVsUndici: Figure;
+		httpRequestTimeVsUndici: Figure;
+	};
+	/** One request of each contender, compared: the same method, path, headers (names) and body. */
+	sameRequests: { identical: boolean; differences: string[] };
+}
+
+/** Request bodies in the order of fields the node sends; only the key differs between orders. */
+function ordersFor(ctx: BenchContext, tag: string, count: number): Array<{ body: Record<string, unknown> }> {
+	const o = ctx.order;
+	return Array.from({ length: count }, (_, i) => ({
+		body: {
+			fromUserId: o.fromUserId,
+			toAddress: o.toAddress,
+			toChain: o.toChain,
+			asset: o.asset,
+			amountUsd: o.amountUsd,
+			memo: o.memo,
+			mode: 'standard',
+			expiresAt: o.expiresAt,
+			idempotencyKey: `bench-${tag}-${i}`,
+		},
+	}));
+}
+
+async function runUndici(ctx: BenchContext, orders: Array<{ body: Record<string, unknown> }>): Promise<{ ms: number; created: number }> {
+	const agent = new Agent({ connections: ctx.config.concurrency });
+	const url = `${ctx.sandbox.mainUrl}/api/v1/payment`;
+	let created = 0;
+	const started = performance.now();
+	await pool(orders.length, ctx.config.concurrency, async (i) => {
+		const response = await request(url, {
+			method: 'POST',
+			dispatcher: agent,
+			headers: { accept: 'application/json', 'content-type': 'application/json', 'x-api-key': ctx.sandbox.apiKey },
+			body: JSON.stringify(orders[i].body),
+		});
+		await response.body.json();
+		if (response.statusCode === 201) created++;
+	});
+	const ms = performance.now() - started;
+	await agent.close();
+	return { ms, created };
+}
+
+const isCreate = (r: LoggedRequest) => r.method === 'POST' && /\/payment$/.test(r.path);
+
+async function runOnce(ctx: BenchContext, contender: Contender, tag: string, count: number): Promise<{ ms: number; sample?: LoggedRequest }> {
+	const orders = ordersFor(ctx, tag, count);
+	const mark = await ctx.operator.mark();
+	let ms: number;
+	if (contender === 'undici') {
+		const result = await runUndici(ctx, orders);
+		ms = result.ms;
+	} else {
+		const response = await postJson(ctx.n8n.webhookUrl(PATHS[contender]), { orders });
+		if (response.status !== 200) {
+			throw new Error(`${contender}: webhook answered ${response.status}: ${response.text.slice(0, 300)}; ${lastError(ctx, WORKFLOWS[contender])}`);
+		}
+		ms = response.ms;
+	}
+	const logged = await loggedSince(ctx.operator, mark, isCreate);
+	const expected = contender === 'n8nOnly' ? 0 : count;
+	const created = logged.filter((r) => r.status === 201).length;
+	if (created !== expected || logged.length !== expected) {
+		throw new Error(`${contender}: the sandbox logged ${logged.length} creates (${created} created), expected ${expected}`);
+	}
+	return { ms, sample: logged.find((r) => String(r.body?.idempotencyKey).endsWith('-0')) };
+}
+
+function compareRequests(samples: Partial<Record<Contender, LoggedRequest>>): { identical: boolean; differences: string[] } {
+	const differences: string[] = [];
+	const ignoredHeaders = new Set(['content-length', 'host', 'connection', 'user-agent', 'accept-encoding']);
+	const shape = (r: LoggedRequest) => ({
+		request: `${r.method} ${r.path}`,
+		headers: Object.entries(r.headers)
+			.filter(([name]) => !ignoredHeaders.has(name))
+			.map(([name, value]) => `${name}: ${name === 'x-api-key' ? '(key)' : String(value)}`)
+			.sort(),
+		// Per-order fields differ by design (tag in memo and key); the rest must match exactly.
+		// The key carries the contender's tag by design; the rest must match byte for byte.
+		body: JSON.stringify(Object.entries(r.body ?? {}).map(([k, v]) => [k, k === 'idempotencyKey' ? String(v).replace(/^bench-.*-(\d+)$/, 'bench-…-$1') : v])),
+	});
+	const base = samples.undici ? shape(samples.undici) : undefined;
+	for (const contender of ['node', 'nodeFixed', 'httpRequest'] as const) {
+		const sample = samples[contender];
+		if (!base || !sample) continue;
+		const s = shape(sample);
+		if (s.request !== base.request) differences.push(`${contender}: ${s.request} vs undici ${base.request}`);
+		if (s.body !== base.body) differences.push(`${contender}: body ${s.body} vs undici ${base.body}`);
+		const extra = s.headers.filter((h) => !base.headers.includes(h));
+		const missing = base.headers.filter((h) => !s.headers.includes(h));
+		if (extra.length || missing.length) differences.push(`${contender}: headers +[${extra.join('; ')}] -[${missing.join('; ')}]`);
+	}
+	return { identical: differences.length === 0, differences };
+}
+
+export async function benchBatch(ctx: BenchContext): Promise<BatchResult> {
+	const { runs, orders: count, concurrency } = ctx.config;
+	ctx.log(`\n## 1. Batch payouts: ${count} orders per run, concurrency ${concurrency}, ${runs} runs`);
+	// Warm-up: n8n loads node code and compiles expressions on first use; not timed.
+	for (const contender of ORDER) await runOnce(ctx, contender, `warm-${contender}-${Date.now()}`, 20);
+
+	const times: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], httpRequest: [], undici: [] };
+	const samples: Partial<Record<Contender, LoggedRequest>> = {};
+	for (let run = 0; run < runs; run++) {
+		// Alternate the order of contenders from round to round (noise from other load spreads out).
+		const order = ORDER.map((_, i) => ORDER[(i + run) % ORDER.length]);
+		for (const contender of order) {
+			const { ms, sample } = await runOnce(ctx, contender, `${Date.now().toString(36)}-${run}-${contender}`, count);
+			times[contender].push(ms);
+			if (sample && !samples[contender]) samples[contender] = sample;
+			ctx.log(`  run ${run + 1} ${contender.padEnd(11)} ${ms.toFixed(0)} ms`);
+		}
+	}
+	const net = (contender: 'node' | 'nodeFixed' | 'httpRequest') => times[contender].map((ms, i) => Math.max(1, ms - times.n8nOnly[i]));
+	const rate = (ms: number[]) => ms.map((m) => (count / m) * 1000);
+	const result: BatchResult = {
+		orders: count,
+		concurrency,
+		wallMs: {
+			n8nOnly: figure(times.n8nOnly, 'ms', 0),
+			node: figure(times.node, 'ms', 0),
+			nodeFixed: figure(times.nodeFixed, 'ms', 0),
+			httpRequest: figure(times.httpRequest, 'ms', 0),
+			undici: figure(times.undici, 'ms', 0),
+		},
+		netMs: { node: figure(net('node'), 'ms', 0), nodeFixed: figure(net('nodeFixed'), 'ms', 0), httpRequest: figure(net('httpRequest'), 'ms', 0) },
+		ordersPerSecond: {
+			node: figure(rate(net('node')), 'orders/s'),
+			nodeFixed: figure(rate(net('nodeFixed')), 'orders/s'),
+			httpRequest: figure(rate(net('httpRequest')), 'orders/s'),
+			undici: figure(rate(times.undici), 'orders/s'),
+			nodeGross: figure(rate(times.node), 'orders/s'),
+			httpRequestGross: figure(rate(times.httpRequest), 'orders/s'),
+		},
+		ratios: {
+			nodeVsHttpRequest: pairedRatio(rate(net('node')), rate(net('httpRequest'))),
+			nodeFixedVsHttpRequest: pairedRatio(rate(net('nodeFixed')), rate(net('httpRequest'))),
+			nodeFixedTimeVsUndici: pairedRatio(net('nodeFixed'), times.undici),
+			nodeTimeVsUndici: pairedRatio(net('node'), times.undici),
+			httpRequestTimeVsUndici: pairedRatio(net('httpRequest'), times.undici),
+		},
+		sameRequests: compareRequests(samples),
+	};
+	const r = result;
+	ctx.log(`  n8n only (webhook + ${count} items, no requests): ${show(r.wallMs.n8nOnly)}`);
+	ctx.log(`  Clearinghouse node, fields mapped by expressions: ${show(r.ordersPerSecond.node)} net of n8n overhead; gross ${show(r.ordersPerSecond.nodeGross)}`);
+	ctx.log(`  Clearinghouse node, fixed fields (key by expression only): ${show(r.ordersPerSecond.nodeFixed)} net`);
+	ctx.log(`  HTTP Request node:   ${show(r.ordersPerSecond.httpRequest)} net; gross ${show(r.ordersPerSecond.httpRequestGross)}`);
+	ctx.log(`  undici loop (c=${concurrency}): ${show(r.ordersPerSecond.undici)}`);
+	ctx.log(`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)}) target ≥ 1`);
+	ctx.log(`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)}; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`);
+	ctx.log(`  ratio node time/undici time: ${show(r.ratios.nodeTimeVsUndici)} target ≤ 1.5; HTTP Request/undici ${show(r.ratios.httpRequestTimeVsUndici)}`);
+	ctx.log(`  same requests: ${r.sameRequests.identical ? 'yes' : r.sameRequests.differences.join(' | ')}`);
+	return result;
+}

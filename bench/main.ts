@@ -1,0 +1,141 @@
+/**
+ * `npm run bench`: the package inside a real n8n (the e2e harness's isolated instance with the
+ * packed package) against the sandbox, each figure a median over repeated runs with the ratio to a
+ * baseline measured in the same run. Sizes and sections come from the environment (see README
+ * section "performance"); results go to bench/results/<timestamp>.json and latest.json.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { join } from 'node:path';
+
+import { N8nInstance } from '../test/e2e/lib/n8n';
+import { packedTarball } from '../test/e2e/lib/package';
+import { repoRoot, runtime } from '../test/e2e/lib/runtime';
+import { Operator, sandboxCredential } from '../test/e2e/lib/sandbox';
+import { benchBatch } from './batch';
+import type { BenchConfig, BenchContext } from './context';
+import { startSandboxProcess } from './lib/sandbox-process';
+import { benchListing } from './listing';
+import { benchPackage } from './package-cost';
+import { compareWithPrevious, summarize } from './report';
+import { benchTrigger } from './trigger';
+import { benchVerification } from './verification';
+import { benchWorkflows, IDS, type BatchOrderFields } from './workflows';
+
+const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
+
+function config(): BenchConfig {
+	return {
+		runs: env('BENCH_RUNS', 3),
+		orders: env('BENCH_ORDERS', 2000),
+		concurrency: env('BENCH_CONCURRENCY', 5),
+		listed: env('BENCH_LISTED', 100_000),
+		pageSize: env('BENCH_PAGE_SIZE', 1000),
+		deliveries: env('BENCH_DELIVERIES', 1000),
+		deliveryConcurrency: env('BENCH_DELIVERY_CONCURRENCY', 8),
+		sections: (process.env.BENCH_SECTIONS ?? 'batch,listing,trigger,verification,package').split(',').map((s) => s.trim()),
+	};
+}
+
+async function main(): Promise<void> {
+	const startedAt = new Date();
+	const wallStart = performance.now();
+	const cfg = config();
+	const lines: string[] = [];
+	const log = (line: string) => {
+		lines.push(line);
+		console.log(line);
+	};
+	const commit = (() => {
+		try {
+			return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim();
+		} catch {
+			return 'unknown';
+		}
+	})();
+	log(`# Clearinghouse benchmarks — n8n ${runtime().version}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, commit ${commit}`);
+	log(`config: ${JSON.stringify(cfg)}`);
+
+	const tarball = packedTarball();
+	const results: Record<string, unknown> = {};
+	const sandbox = await startSandboxProcess({ allowLoopbackWebhooks: true });
+	const operator = new Operator(sandbox);
+	let n8n: N8nInstance | undefined;
+	try {
+		const state = await operator.state();
+		n8n = await N8nInstance.create({ tarball, env: { N8N_LOG_LEVEL: 'warn' } });
+		const credential = sandboxCredential(sandbox, 'benchSandboxCred1', 'Clearinghouse bench');
+		await n8n.importCredential(credential);
+		const [alice, bob] = state.users;
+		// One body for every batch order but the key: a fixed expiry well after the bench ends.
+		const order: BatchOrderFields = {
+			fromUserId: alice.id,
+			toAddress: bob.wallets[0].address,
+			toChain: bob.wallets[0].chain,
+			asset: 'USDC',
+			amountUsd: 1.25,
+			memo: 'bench payout',
+			expiresAt: new Date(Math.ceil((Date.now() + 6 * 3600_000) / 1000) * 1000).toISOString(),
+		};
+		await n8n.importWorkflows(benchWorkflows({ mainUrl: sandbox.mainUrl, credential, concurrency: cfg.concurrency, listUserId: bob.id, pageSize: cfg.pageSize, order }));
+		// Everything but the trigger is published before start; the trigger registers an endpoint at
+		// the sandbox, which would then send deliveries for every order the other sections create.
+		// In parallel (each is an n8n process of a few seconds).
+		const instance = n8n;
+		await Promise.all(
+			[IDS.batchEmpty, IDS.batchNode, IDS.batchNodeFixed, IDS.batchHttp, IDS.listEmpty, IDS.listNode, IDS.listHttp, IDS.listHttpSplit, IDS.plainWebhook].map((id) => instance.publish(id)),
+		);
+		const ctx: BenchContext = { sandbox, operator, n8n, credential, state, config: cfg, log, order };
+		const want = (section: string) => cfg.sections.includes(section);
+		if (want('batch')) {
+			await n8n.start();
+			await n8n.waitForWebhook('bench-batch-node');
+			results.batch = await benchBatch(ctx);
+		}
+		if (want('listing')) results.listing = await benchListing(ctx);
+		if (want('trigger')) results.trigger = await benchTrigger(ctx);
+		await n8n.stop();
+		if (want('verification')) results.verification = await benchVerification(ctx);
+		if (want('package')) results.package = await benchPackage(ctx, tarball);
+	} finally {
+		await n8n?.dispose();
+		await sandbox.close();
+	}
+
+	const wallSeconds = Math.round((performance.now() - wallStart) / 1000);
+	const summary = summarize(results);
+	log(`\n## Targets`);
+	for (const target of summary) log(`  ${target.met ? 'MET   ' : 'MISSED'} ${target.name}: ${target.detail}`);
+	log(`\nbench wall time: ${wallSeconds} s`);
+
+	const outDir = join(repoRoot, 'bench', 'results');
+	mkdirSync(outDir, { recursive: true });
+	const latest = join(outDir, 'latest.json');
+	const previous = existsSync(latest) ? (JSON.parse(readFileSync(latest, 'utf8')) as Record<string, unknown>) : undefined;
+	const record = {
+		startedAt: startedAt.toISOString(),
+		commit,
+		n8nVersion: runtime().version,
+		node: process.version,
+		cpus: cpus().length,
+		loadAverageAtStart: loadavg(),
+		config: cfg,
+		wallSeconds,
+		results,
+		targets: summary,
+	};
+	if (previous) {
+		log(`\n## Compared with the previous latest.json (${String(previous.startedAt)}, commit ${String(previous.commit)})`);
+		for (const line of compareWithPrevious(previous, record)) log(`  ${line}`);
+	}
+	const file = join(outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+	writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
+	writeFileSync(latest, JSON.stringify(record, null, 2) + '\n');
+	log(`\nresults: ${file} (and ${latest})`);
+}
+
+main().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});

@@ -1,0 +1,2 @@
+import type { BenchContext } from './context';
+export async function benchPackage(_ctx: BenchContext, _tarball: string): Promise<unknown> { return undefined; }
