@@ -132,10 +132,10 @@ export class N8nInstance {
 	}
 
 	/** Runs `n8n <args>` to completion with this instance's environment. */
-	async cli(args: string[], options: { timeoutMs?: number } = {}): Promise<CommandResult> {
+	async cli(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CommandResult> {
 		const { node, n8nBin } = runtime();
 		return await new Promise((resolveRun, reject) => {
-			const child = spawn(node, [n8nBin, ...args], { env: this.env, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
+			const child = spawn(node, [n8nBin, ...args], { env: { ...this.env, ...options.env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
 			let stdout = '';
 			let stderr = '';
 			child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -191,7 +191,8 @@ export class N8nInstance {
 	 * prints it and exits 1, so this does not throw on a failed run.
 	 */
 	async execute(id: string): Promise<ExecuteResult> {
-		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput']);
+		// Its own task-broker port, so that it runs beside a started n8n or other executes.
+		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], { env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) } });
 		return { ...result, run: parseRunOutput(result.stdout) };
 	}
 

@@ -1,0 +1,274 @@
+/**
+ * The example workflows in examples/, imported as shipped (third-party nodes swapped for a local
+ * receiver in the test copy) and run end to end by a real n8n against the sandbox: 1 and 4 with
+ * `n8n execute`, 2 and 3 published in a running n8n and driven by the sandbox's signed events.
+ */
+import { createHmac } from 'node:crypto';
+
+import { exampleFiles, findNode, loadExample, postJson, swapNode } from './lib/examples';
+import { nodeItems } from './lib/executions';
+import { N8nInstance, sleep } from './lib/n8n';
+import { hasTriggerSource } from './lib/package';
+import { Receiver } from './lib/receiver';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+
+jest.setTimeout(300_000);
+
+describe('example workflows in a real n8n', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let n8n: N8nInstance;
+	let receiver: Receiver;
+	let state: any;
+
+	const batch = loadExample('1-scheduled-batch-payouts.json');
+	const slack = loadExample('2-payment-events-to-slack.json');
+	const ledger = loadExample('3-settled-orders-to-ledger.json');
+	const refund = loadExample('4-refund-handling.json');
+
+	async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
+		const deadline = Date.now() + timeoutMs;
+		while (Date.now() < deadline) {
+			const value = await probe();
+			if (value !== undefined && value !== false) return value;
+			await sleep(300);
+		}
+		throw new Error(`timed out waiting for ${what}`);
+	}
+	const order = (id: string) => operator.api('GET', `/payment-orders/${id}`);
+	async function createOrder(memo: string, amountUsd: number) {
+		const [alice, bob] = state.users;
+		return (
+			await operator.api('POST', '/payment', {
+				fromUserId: alice.id,
+				toAddress: bob.wallets[0].address,
+				toChain: 'ethereum',
+				asset: 'USDC',
+				amountUsd,
+				expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+				memo,
+				idempotencyKey: `e2e-example-${memo}`,
+			})
+		).paymentOrder;
+	}
+	/** Sends a deposit from alice's wallet and attributes it; resolves once the order is FUNDED. */
+	async function fund(paymentOrder: any) {
+		const [alice] = state.users;
+		const deposit = await operator.call('POST', 'deposits', {
+			paymentOrderId: paymentOrder.id,
+			sender: alice.wallets[0].address,
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: paymentOrder.amountUsd,
+		});
+		await operator.api('POST', `/payment-orders/${paymentOrder.id}/transactions`, { transactions: [{ hash: deposit.transactionHash, chain: 'ethereum' }] });
+		return await waitFor(`order ${paymentOrder.id} FUNDED`, async () => ((await order(paymentOrder.id)).status === 'FUNDED' ? order(paymentOrder.id) : undefined));
+	}
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 20 });
+		operator = new Operator(sandbox);
+		state = await operator.state();
+		receiver = await new Receiver().start();
+		n8n = await N8nInstance.create();
+		await n8n.importCredential(sandboxCredential(sandbox));
+
+		// Test copies: Slack and Google Sheets post to the local receiver instead.
+		swapNode(slack, 'Post to Slack', postJson(`${receiver.url}/slack`, '={{ JSON.stringify({ channel: "#payments", text: $json.text }) }}'));
+		swapNode(ledger, 'Append to ledger', postJson(`${receiver.url}/ledger`, '={{ JSON.stringify($json) }}'));
+		await n8n.importWorkflows([batch, refund, ...(hasTriggerSource() ? [slack, ledger] : [])]);
+	});
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await receiver?.close();
+		await sandbox?.close();
+	});
+
+	test('every example is valid workflow JSON that references the sandbox credential', () => {
+		expect(exampleFiles()).toHaveLength(4);
+		for (const file of exampleFiles()) {
+			const workflow = loadExample(file);
+			const ours = workflow.nodes.filter((n) => String(n.type).startsWith('n8n-nodes-clearinghouse.'));
+			expect(ours.length).toBeGreaterThan(0);
+			for (const node of ours) expect(node.credentials).toEqual({ clearinghouseApi: sandboxCredential(sandbox) && { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } });
+		}
+	});
+
+	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary', async () => {
+		const run = async () => {
+			const mark = await operator.mark();
+			const result = await n8n.execute(batch.id);
+			if (result.code !== 0 || !result.run) throw new Error(`example 1 failed\n${result.stdout.slice(-3000)}`);
+			return { summary: nodeItems(result.run.data, 'Summary')[0] as any, requests: await operator.requests(mark) };
+		};
+		const first = await run();
+		expect(first.summary).toMatchObject({ created: 3, failed: 0, totalUsd: 477.75 });
+		// The batch date is n8n's (its timezone), so take it from the summary.
+		expect(first.summary.batchDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['INV-1001', 'INV-1002', 'INV-1003'].map((r) => `payout-${first.summary.batchDate}-${r}`));
+		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS' && /^0x[0-9a-f]{40}$/.test(o.fundTo))).toBe(true);
+		const limitsAt = first.requests.findIndex((r) => r.path === '/api/v1/account/limits');
+		const posts = first.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+		expect(limitsAt).toBe(0);
+		expect(posts.map((r) => [r.body.memo, r.body.amountUsd, r.body.toChain, r.status])).toEqual([
+			['INV-1001', 125.5, 'ethereum', 201],
+			['INV-1002', 42, 'base', 201],
+			['INV-1003', 310.25, 'solana', 201],
+		]);
+
+		// Same day, run again: the same keys and bodies, so the service answers with the same orders.
+		const second = await run();
+		expect(second.summary.orders.map((o: any) => o.paymentOrderId)).toEqual(first.summary.orders.map((o: any) => o.paymentOrderId));
+		const all = (await operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS')).paymentOrders as any[];
+		expect(all.filter((o) => /^INV-100[123]$/.test(o.memo))).toHaveLength(3);
+
+		// A payee the service refuses fails alone; the others go through and the summary says so.
+		const withBadRow = JSON.parse(JSON.stringify(batch));
+		withBadRow.id = 'exBatchPayouts02';
+		const code = findNode(withBadRow, 'Payees (CSV)').parameters as { jsCode: string };
+		code.jsCode = code.jsCode.replace('INV-1003', 'INV-1003\nNobody,ethereum,0x000000000000000000000000000000000000dead,USDC,5.00,INV-1004');
+		await n8n.importWorkflow(withBadRow);
+		const mixed = await n8n.execute(withBadRow.id);
+		const mixedSummary = nodeItems(mixed.run!.data, 'Summary')[0] as any;
+		expect(mixedSummary).toMatchObject({ created: 3, failed: 1, failures: [{ reference: 'INV-1004' }] });
+
+		// Over a limit: the batch stops before any order is created.
+		await operator.call('POST', 'account', { limits: { maxTxUsd: 100 } });
+		try {
+			const mark = await operator.mark();
+			const stopped = await n8n.execute(batch.id);
+			expect(stopped.code).toBe(1);
+			expect(stopped.stdout).toContain('Batch stopped before any order was created');
+			expect((await operator.requests(mark)).filter((r) => r.method === 'POST')).toHaveLength(0);
+		} finally {
+			await operator.call('POST', 'account', { limits: state.limits });
+		}
+	});
+
+	test('4. refund handling: return details, cancel, followed to REFUNDED', async () => {
+		const paymentOrder = await createOrder('refund-me', 20);
+		await fund(paymentOrder);
+		const copy = JSON.parse(JSON.stringify(refund));
+		const input = findNode(copy, 'Order to refund').parameters as { jsCode: string };
+		input.jsCode = input.jsCode.replace('REPLACE_WITH_PAYMENT_ORDER_ID', paymentOrder.id);
+		await n8n.importWorkflow(copy);
+		const mark = await operator.mark();
+		const result = await n8n.execute(copy.id);
+		if (result.code !== 0 || !result.run) throw new Error(`example 4 failed\n${result.stdout.slice(-3000)}`);
+		const [done] = nodeItems(result.run.data, 'Refund done') as any[];
+		expect(done).toMatchObject({ paymentOrderId: paymentOrder.id, status: 'REFUNDED' });
+		expect(done.returned[0]).toMatchObject({ status: 'RETURNED' });
+		const requests = await operator.requests(mark);
+		const put = requests.find((r) => r.method === 'PUT')!;
+		expect(put.body).toEqual({ userId: state.users[0].id, wallets: [{ chain: 'ethereum', address: state.users[0].wallets[0].address }] });
+		const cancel = requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
+		expect(cancel).toHaveLength(1);
+		expect(requests.indexOf(put)).toBeLessThan(requests.indexOf(cancel[0]));
+		const after = await order(paymentOrder.id);
+		expect(after.status).toBe('REFUNDED');
+		expect(after.inboundTransfers[0].refundTransactionHash).toEqual(expect.any(String));
+	});
+
+	const describeEvents = hasTriggerSource() ? describe : describe.skip;
+	describeEvents('event examples, published in a running n8n', () => {
+		const slackPath = `${findNode(slack, 'Clearinghouse Trigger').webhookId}/webhook`;
+		const ledgerPath = `${findNode(ledger, 'Clearinghouse Trigger').webhookId}/webhook`;
+		let a: any;
+
+		beforeAll(async () => {
+			await n8n.start();
+			await n8n.publish(slack.id);
+			await n8n.publish(ledger.id);
+			await n8n.waitForWebhook(slackPath);
+			await n8n.waitForWebhook(ledgerPath);
+			await waitFor('two endpoints', async () => ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt).length === 2 || undefined);
+		});
+
+		test('2 and 3. funded, distributed, failed and refunded orders reach Slack; one ledger row per settled order; stale and repeated events add none', async () => {
+			a = await createOrder('slack-a', 11);
+			const b = await createOrder('slack-b', 12);
+			const c = await createOrder('slack-c', 13);
+			// c will be refunded: say where its deposit goes back before funding it.
+			const [alice] = state.users;
+			const put = await fetch(`${sandbox.mainUrl}/api/v1/payment-orders/${c.id}/return-details`, {
+				method: 'PUT',
+				headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json', 'if-match': '"0"', 'idempotency-key': 'e2e-return-c' },
+				body: JSON.stringify({ userId: alice.id, wallets: [{ chain: 'ethereum', address: alice.wallets[0].address }] }),
+			});
+			expect(put.status).toBe(200);
+			for (const o of [a, b, c]) await fund(o);
+			// c is canceled while FUNDED (so the netting window leaves it out and it is refunded);
+			// b's distribution is told to fail; a settles when the window closes.
+			await operator.api('POST', `/payment-orders/${c.id}/cancel`, { reason: 'e2e refund' });
+			await operator.call('POST', `payment-orders/${b.id}/fail-distribution`);
+			await operator.call('POST', 'netting/close');
+			await waitFor('c REFUNDED', async () => ((await order(c.id)).status === 'REFUNDED' ? true : undefined));
+
+			const expected = [
+				[a.id, 'FUNDED'],
+				[a.id, 'DISTRIBUTED'],
+				[b.id, 'FUNDED'],
+				[b.id, 'DISTRIBUTION_FAILED'],
+				[c.id, 'FUNDED'],
+				[c.id, 'REFUNDED'],
+			];
+			const messages = await waitFor('six Slack messages', async () => {
+				await operator.call('POST', 'webhooks/flush');
+				const got = receiver.json('/slack');
+				return got.length >= expected.length ? got : undefined;
+			}).catch((error) => {
+				const runs = n8n.finishedExecutions(slack.id).map((e) => ({ status: e.status, error: e.data.resultData.error?.message, ran: Object.keys(e.data.resultData.runData) }));
+				throw new Error(`${error.message}: got ${JSON.stringify(receiver.json('/slack'))}; executions ${JSON.stringify(runs)}`);
+			});
+			await sleep(2_000);
+			expect(receiver.json('/slack')).toHaveLength(expected.length);
+			for (const [id, status] of expected) {
+				const text = messages.find((m) => m.text.includes(id) && m.text.includes(status === 'FUNDED' ? 'is funded' : status === 'DISTRIBUTED' ? 'was delivered' : status === 'REFUNDED' ? 'was refunded' : 'failed to distribute'));
+				expect({ id, status, text: text?.text }).toEqual({ id, status, text: expect.stringContaining('USD as USDC on ethereum') });
+				expect(text.channel).toBe('#payments');
+			}
+
+			// Ledger: exactly one row, for the one settled order.
+			const rows = receiver.json('/ledger');
+			expect(rows).toHaveLength(1);
+			expect(rows[0]).toMatchObject({ paymentOrderId: a.id, amountUsd: 11, asset: 'USDC', chain: 'ethereum', memo: 'slack-a' });
+			expect(rows[0].distributionTransactionHash).toEqual(expect.any(String));
+			const executions = n8n.finishedExecutions(ledger.id);
+			expect(executions).toHaveLength(1);
+			expect(nodeItems(executions[0].data, 'Append to ledger')).toHaveLength(1);
+
+			// A stale DISTRIBUTED event for that order (lower version), correctly signed, and a replay
+			// of the real one: neither adds a row.
+			const secret = JSON.stringify(n8n.executions.staticData(ledger.id)).match(/whsec_[0-9a-f]+/)![0];
+			const current = await order(a.id);
+			const event = {
+				id: `evt_stale${Date.now()}_payment_order`,
+				type: 'payment_order',
+				created: new Date().toISOString(),
+				accountId: state.accountId,
+				data: { payment_order: { ...current, returns: undefined, version: rows[0].orderVersion - 1 } },
+			};
+			const raw = JSON.stringify(event);
+			const t = Math.floor(Date.now() / 1000);
+			const response = await fetch(n8n.webhookUrl(ledgerPath), {
+				method: 'POST',
+				headers: {
+					'content-type': 'application/json',
+					'x-service-webhook-id': event.id,
+					'x-service-webhook-signature': `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${raw}`).digest('hex')}`,
+				},
+				body: raw,
+			});
+			expect(response.status).toBe(200);
+			const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
+			const ledgerEndpoint = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find((e) => !e.deletedAt && e.url === n8n.webhookUrl(ledgerPath));
+			const settled = deliveries.filter((d) => d.endpointId === ledgerEndpoint.id && d.status === 'DELIVERED');
+			for (const d of settled) await operator.api('POST', `/webhooks/deliveries/${d.id}/replay`);
+			await operator.call('POST', 'webhooks/flush');
+			await sleep(2_500);
+			expect(receiver.json('/ledger')).toHaveLength(1);
+			expect(n8n.listExecutions(ledger.id)).toHaveLength(1);
+		});
+	});
+});
