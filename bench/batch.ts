@@ -141,9 +141,9 @@ function compareRequests(samples: Partial<Record<Contender, LoggedRequest>>): { 
 	return { identical: differences.length === 0, differences };
 }
 
-export async function benchBatch(ctx: BenchContext): Promise<BatchResult> {
+export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'): Promise<BatchResult> {
 	const { runs, orders: count, concurrency } = ctx.config;
-	ctx.log(`\n## 1. Batch payouts: ${count} orders per run, concurrency ${concurrency}, ${runs} runs`);
+	ctx.log(`\n## ${label}: ${count} orders per run, concurrency ${concurrency}, ${runs} runs`);
 	// Warm-up: n8n loads node code and compiles expressions on first use; not timed.
 	for (const contender of ORDER) await runOnce(ctx, contender, `warm-${contender}-${Date.now()}`, 20);
 

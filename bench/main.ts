@@ -32,10 +32,21 @@ function config(): BenchConfig {
 		concurrency: env('BENCH_CONCURRENCY', 5),
 		listed: env('BENCH_LISTED', 100_000),
 		pageSize: env('BENCH_PAGE_SIZE', 1000),
-		deliveries: env('BENCH_DELIVERIES', 1000),
+		deliveries: env('BENCH_DELIVERIES', 300),
 		deliveryConcurrency: env('BENCH_DELIVERY_CONCURRENCY', 8),
-		sections: (process.env.BENCH_SECTIONS ?? 'batch,listing,trigger,verification,package').split(',').map((s) => s.trim()),
+		sections: (process.env.BENCH_SECTIONS ?? 'batch,listing,diagnostics,trigger,verification,package').split(',').map((s) => s.trim()),
 	};
+}
+
+/** Restarts n8n with some environment changed (undefined removes a variable). */
+async function restartWith(n8n: N8nInstance, changes: Record<string, string | undefined>, livePath: string): Promise<void> {
+	await n8n.stop();
+	for (const [name, value] of Object.entries(changes)) {
+		if (value === undefined) delete n8n.env[name];
+		else n8n.env[name] = value;
+	}
+	await n8n.start();
+	await n8n.waitForWebhook(livePath);
 }
 
 async function main(): Promise<void> {
@@ -94,8 +105,26 @@ async function main(): Promise<void> {
 			results.batch = await benchBatch(ctx);
 		}
 		if (want('listing')) results.listing = await benchListing(ctx);
-		if (want('trigger')) results.trigger = await benchTrigger(ctx);
+		// What bounds the n8n contenders: the same runs with n8n's legacy expression engine instead of
+		// its default isolate ("vm", one isolate), which every expression and every webhook trigger
+		// other than n8n's own Webhook node waits for.
+		const diagnostics: Record<string, unknown> = {};
+		if (want('diagnostics') && want('batch')) {
+			await restartWith(n8n, { N8N_EXPRESSION_ENGINE: 'legacy' }, 'bench-batch-node');
+			diagnostics.batchLegacyExpressionEngine = await benchBatch(ctx, 'Diagnostic: batch payouts with N8N_EXPRESSION_ENGINE=legacy');
+		}
+		if (want('trigger')) {
+			await restartWith(n8n, { N8N_EXPRESSION_ENGINE: undefined }, 'bench-batch-node');
+			results.trigger = await benchTrigger(ctx);
+			if (want('diagnostics')) {
+				await restartWith(n8n, { N8N_EXPRESSION_ENGINE: 'legacy' }, 'bench-batch-node');
+				diagnostics.triggerLegacyExpressionEngine = await benchTrigger(ctx, 'Diagnostic: trigger throughput with N8N_EXPRESSION_ENGINE=legacy');
+			}
+			await n8n.unpublish(IDS.trigger);
+		}
+		if (Object.keys(diagnostics).length) results.diagnostics = diagnostics;
 		await n8n.stop();
+		delete n8n.env.N8N_EXPRESSION_ENGINE;
 		if (want('verification')) results.verification = await benchVerification(ctx);
 		if (want('package')) results.package = await benchPackage(ctx, tarball);
 	} finally {
