@@ -1,0 +1,490 @@
+/**
+ * The nodes in n8n's queue mode, all on loopback and started here: PostgreSQL and Redis, the main
+ * process, two workers and two webhook processes behind one round-robin entry point (WEBHOOK_URL).
+ * Mirrors test/e2e: everything is checked on both sides, in n8n's own database (PostgreSQL) and
+ * in what the sandbox received. The suite stops every process it started, also on failure.
+ */
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { nodeItems, type ExecutionRecord } from '../e2e/lib/executions';
+import { sleep, type WorkflowInput } from '../e2e/lib/n8n';
+import { repoRoot } from '../e2e/lib/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../e2e/lib/sandbox';
+import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../e2e/lib/workflows';
+import { QueueCluster } from './lib/cluster';
+import { N8nRest } from './lib/rest';
+
+jest.setTimeout(600_000);
+
+const run = randomBytes(3).toString('hex');
+const IDS = {
+	batch: 'queueBatchFlow01',
+	batchRef: 'queueBatchRef001',
+	list: 'queueListFlow001',
+	listRef: 'queueListRef0001',
+	trigger: 'queueTrigger0001',
+};
+const BATCH_PATH = `queue-batch-${run}`;
+const LIST_PATH = `queue-list-${run}`;
+const TRIGGER_WEBHOOK_ID = randomUUID();
+const TRIGGER_PATH = `${TRIGGER_WEBHOOK_ID}/webhook`;
+const TRIGGER = 'Clearinghouse Trigger';
+const DEDUPE = 'Remove Duplicates';
+/** The first step after Remove Duplicates in the shipped recipe: reaching it is "the business step ran". */
+const BUSINESS = 'Get current order';
+const RECIPE = join(repoRoot, 'examples', 'queue', 'payment-order-events-deduplicated.json');
+
+interface OrderInput {
+	key: string;
+	memo: string;
+	amountUsd: number;
+	expiresAt: string;
+}
+
+const webhookNode = (path: string): NodeSpec => ({
+	name: 'Webhook',
+	type: 'n8n-nodes-base.webhook',
+	typeVersion: 2,
+	webhookId: randomUUID(),
+	parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+});
+
+describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook processes, PostgreSQL, Redis)', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let cluster: QueueCluster;
+	let state: any;
+	let alice: any;
+	let bob: any;
+	const expiresAt = new Date(Date.now() + 6 * 3600_000).toISOString();
+
+	const createOrdersNode = (concurrency = 5): NodeSpec =>
+		action('Create orders', 'paymentOrder', 'create', {
+			mode: 'standard',
+			fromUserId: alice.id,
+			toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: '={{ $json.amountUsd }}',
+			expiry: 'at',
+			expiresAt: '={{ $json.expiresAt }}',
+			memo: '={{ $json.memo }}',
+			idempotencyKeyMode: 'custom',
+			idempotencyKey: '={{ $json.key }}',
+			options: { concurrency },
+		});
+	const listOrdersNode = (): NodeSpec => action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: alice.id } }, { executeOnce: true });
+	const orders = (prefix: string, count: number): OrderInput[] =>
+		Array.from({ length: count }, (_, i) => ({ key: `${prefix}-${i}`, memo: `${prefix}-${i}`, amountUsd: 1 + (i % 7) + 0.25, expiresAt }));
+
+	/** POSTs JSON to a production webhook path through the public entry point. */
+	async function post(path: string, body: unknown): Promise<number> {
+		const response = await fetch(cluster.webhookUrl(path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		await response.text();
+		return response.status;
+	}
+	const maxExecutionId = () => Math.max(0, ...cluster.store.list().map((e) => e.id));
+	/** Waits for `count` finished executions of a workflow with an id above `after`. */
+	async function finishedAfter(workflowId: string, after: number, count: number, timeoutMs = 120_000): Promise<ExecutionRecord[]> {
+		const deadline = Date.now() + timeoutMs;
+		let seen: ExecutionRecord[] = [];
+		while (Date.now() < deadline) {
+			seen = cluster.main.finishedExecutions(workflowId).filter((e) => e.id > after);
+			if (seen.length >= count) return seen;
+			await sleep(300);
+		}
+		throw new Error(`workflow ${workflowId}: ${seen.length} finished executions after #${after}, wanted ${count}`);
+	}
+	async function sandboxOrders(): Promise<any[]> {
+		const all: any[] = [];
+		for (let offset = 0; ; offset += 100) {
+			const page = (await operator.api('GET', `/payment-orders?limit=100&offset=${offset}`)).paymentOrders as any[];
+			all.push(...page);
+			if (page.length < 100) return all;
+		}
+	}
+
+	beforeAll(async () => {
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 20 });
+		operator = new Operator(sandbox);
+		state = await operator.state();
+		[alice, bob] = state.users;
+		cluster = await QueueCluster.start();
+		const credential = sandboxCredential(sandbox);
+		await cluster.main.importCredential(credential);
+		const ref = { id: credential.id, name: credential.name };
+		await cluster.main.importWorkflows([
+			graph(IDS.batch, 'queue: batch of payment orders', [webhookNode(BATCH_PATH), { name: 'Orders', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields', options: {} } }, createOrdersNode()], [['Webhook', 'Orders'], ['Orders', 'Create orders']], ref),
+			graph(IDS.list, 'queue: all payment orders', [webhookNode(LIST_PATH), listOrdersNode()], [['Webhook', 'List orders']], ref),
+			graph(IDS.listRef, 'single process: all payment orders', [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, listOrdersNode()], [['Start', 'List orders']], ref),
+		]);
+		await cluster.main.publish(IDS.batch);
+		await cluster.main.publish(IDS.list);
+		await cluster.waitForWebhook(BATCH_PATH);
+		await cluster.waitForWebhook(LIST_PATH);
+	}, 900_000);
+
+	afterAll(async () => {
+		await cluster?.dispose();
+		await sandbox?.close();
+	});
+
+	test('a batch of payment orders with business keys runs on a worker, with the same results as in a single process', async () => {
+		const queued = orders(`q-batch-${run}`, 12);
+		const single = orders(`s-batch-${run}`, 12);
+		// The reference: the same Create node, run in one process by `n8n execute` (it runs in regular mode).
+		await cluster.main.importWorkflow(
+			graph(IDS.batchRef, 'single process: batch of payment orders', [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, itemsNode('Orders', single as any), createOrdersNode()], [['Start', 'Orders'], ['Orders', 'Create orders']], {
+				id: sandboxCredential(sandbox).id,
+				name: sandboxCredential(sandbox).name,
+			}),
+		);
+		const reference = await cluster.cli.execute(IDS.batchRef);
+		expect(reference.code).toBe(0);
+		const referenceItems = nodeItems(reference.run!.data, 'Create orders');
+
+		const before = maxExecutionId();
+		expect(await post(BATCH_PATH, { orders: queued })).toBe(200);
+		const [execution] = await finishedAfter(IDS.batch, before, 1);
+		expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
+		// Ran on a worker (its log says so), not on the main or a webhook process.
+		expect(cluster.workerOf(execution.id)).toBeDefined();
+		for (const w of cluster.webhooks) expect(w.logText()).not.toMatch(new RegExp(`started execution ${execution.id} `));
+
+		const queuedItems = nodeItems(execution.data, 'Create orders');
+		const shape = (items: any[], prefix: string) =>
+			items.map((item) => ({
+				key: String(item.idempotencyKey).replace(prefix, ''),
+				status: item.paymentOrder.status,
+				amountUsd: item.paymentOrder.amountUsd,
+				memo: String(item.paymentOrder.memo).replace(prefix, ''),
+				expiresAt: item.paymentOrder.expiresAt,
+				fields: Object.keys(item).sort(),
+			}));
+		expect(queuedItems).toHaveLength(queued.length);
+		expect(shape(queuedItems, `q-batch-${run}`)).toEqual(shape(referenceItems, `s-batch-${run}`));
+		// And the sandbox holds exactly one order per business key.
+		const all = await sandboxOrders();
+		for (const input of [...queued, ...single]) expect(all.filter((o) => o.memo === input.memo)).toHaveLength(1);
+	});
+
+	test('Get Many with Return All runs on a worker and returns what a single process returns (several pages)', async () => {
+		await operator.call('POST', 'payment-orders/bulk', { count: 230, fromUserId: alice.id });
+		const reference = await cluster.cli.execute(IDS.listRef);
+		expect(reference.code).toBe(0);
+		const referenceIds = nodeItems(reference.run!.data, 'List orders').map((o) => o.id);
+
+		const before = maxExecutionId();
+		expect(await post(LIST_PATH, {})).toBe(200);
+		const [execution] = await finishedAfter(IDS.list, before, 1);
+		expect(execution.status).toBe('success');
+		expect(cluster.workerOf(execution.id)).toBeDefined();
+		const queuedIds = nodeItems(execution.data, 'List orders').map((o) => o.id);
+		expect(queuedIds.length).toBeGreaterThan(230);
+		expect(queuedIds).toEqual(referenceIds);
+		const expected = (await sandboxOrders()).filter((o) => o.fromUserId === alice.id || o.sender?.userId === alice.id).length;
+		expect(expected === 0 || queuedIds.length === expected).toBe(true);
+	});
+	test('benchmark: batch creation throughput with one worker against two (orders/s, median of 3)', async () => {
+		const EXECUTIONS = 8;
+		const PER_EXECUTION = 25;
+		const measure = async (label: string) => {
+			const before = maxExecutionId();
+			const started = Date.now();
+			const statuses = await Promise.all(
+				Array.from({ length: EXECUTIONS }, (_, e) => post(BATCH_PATH, { orders: orders(`bench-${label}-${run}-${e}`, PER_EXECUTION) })),
+			);
+			expect(statuses).toEqual(Array(EXECUTIONS).fill(200));
+			const done = await finishedAfter(IDS.batch, before, EXECUTIONS, 180_000);
+			expect(done.map((e) => e.status)).toEqual(Array(EXECUTIONS).fill('success'));
+			const ended = Math.max(...done.map((e) => Date.parse(e.stoppedAt!)));
+			const workers = done.map((e) => cluster.workerOf(e.id)?.name ?? '?');
+			return { rate: (EXECUTIONS * PER_EXECUTION) / ((ended - started) / 1000), workers };
+		};
+		const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+		await measure('warmup');
+		const two: Array<{ rate: number; workers: string[] }> = [];
+		for (let i = 0; i < 3; i++) two.push(await measure(`two${i}`));
+		const [, second] = cluster.workers;
+		await second.stop();
+		const one: Array<{ rate: number; workers: string[] }> = [];
+		try {
+			for (let i = 0; i < 3; i++) one.push(await measure(`one${i}`));
+		} finally {
+			await second.start();
+		}
+		// With one worker left, it ran everything.
+		expect(one.flatMap((r) => r.workers).every((w) => w === 'worker1')).toBe(true);
+		const figures = {
+			ordersPerRun: EXECUTIONS * PER_EXECUTION,
+			oneWorker: Number(median(one.map((r) => r.rate)).toFixed(1)),
+			twoWorkers: Number(median(two.map((r) => r.rate)).toFixed(1)),
+			runsOneWorker: one.map((r) => Number(r.rate.toFixed(1))),
+			runsTwoWorkers: two.map((r) => Number(r.rate.toFixed(1))),
+			executionsPerWorkerWithTwo: two.map((r) => r.workers.join(',')),
+		};
+		console.log(`[queue benchmark] batch creation throughput (orders/s, median of 3): 1 worker ${figures.oneWorker}, 2 workers ${figures.twoWorkers}\n${JSON.stringify(figures, null, 2)}`);
+		expect(figures.oneWorker).toBeGreaterThan(0);
+		expect(figures.twoWorkers).toBeGreaterThan(0);
+	});
+
+	test('a worker killed (SIGKILL) in the middle of a batch, then n8n\'s retry and a re-run with the same business keys: no payment order created twice', async () => {
+		const batch = orders(`kill-${run}`, 40);
+		const isPaymentPost = (r: { method: string; path: string }) => r.method === 'POST' && r.path === '/api/v1/payment';
+		// Slow answers, so the batch is surely in flight when the worker dies.
+		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 1000, delayMs: 400 });
+		const mark = await operator.mark();
+		const before = maxExecutionId();
+		expect(await post(BATCH_PATH, { orders: batch })).toBe(200);
+		let posted = 0;
+		const deadline = Date.now() + 60_000;
+		while (posted < 8 && Date.now() < deadline) {
+			posted = (await operator.requests(mark)).filter(isPaymentPost).length;
+			await sleep(100);
+		}
+		const victim = cluster.store.list(IDS.batch).find((e) => e.id > before);
+		expect(victim?.status).toBe('running');
+		const worker = cluster.workerOf(victim!.id);
+		expect(worker).toBeDefined();
+		await worker!.stop('SIGKILL');
+		await operator.clearFaults();
+		try {
+			const createdBeforeRetry = (await sandboxOrders()).filter((o) => String(o.memo).startsWith(`kill-${run}-`)).length;
+			expect(createdBeforeRetry).toBeGreaterThan(0);
+			expect(createdBeforeRetry).toBeLessThan(batch.length);
+
+			// n8n notices the dead worker's execution (its job's lock expires) and ends it.
+			let failed: ExecutionRecord | undefined;
+			const crashDeadline = Date.now() + 90_000;
+			while (!failed && Date.now() < crashDeadline) {
+				failed = cluster.store.list(IDS.batch).find((e) => e.id === victim!.id && !['new', 'running'].includes(e.status));
+				if (!failed) await sleep(500);
+			}
+			// Which of the two depends on who notices first: the surviving worker fails the stalled
+			// job, or the leader's queue recovery marks it crashed. Either way it is retryable.
+			expect(['crashed', 'error']).toContain(failed?.status);
+			expect(failed?.finished).toBe(false);
+			const failure = failed?.data.resultData.error?.message ?? '(no error recorded)';
+
+			const memos = async () => (await sandboxOrders()).filter((o) => String(o.memo).startsWith(`kill-${run}-`));
+			const onePerKey = (all: any[]) => new Set(all.map((o) => o.memo)).size === all.length;
+
+			// n8n's own Retry (the editor's button, REST as the owner). In 2.40.7 it re-runs nothing for
+			// an execution whose worker died: on the stalled job the main process overwrote its data
+			// with the error and an empty node stack, so the retry has no node to start from.
+			const rest = new N8nRest(cluster.main.baseUrl);
+			await rest.setupOwner();
+			await rest.retryExecution(victim!.id);
+			let retry: ExecutionRecord | undefined;
+			const retryDeadline = Date.now() + 60_000;
+			while (!retry && Date.now() < retryDeadline) {
+				retry = cluster.store.list(IDS.batch).find((e) => String((e as any).retryOf) === String(victim!.id) && e.stoppedAt !== null);
+				if (!retry) await sleep(500);
+			}
+			expect(retry?.mode).toBe('retry');
+			const retryRanCreate = Boolean(retry!.data.resultData.runData['Create orders']);
+			expect(onePerKey(await memos())).toBe(true);
+
+			// So the re-run that completes the batch is the caller's: the same request (same business
+			// keys) to the same workflow, a new execution on a worker.
+			const before2 = maxExecutionId();
+			expect(await post(BATCH_PATH, { orders: batch })).toBe(200);
+			const [rerun] = await finishedAfter(IDS.batch, before2, 1);
+			expect(rerun).toMatchObject({ mode: 'webhook', status: 'success' });
+			expect(cluster.workerOf(rerun.id)).toBeDefined();
+
+			// Exactly one order per business key; the re-run re-sent the keys the dead worker had sent
+			// and got the existing orders back.
+			const all = await memos();
+			expect(all).toHaveLength(batch.length);
+			for (const input of batch) expect(all.filter((o) => o.memo === input.memo)).toHaveLength(1);
+			const posts = (await operator.requests(mark)).filter(isPaymentPost);
+			const perKey = new Map<string, number>();
+			for (const p of posts) perKey.set(p.body.idempotencyKey, (perKey.get(p.body.idempotencyKey) ?? 0) + 1);
+			expect([...perKey.values()].filter((n) => n >= 2).length).toBeGreaterThanOrEqual(createdBeforeRetry);
+			const byMemo = new Map(all.map((o) => [o.memo, o.id]));
+			const rerunItems = nodeItems(rerun.data, 'Create orders') as any[];
+			expect(rerunItems).toHaveLength(batch.length);
+			for (const item of rerunItems) expect(item.paymentOrderId).toBe(byMemo.get(item.paymentOrder.memo));
+			console.log(
+				`[queue kill] ${worker!.name} killed after ${createdBeforeRetry} of ${batch.length} orders; execution ${victim!.id} ended ${failed!.status} ("${failure}"); ` +
+					`n8n retry ${retry!.id} ${retry!.status}, ran Create orders: ${retryRanCreate}; re-run ${rerun.id} ${rerun.status}: ${posts.length} POSTs for ${batch.length} keys, ${all.length} orders`,
+			);
+		} finally {
+			await worker!.start();
+		}
+	});
+
+	describe('the trigger with the Remove Duplicates recipe', () => {
+		const liveEndpoints = async () => ((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
+		const sign = (secret: string, t: number, body: string) => `t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
+		/** Every execution of the trigger workflow: the event ids it got, and whether it reached the business step. */
+		const runs = () =>
+			cluster.store.list(IDS.trigger).map((e) => ({
+				id: e.id,
+				status: e.status,
+				eventIds: e.data.resultData.runData[TRIGGER] ? nodeItems(e.data, TRIGGER).map((i) => String(i.eventId)) : [],
+				orderIds: e.data.resultData.runData[TRIGGER] ? nodeItems(e.data, TRIGGER).map((i: any) => String(i.paymentOrder?.id)) : [],
+				// Event ids that passed Remove Duplicates in a run that went on to the business step.
+				business: e.data.resultData.runData[BUSINESS] && e.data.resultData.runData[DEDUPE] ? nodeItems(e.data, DEDUPE).map((i) => String(i.eventId)) : [],
+			}));
+		/** Waits until no execution of the trigger workflow is pending, and a little more for stragglers. */
+		const settle = async () => {
+			const deadline = Date.now() + 60_000;
+			while (Date.now() < deadline && cluster.store.list(IDS.trigger).some((e) => ['new', 'running'].includes(e.status) || !e.stoppedAt)) await sleep(300);
+			await sleep(2_500);
+		};
+		const createOrder = async (amountUsd: number) =>
+			(
+				await operator.api('POST', '/payment', {
+					fromUserId: alice.id,
+					toAddress: bob.wallets[0].address,
+					toChain: bob.wallets[0].chain,
+					asset: 'USDC',
+					amountUsd,
+					expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+					memo: 'queue trigger',
+					idempotencyKey: `queue-trigger-${randomBytes(6).toString('hex')}`,
+				})
+			).paymentOrder;
+		const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
+			const deadline = Date.now() + timeoutMs;
+			while (Date.now() < deadline) {
+				const value = await probe();
+				if (value !== undefined && value !== false) return value;
+				await sleep(300);
+			}
+			throw new Error(`timed out waiting for ${what}`);
+		};
+		const deliverTo = async (url: string, body: string, headers: Record<string, string>) => {
+			const response = await fetch(url, { method: 'POST', headers, body });
+			return { status: response.status, text: await response.text() };
+		};
+
+		beforeAll(async () => {
+			// The recipe exactly as shipped, with this run's credential and a fresh webhook id.
+			const credential = sandboxCredential(sandbox);
+			const recipe = JSON.parse(readFileSync(RECIPE, 'utf8')) as WorkflowInput;
+			recipe.id = IDS.trigger;
+			for (const node of recipe.nodes) {
+				if (node.credentials) node.credentials = { clearinghouseApi: { id: credential.id, name: credential.name } };
+				if (node.type === TRIGGER_NODE) node.webhookId = TRIGGER_WEBHOOK_ID;
+			}
+			expect(recipe.nodes.map((n) => n.name)).toEqual([TRIGGER, DEDUPE, BUSINESS, 'Your business step']);
+			await cluster.main.importWorkflow(recipe);
+			await cluster.main.publish(IDS.trigger);
+			await cluster.waitForWebhook(TRIGGER_PATH);
+		});
+
+		test('publishing registers exactly one endpoint, at the public entry point', async () => {
+			const endpoints = await waitFor('one endpoint', async () => {
+				const live = await liveEndpoints();
+				return live.length === 1 ? live : undefined;
+			});
+			expect(endpoints[0]).toMatchObject({ url: cluster.webhookUrl(TRIGGER_PATH), status: 'ENABLED', eventTypes: ['payment_order'] });
+			// The webhook processes register nothing themselves: still one a while later.
+			await sleep(4_000);
+			expect(await liveEndpoints()).toHaveLength(1);
+			expect(cluster.store.staticData(IDS.trigger)).toBeTruthy();
+		});
+
+		let attempt: { headers: Record<string, string>; body: string };
+
+		test('signed deliveries reaching either webhook process are verified and run on the workers', async () => {
+			const from = cluster.proxy.log.length;
+			const created = [await createOrder(11), await createOrder(12)];
+			const got = await waitFor('two runs', () => {
+				const matching = runs().filter((r) => created.some((o) => r.orderIds.includes(o.id)) && r.business.length > 0);
+				return matching.length >= 2 ? matching : undefined;
+			});
+			const routed = cluster.proxy.log.slice(from).filter((r) => r.path.includes(TRIGGER_PATH));
+			expect(routed.map((r) => r.status)).toEqual([200, 200]);
+			expect(new Set(routed.map((r) => r.backend))).toEqual(new Set([0, 1]));
+			for (const r of got) {
+				const execution = cluster.store.list(IDS.trigger).find((e) => e.id === r.id)!;
+				expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
+				// The recipe's business step re-fetched the order the event was about.
+				expect(nodeItems(execution.data, BUSINESS).map((o) => o.id)).toEqual(r.orderIds);
+				expect(cluster.workerOf(r.id)).toBeDefined();
+			}
+			const attempts = (await operator.call('GET', 'webhooks/attempts')).attempts as any[];
+			attempt = attempts.find((a) => a.statusCode === 200 && JSON.parse(a.body).data.payment_order.id === created[0].id);
+			expect(attempt).toBeDefined();
+		});
+
+		test('forged, unsigned and tampered deliveries are refused (401) by both webhook processes and run nothing', async () => {
+			await settle();
+			const before = cluster.store.list(IDS.trigger).length;
+			const event = JSON.parse(attempt.body);
+			event.id = `evt_${randomBytes(8).toString('hex')}_payment_order`;
+			const forged = JSON.stringify(event);
+			const t = Math.floor(Date.now() / 1000);
+			const tampered = attempt.body.replace('"amountUsd":11', '"amountUsd":110000');
+			expect(tampered).not.toBe(attempt.body);
+			for (const w of cluster.webhooks) {
+				const url = cluster.webhookUrlOn(w, TRIGGER_PATH);
+				expect((await deliverTo(url, forged, { ...attempt.headers, 'x-service-webhook-id': event.id, 'x-service-webhook-signature': sign(`whsec_${randomBytes(32).toString('hex')}`, t, forged) })).status).toBe(401);
+				expect((await deliverTo(url, forged, { 'content-type': 'application/json' })).status).toBe(401);
+				expect((await deliverTo(url, tampered, attempt.headers)).status).toBe(401);
+			}
+			await sleep(2_500);
+			expect(cluster.store.list(IDS.trigger)).toHaveLength(before);
+		});
+
+		test('a delivery retried by the sandbox after a lost acknowledgement reaches the other webhook process: the business step runs once', async () => {
+			await settle();
+			const from = cluster.proxy.log.length;
+			cluster.proxy.loseAnswers(1);
+			const order = await createOrder(13);
+			const first = await waitFor('the first attempt', () => cluster.proxy.log.slice(from).find((r) => r.path.includes(TRIGGER_PATH)));
+			expect(first).toMatchObject({ status: 200, answered: 502 });
+			const eventId = first.eventId!;
+			// The sandbox retries (at least once delivery); flush makes the retry happen now.
+			const routed = await waitFor('the retry', async () => {
+				const seen = cluster.proxy.log.slice(from).filter((r) => r.eventId === eventId);
+				if (seen.length >= 2) return seen;
+				await operator.call('POST', 'webhooks/flush');
+				return undefined;
+			});
+			expect(routed[1]).toMatchObject({ status: 200, answered: 200 });
+			expect(routed[1].backend).not.toBe(routed[0].backend);
+			await settle();
+			const withEvent = runs().filter((r) => r.eventIds.includes(eventId));
+			expect(withEvent.length).toBeGreaterThanOrEqual(1);
+			expect(runs().filter((r) => r.business.includes(eventId))).toHaveLength(1);
+			expect(withEvent.every((r) => r.orderIds.includes(order.id))).toBe(true);
+			console.log(`[queue dedupe] sandbox retry: ${routed.length} deliveries of ${eventId} (backends ${routed.map((r) => r.backend).join(',')}), ${withEvent.length} executions, business step ran once`);
+		});
+
+		test('the same signed delivery reaching both webhook processes: the trigger in each runs it, Remove Duplicates lets it through once', async () => {
+			await settle();
+			const secret = JSON.stringify(cluster.store.staticData(IDS.trigger) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
+			expect(secret).toBeDefined();
+			const base = JSON.parse(attempt.body);
+			const current = await operator.api('GET', `/payment-orders/${base.data.payment_order.id}`);
+			const event = { ...base, id: `evt_${randomBytes(8).toString('hex')}_payment_order`, created: new Date().toISOString(), data: { payment_order: { ...current, returns: undefined, version: current.version + 100 } } };
+			const body = JSON.stringify(event);
+			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000), body) };
+			const [w1, w2] = cluster.webhooks;
+			expect((await deliverTo(cluster.webhookUrlOn(w1, TRIGGER_PATH), body, headers)).status).toBe(200);
+			await waitFor('the first run', () => runs().find((r) => r.business.includes(event.id)));
+			expect((await deliverTo(cluster.webhookUrlOn(w2, TRIGGER_PATH), body, headers)).status).toBe(200);
+			await settle();
+			const withEvent = runs().filter((r) => r.eventIds.includes(event.id));
+			// The second webhook process has no memory of the event (per-process), so its trigger starts
+			// a run: the database-backed Remove Duplicates is what stops it.
+			expect(withEvent).toHaveLength(2);
+			expect(runs().filter((r) => r.business.includes(event.id))).toHaveLength(1);
+			const dropped = withEvent.find((r) => r.business.length === 0)!;
+			const droppedRun = cluster.store.list(IDS.trigger).find((e) => e.id === dropped.id)!;
+			expect(nodeItems(droppedRun.data, DEDUPE)).toHaveLength(0);
+			// And the first process drops a repeat itself (its memory): no new execution.
+			const count = cluster.store.list(IDS.trigger).length;
+			expect((await deliverTo(cluster.webhookUrlOn(w1, TRIGGER_PATH), body, headers)).status).toBe(200);
+			await settle();
+			expect(cluster.store.list(IDS.trigger)).toHaveLength(count);
+		});
+	});
+});
