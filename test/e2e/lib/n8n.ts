@@ -80,8 +80,7 @@ export class N8nInstance {
 	readonly baseUrl: string;
 	readonly env: NodeJS.ProcessEnv;
 	readonly executions: ExecutionStore;
-	private server: ChildProcess | undefined;
-	private serverLog: WriteStream | undefined;
+	private server: N8nProcess | undefined;
 	private readonly keep: boolean;
 
 	private constructor(options: N8nOptions & { root: string; port: number; brokerPort: number }) {
@@ -206,50 +205,51 @@ export class N8nInstance {
 	}
 
 	get running(): boolean {
-		return this.server !== undefined && this.server.exitCode === null && this.server.signalCode === null;
+		return this.server?.running ?? false;
+	}
+
+	/**
+	 * Spawns a long-running n8n process (`start`, `worker`, `webhook`, ...) with this instance's
+	 * environment plus `env`; its output goes to <root>/<name>.log. For queue mode: one main, then
+	 * workers and webhook processes with their own ports in `env` (QUEUE_HEALTH_CHECK_PORT, N8N_PORT).
+	 */
+	async spawnProcess(args: string[], options: { name?: string; env?: Record<string, string>; readyUrl?: string; timeoutMs?: number } = {}): Promise<N8nProcess> {
+		const { node, n8nBin } = runtime();
+		const name = options.name ?? `n8n-${args[0]}`;
+		const log = createWriteStream(join(this.root, `${name}.log`), { flags: 'a' });
+		const child = spawn(node, [n8nBin, ...args], { env: { ...this.env, ...options.env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
+		const managed = new N8nProcess(name, child, log);
+		if (options.readyUrl) {
+			const timeoutMs = options.timeoutMs ?? 90_000;
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				if (!managed.running) throw new Error(`n8n ${args.join(' ')} exited early (code ${child.exitCode}):\n${managed.tail}`);
+				if ((await httpStatus(options.readyUrl)) === 200) break;
+				if (Date.now() > deadline) {
+					await managed.stop();
+					throw new Error(`n8n ${args.join(' ')} not ready at ${options.readyUrl} within ${timeoutMs} ms:\n${managed.tail}`);
+				}
+				await sleep(250);
+			}
+		}
+		return managed;
 	}
 
 	/** `n8n start`, resolved once /healthz/readiness answers 200. Output goes to <root>/n8n-start.log. */
 	async start(options: { timeoutMs?: number; args?: string[] } = {}): Promise<void> {
 		if (this.running) throw new Error('n8n is already running');
-		const { node, n8nBin } = runtime();
-		this.serverLog = createWriteStream(join(this.root, 'n8n-start.log'), { flags: 'a' });
-		const child = spawn(node, [n8nBin, ...(options.args ?? ['start'])], {
-			env: this.env,
-			cwd: this.root,
-			stdio: ['ignore', 'pipe', 'pipe'],
+		this.server = await this.spawnProcess(options.args ?? ['start'], {
+			name: 'n8n-start',
+			readyUrl: `${this.baseUrl}/healthz/readiness`,
+			timeoutMs: options.timeoutMs,
 		});
-		child.stdout?.pipe(this.serverLog, { end: false });
-		child.stderr?.pipe(this.serverLog, { end: false });
-		// The last output, for the error message when it does not come up (the folder may be gone by then).
-		let tail = '';
-		const keepTail = (chunk: Buffer) => (tail = (tail + chunk.toString()).slice(-6000));
-		child.stdout?.on('data', keepTail);
-		child.stderr?.on('data', keepTail);
-		this.server = child;
-		const deadline = Date.now() + (options.timeoutMs ?? 90_000);
-		while (Date.now() < deadline) {
-			if (!this.running) throw new Error(`n8n start exited early (code ${child.exitCode}):\n${tail}`);
-			if ((await httpStatus(`${this.baseUrl}/healthz/readiness`)) === 200) return;
-			await sleep(250);
-		}
-		await this.stop();
-		throw new Error(`n8n did not become ready within ${options.timeoutMs ?? 90_000} ms:\n${tail}`);
 	}
 
-	/** SIGTERM (n8n stops in well under a second), SIGKILL if it lingers. */
+	/** Stops what start() started (SIGTERM; n8n stops in well under a second). */
 	async stop(): Promise<void> {
-		const child = this.server;
+		const server = this.server;
 		this.server = undefined;
-		if (child && child.exitCode === null && child.signalCode === null) {
-			const exited = new Promise<void>((done) => child.once('exit', () => done()));
-			child.kill('SIGTERM');
-			const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-			await exited;
-			clearTimeout(timer);
-		}
-		this.serverLog?.end();
-		this.serverLog = undefined;
+		await server?.stop();
 	}
 
 	/**
@@ -306,6 +306,39 @@ export class N8nInstance {
 	async dispose(): Promise<void> {
 		await this.stop();
 		if (!this.keep) rmSync(this.root, { recursive: true, force: true });
+	}
+}
+
+/** A long-running n8n process: its output goes to a log file, the last of it is kept for errors. */
+export class N8nProcess {
+	tail = '';
+
+	constructor(
+		readonly name: string,
+		readonly child: ChildProcess,
+		private readonly log: WriteStream,
+	) {
+		const keep = (chunk: Buffer) => (this.tail = (this.tail + chunk.toString()).slice(-6000));
+		for (const stream of [child.stdout, child.stderr]) {
+			stream?.pipe(log, { end: false });
+			stream?.on('data', keep);
+		}
+	}
+
+	get running(): boolean {
+		return this.child.exitCode === null && this.child.signalCode === null;
+	}
+
+	/** SIGTERM (or `signal`), SIGKILL if it lingers past 15 s. */
+	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+		if (this.running) {
+			const exited = new Promise<void>((done) => this.child.once('exit', () => done()));
+			this.child.kill(signal);
+			const timer = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
+			await exited;
+			clearTimeout(timer);
+		}
+		this.log.end();
 	}
 }
 
