@@ -47,6 +47,11 @@ export interface BatchResult {
 		nodeFixedTimeVsUndici: Figure;
 		httpRequestTimeVsUndici: Figure;
 	};
+	/**
+	 * What one expression costs in this n8n: (node − node with fixed fields) ÷ (8 extra expressions
+	 * per item × items), run by run, in µs.
+	 */
+	expressionCostUs: Figure;
 	/** One request of each contender, compared: the same method, path, headers (names) and body. */
 	sameRequests: { identical: boolean; differences: string[] };
 }
@@ -187,6 +192,7 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 			nodeTimeVsUndici: pairedRatio(net('node'), times.undici),
 			httpRequestTimeVsUndici: pairedRatio(net('httpRequest'), times.undici),
 		},
+		expressionCostUs: figure(net('node').map((ms, i) => ((ms - net('nodeFixed')[i]) / (8 * count)) * 1000), 'µs', 0),
 		sameRequests: compareRequests(samples),
 	};
 	const r = result;
@@ -198,6 +204,7 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 	ctx.log(`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)}) target ≥ 1`);
 	ctx.log(`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)}; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`);
 	ctx.log(`  ratio node time/undici time: ${show(r.ratios.nodeTimeVsUndici)} target ≤ 1.5; HTTP Request/undici ${show(r.ratios.httpRequestTimeVsUndici)}`);
+	ctx.log(`  one expression (from node − node with fixed fields, 8 more expressions per item): ${show(r.expressionCostUs)}`);
 	ctx.log(`  same requests: ${r.sameRequests.identical ? 'yes' : r.sameRequests.differences.join(' | ')}`);
 	return result;
 }

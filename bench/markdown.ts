@@ -1,0 +1,73 @@
+/**
+ * The figures of a results file as the Markdown table of the README's performance section:
+ * `node -r ts-node/register/transpile-only bench/markdown.ts [bench/results/latest.json]`.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { BatchResult } from './batch';
+import type { ListingResult } from './listing';
+import type { PackageResult } from './package-cost';
+import type { TargetCheck } from './report';
+import type { Figure } from './lib/stats';
+import type { TriggerResult } from './trigger';
+import type { VerificationResult } from './verification';
+
+const f = (x: Figure | undefined) => (x ? `${x.median} ${x.unit} (runs: ${x.runs.join(', ')})` : 'n/a');
+
+export function markdown(record: any): string {
+	const r = record.results as {
+		batch?: BatchResult;
+		listing?: ListingResult;
+		trigger?: TriggerResult;
+		verification?: VerificationResult;
+		package?: PackageResult;
+		diagnostics?: { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult };
+	};
+	const out: string[] = [];
+	out.push(`Run of ${record.startedAt} (commit ${record.commit}, n8n ${record.n8nVersion}, Node ${record.node}, ${record.cpus} CPUs, load average at start ${record.loadAverageAtStart.map((l: number) => l.toFixed(1)).join(' ')}; \`npm run bench\` took ${record.wallSeconds} s). Medians with every run in brackets.`, '');
+	out.push('| Figure | Ours | Baseline | Ratio |', '|---|---|---|---|');
+	const b = r.batch;
+	if (b) {
+		out.push(`| 1. Batch: ${b.orders} orders, fields mapped by expressions, concurrency ${b.concurrency} (net of n8n's ${b.wallMs.n8nOnly.median} ms per execution) | ${f(b.ordersPerSecond.node)} | HTTP Request node ${f(b.ordersPerSecond.httpRequest)} | ${f(b.ratios.nodeVsHttpRequest)} (target ≥ 1) |`);
+		out.push(`| 1. Batch, same, against the undici loop (time) | ${f(b.netMs.node)} | undici ${f(b.wallMs.undici)} (${b.ordersPerSecond.undici.median} orders/s) | ${f(b.ratios.nodeTimeVsUndici)} (target ≤ 1.5) |`);
+		out.push(`| 1. Batch, node with fixed fields (only the key by expression, like the HTTP Request node's one body expression) | ${f(b.ordersPerSecond.nodeFixed)} | HTTP Request node | ${f(b.ratios.nodeFixedVsHttpRequest)}; vs undici time ${f(b.ratios.nodeFixedTimeVsUndici)} |`);
+		if (b.expressionCostUs) out.push(`| 1. Batch: cost of one expression in n8n ((node − node with fixed fields) ÷ 8 expressions ÷ items) | ${f(b.expressionCostUs)} | | |`);
+		out.push(`| 1. Batch, HTTP Request node against the undici loop (time) | ${f(b.netMs.httpRequest)} | undici | ${f(b.ratios.httpRequestTimeVsUndici)} |`);
+	}
+	const l = r.listing;
+	if (l) {
+		out.push(`| 2. Return All over ${l.listed} orders (${l.dataMb} MB JSON), wall time | ${f(l.wallMs.node)}, ${l.requests.node} requests | HTTP Request pagination ${f(l.wallMs.httpRequest)}, ${l.requests.httpRequest} requests | ${f(l.ratios.nodeVsHttpRequest)} (target ≤ 1.2) |`);
+		out.push(`| 2. Return All against HTTP Request pagination + Split Out (same items) | | ${f(l.wallMs.httpRequestSplitOut)} | ${f(l.ratios.nodeVsHttpRequestSplitOut)} |`);
+		out.push(`| 2. Return All against an undici page loop | | ${f(l.wallMs.undici)} | ${f(l.ratios.nodeVsUndici)} |`);
+		out.push(`| 2. Peak RSS of n8n (fresh process; n8n alone peaks at ${l.peakRssMb.n8nOnly.median} MB) | ${f(l.peakRssMb.node)} | HTTP Request ${f(l.peakRssMb.httpRequest)}; + Split Out ${f(l.peakRssMb.httpRequestSplitOut)} | |`);
+		out.push(`| 2. RSS growth during the run | ${f(l.rssGrowthMb.node)} = ${l.ratios.nodeMemoryPerDataByte.median}× the data | HTTP Request + Split Out ${f(l.rssGrowthMb.httpRequestSplitOut)} = ${l.ratios.httpRequestSplitOutMemoryPerDataByte.median}× | |`);
+		if (l.half) out.push(`| 2. Growth from ${l.half.listed} to ${l.listed} orders (data ×${(l.listed / l.half.listed).toFixed(1)}; one run at the half) | ×${l.half.growthRatio.node} (${l.half.rssGrowthMb.node} MB → ${l.rssGrowthMb.node.median} MB) | HTTP Request + Split Out ×${l.half.growthRatio.httpRequestSplitOut} | target: no faster than the data |`);
+	}
+	const t = r.trigger;
+	if (t) out.push(`| 3. Trigger: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s | ${f(t.executionsPerSecond.trigger)} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)} | ${f(t.ratio)} (target ≥ 0.9) |`);
+	const v = r.verification;
+	if (v) out.push(`| 3. Verification alone per delivery (${v.bodyBytes} B body) | verifySignature ${f(v.verifySignatureUs)} | bare HMAC ${f(v.bareHmacUs)} | checks cost ${f(v.overheadUs)} |`);
+	const p = r.package;
+	if (p) {
+		out.push(`| 4. Tarball (npm pack) | ${(p.tarballBytes / 1024).toFixed(1)} KiB, ${p.files} files, ${(p.unpackedBytes / 1024).toFixed(1)} KiB unpacked | | |`);
+		out.push(`| 4. \`n8n execute\` of a trivial workflow | with the package ${f(p.executeMs.withPackage)} | without ${f(p.executeMs.withoutPackage)} | load time ${f(p.loadMs)} |`);
+	}
+	const d = r.diagnostics;
+	if (d?.batchLegacyExpressionEngine) {
+		const x = d.batchLegacyExpressionEngine;
+		out.push(`| Diagnostic, N8N_EXPRESSION_ENGINE=legacy: batch | ${f(x.ordersPerSecond.node)}; fixed fields ${f(x.ordersPerSecond.nodeFixed)} | HTTP Request ${f(x.ordersPerSecond.httpRequest)}; undici ${f(x.ordersPerSecond.undici)} | node/HTTP ${f(x.ratios.nodeVsHttpRequest)}; node/undici time ${f(x.ratios.nodeTimeVsUndici)}; HTTP/undici ${f(x.ratios.httpRequestTimeVsUndici)} |`);
+	}
+	if (d?.triggerLegacyExpressionEngine) {
+		const x = d.triggerLegacyExpressionEngine;
+		out.push(`| Diagnostic, N8N_EXPRESSION_ENGINE=legacy: trigger | ${f(x.executionsPerSecond.trigger)} | plain Webhook ${f(x.executionsPerSecond.plainWebhook)} | ${f(x.ratio)} |`);
+	}
+	out.push('', 'Targets:', '');
+	for (const target of record.targets as TargetCheck[]) out.push(`- ${target.met ? '**met**' : '**missed**'}: ${target.name} — ${target.detail}`);
+	return out.join('\n');
+}
+
+if (require.main === module) {
+	const file = process.argv[2] ?? join(__dirname, 'results', 'latest.json');
+	console.log(markdown(JSON.parse(readFileSync(file, 'utf8'))));
+}
