@@ -21,6 +21,19 @@ export const IDS = {
 	trivial: 'benchTrivial0001',
 } as const;
 
+/** The webhook path of every published bench workflow (the trigger is published later). */
+export const WEBHOOK_PATHS: Record<string, string> = {
+	benchBatchEmpty1: 'bench-batch-empty',
+	benchBatchNode01: 'bench-batch-node',
+	benchBatchNodeFx: 'bench-batch-node-fixed',
+	benchBatchHttp01: 'bench-batch-http',
+	benchListEmpty01: 'bench-list-empty',
+	benchListNode001: 'bench-list-node',
+	benchListHttp001: 'bench-list-http',
+	benchListHttpSp1: 'bench-list-http-split',
+	benchPlainHook01: 'bench-plain-webhook',
+};
+
 export const TRIGGER_WEBHOOK_ID = 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000001';
 export const TRIGGER_PATH = `${TRIGGER_WEBHOOK_ID}/webhook`;
 export const PLAIN_PATH = 'bench-plain-webhook';
