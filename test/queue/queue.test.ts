@@ -107,7 +107,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	}
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 20 });
+		// timeScale 2: a 5 s attempt timeout, so a slow (loaded) webhook process is not retried by accident.
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
 		operator = new Operator(sandbox);
 		state = await operator.state();
 		[alice, bob] = state.users;
@@ -363,6 +364,18 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			return { status: response.status, text: await response.text() };
 		};
 
+		/** A new event about an existing order, signed now with the trigger's stored secret (from its static data). */
+		const freshSignedEvent = async (orderId: string, bump: number) => {
+			const secret = JSON.stringify(cluster.store.staticData(IDS.trigger) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
+			expect(secret).toBeDefined();
+			const base = JSON.parse(attempt.body);
+			const current = await operator.api('GET', `/payment-orders/${orderId}`);
+			const event = { ...base, id: `evt_${randomBytes(8).toString('hex')}_payment_order`, created: new Date().toISOString(), data: { payment_order: { ...current, returns: undefined, version: current.version + bump } } };
+			const body = JSON.stringify(event);
+			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000), body) };
+			return { id: event.id as string, body, headers };
+		};
+
 		beforeAll(async () => {
 			// The recipe exactly as shipped, with this run's credential and a fresh webhook id.
 			const credential = sandboxCredential(sandbox);
@@ -399,8 +412,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				const matching = runs().filter((r) => created.some((o) => r.orderIds.includes(o.id)) && r.business.length > 0);
 				return matching.length >= 2 ? matching : undefined;
 			});
-			const routed = cluster.proxy.log.slice(from).filter((r) => r.path.includes(TRIGGER_PATH));
-			expect(routed.map((r) => r.status)).toEqual([200, 200]);
+			const events = new Set(got.flatMap((r) => r.eventIds));
+			const routed = cluster.proxy.log.slice(from).filter((r) => r.path.includes(TRIGGER_PATH) && events.has(r.eventId!));
+			expect(routed.every((r) => r.status === 200)).toBe(true);
+			// Round robin: the two events went to different webhook processes, and each was executed.
 			expect(new Set(routed.map((r) => r.backend))).toEqual(new Set([0, 1]));
 			for (const r of got) {
 				const execution = cluster.store.list(IDS.trigger).find((e) => e.id === r.id)!;
@@ -460,13 +475,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 
 		test('the same signed delivery reaching both webhook processes: the trigger in each runs it, Remove Duplicates lets it through once', async () => {
 			await settle();
-			const secret = JSON.stringify(cluster.store.staticData(IDS.trigger) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
-			expect(secret).toBeDefined();
-			const base = JSON.parse(attempt.body);
-			const current = await operator.api('GET', `/payment-orders/${base.data.payment_order.id}`);
-			const event = { ...base, id: `evt_${randomBytes(8).toString('hex')}_payment_order`, created: new Date().toISOString(), data: { payment_order: { ...current, returns: undefined, version: current.version + 100 } } };
-			const body = JSON.stringify(event);
-			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000), body) };
+			const event = await freshSignedEvent(JSON.parse(attempt.body).data.payment_order.id, 100);
+			const { body, headers } = event;
 			const [w1, w2] = cluster.webhooks;
 			expect((await deliverTo(cluster.webhookUrlOn(w1, TRIGGER_PATH), body, headers)).status).toBe(200);
 			await waitFor('the first run', () => runs().find((r) => r.business.includes(event.id)));
@@ -485,6 +495,34 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect((await deliverTo(cluster.webhookUrlOn(w1, TRIGGER_PATH), body, headers)).status).toBe(200);
 			await settle();
 			expect(cluster.store.list(IDS.trigger)).toHaveLength(count);
+		});
+
+		test('simultaneous copies of one event, through an entry point that routes by event id: the trigger drops the copy, one run each', async () => {
+			// Remove Duplicates reads, then writes its history without a lock: two copies whose runs reach
+			// it in the same instant on two workers can both pass. Routing by event id sends every copy
+			// to one webhook process, where the trigger checks and records without yielding.
+			await settle();
+			const orderId = JSON.parse(attempt.body).data.payment_order.id;
+			const events = [];
+			for (let i = 0; i < 5; i++) events.push(await freshSignedEvent(orderId, 200 + i));
+			cluster.proxy.routeByEventId = true;
+			const from = cluster.proxy.log.length;
+			try {
+				for (const event of events) {
+					const statuses = await Promise.all([0, 1].map(async () => (await deliverTo(cluster.webhookUrl(TRIGGER_PATH), event.body, event.headers)).status));
+					expect(statuses).toEqual([200, 200]);
+				}
+			} finally {
+				cluster.proxy.routeByEventId = false;
+			}
+			await settle();
+			for (const event of events) {
+				const copies = cluster.proxy.log.slice(from).filter((r) => r.eventId === event.id);
+				expect(copies).toHaveLength(2);
+				expect(copies[0].backend).toBe(copies[1].backend);
+				expect(runs().filter((r) => r.eventIds.includes(event.id))).toHaveLength(1);
+				expect(runs().filter((r) => r.business.includes(event.id))).toHaveLength(1);
+			}
 		});
 	});
 });

@@ -1,4 +1,4 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,6 +18,8 @@ export class Services {
 	) {}
 
 	static async start(dir: string): Promise<Services> {
+		const installed = spawnSync('bash', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null']).status === 0;
+		if (!installed) throw new Error('PostgreSQL or Redis is not installed: run `bash scripts/services.sh install` (root, apt) first');
 		const pgPort = await freePort();
 		const redisPort = await freePort();
 		const services = new Services(dir, pgPort, redisPort);

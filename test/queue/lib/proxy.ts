@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 
 export interface ProxiedRequest {
@@ -24,6 +25,11 @@ export class RoundRobinProxy {
 	private server: Server | undefined;
 	private next = 0;
 	private toLose = 0;
+	/**
+	 * Route a webhook delivery by its event id (`X-Service-Webhook-Id`) instead of round robin, as a
+	 * load balancer hashing on that header would: every copy of one event reaches the same process.
+	 */
+	routeByEventId = false;
 
 	constructor(private backends: number[] = []) {}
 
@@ -45,7 +51,8 @@ export class RoundRobinProxy {
 					res.writeHead(503).end('no backend');
 					return;
 				}
-				const backend = this.next++ % this.backends.length;
+				const eventId = header(req.headers['x-service-webhook-id']);
+				const backend = this.routeByEventId && eventId ? hash(eventId) % this.backends.length : this.next++ % this.backends.length;
 				const lose = this.toLose > 0;
 				if (lose) this.toLose--;
 				const headers: IncomingHttpHeaders = { ...req.headers, host: `127.0.0.1:${this.backends[backend]}` };
@@ -56,7 +63,6 @@ export class RoundRobinProxy {
 						answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
 						answer.on('end', () => {
 							const status = answer.statusCode ?? 0;
-							const eventId = header(req.headers['x-service-webhook-id']);
 							this.log.push({ backend, method: req.method ?? '', path: req.url ?? '', status, answered: lose ? 502 : status, eventId });
 							if (lose) {
 								res.writeHead(502, { 'content-type': 'text/plain' }).end('answer lost');
@@ -86,6 +92,10 @@ export class RoundRobinProxy {
 		server.closeAllConnections();
 		await new Promise<void>((done) => server.close(() => done()));
 	}
+}
+
+function hash(value: string): number {
+	return createHash('sha256').update(value).digest().readUInt32BE(0);
 }
 
 function header(value: string | string[] | undefined): string | undefined {
