@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
+# PostgreSQL and Redis for the queue-mode suite, from Debian's packages when missing.
+bash scripts/services.sh install
 npm run build
 npm run lint
 node scripts/verify.mjs
