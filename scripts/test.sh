@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): build, lint, verify, then every jest project
-# (unit, sandbox, nodes, e2e in a real n8n). Installs the Node 24 / n8n runtime when missing.
+# (unit, sandbox, nodes, e2e in a real n8n, queue: n8n in queue mode). Installs the Node 24 / n8n
+# runtime when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
