@@ -121,7 +121,10 @@ async function main(): Promise<void> {
 			await restartWith(n8n, { N8N_EXPRESSION_ENGINE: undefined }, 'bench-batch-node');
 			results.trigger = await benchTrigger(ctx);
 			if (want('diagnostics')) {
-				await restartWith(n8n, { N8N_EXPRESSION_ENGINE: 'legacy' }, 'bench-batch-node');
+				// Two isolates instead of one: if deliveries queue for the isolate, the trigger gains.
+				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' }, 'bench-batch-node');
+				diagnostics.triggerIsolatePoolOf2 = await benchTrigger(ctx, 'Diagnostic: trigger throughput with N8N_EXPRESSION_ENGINE_POOL_SIZE=2');
+				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: undefined, N8N_EXPRESSION_ENGINE: 'legacy' }, 'bench-batch-node');
 				diagnostics.triggerLegacyExpressionEngine = await benchTrigger(ctx, 'Diagnostic: trigger throughput with N8N_EXPRESSION_ENGINE=legacy');
 			}
 			await n8n.unpublish(IDS.trigger);

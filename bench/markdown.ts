@@ -22,7 +22,7 @@ export function markdown(record: any): string {
 		trigger?: TriggerResult;
 		verification?: VerificationResult;
 		package?: PackageResult;
-		diagnostics?: { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult };
+		diagnostics?: { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult; triggerIsolatePoolOf2?: TriggerResult };
 	};
 	const out: string[] = [];
 	out.push(`Run of ${record.startedAt} (commit ${record.commit}, n8n ${record.n8nVersion}, Node ${record.node}, ${record.cpus} CPUs, load average at start ${record.loadAverageAtStart.map((l: number) => l.toFixed(1)).join(' ')}; \`npm run bench\` took ${record.wallSeconds} s). Medians with every run in brackets.`, '');
@@ -48,6 +48,7 @@ export function markdown(record: any): string {
 	if (t) out.push(`| 3. Trigger: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s | ${f(t.executionsPerSecond.trigger)} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)} | ${f(t.ratio)} (target ≥ 0.9) |`);
 	const v = r.verification;
 	if (v) out.push(`| 3. Verification alone per delivery (${v.bodyBytes} B body) | verifySignature ${f(v.verifySignatureUs)} | bare HMAC ${f(v.bareHmacUs)} | checks cost ${f(v.overheadUs)} |`);
+	if (v?.bookkeepingUs) out.push(`| 3. The trigger's other own work per delivery (duplicate/stale memory full, static-data mirror) | ${f(v.bookkeepingUs)} | | |`);
 	const p = r.package;
 	if (p) {
 		out.push(`| 4. Tarball (npm pack) | ${(p.tarballBytes / 1024).toFixed(1)} KiB, ${p.files} files, ${(p.unpackedBytes / 1024).toFixed(1)} KiB unpacked | | |`);
@@ -61,6 +62,10 @@ export function markdown(record: any): string {
 	if (d?.triggerLegacyExpressionEngine) {
 		const x = d.triggerLegacyExpressionEngine;
 		out.push(`| Diagnostic, N8N_EXPRESSION_ENGINE=legacy: trigger | ${f(x.executionsPerSecond.trigger)} | plain Webhook ${f(x.executionsPerSecond.plainWebhook)} | ${f(x.ratio)} |`);
+	}
+	if (d?.triggerIsolatePoolOf2) {
+		const x = d.triggerIsolatePoolOf2;
+		out.push(`| Diagnostic, N8N_EXPRESSION_ENGINE_POOL_SIZE=2: trigger | ${f(x.executionsPerSecond.trigger)} | plain Webhook ${f(x.executionsPerSecond.plainWebhook)} | ${f(x.ratio)} |`);
 	}
 	out.push('', 'Targets:', '');
 	for (const target of record.targets as TargetCheck[]) out.push(`- ${target.met ? '**met**' : '**missed**'}: ${target.name} — ${target.detail}`);

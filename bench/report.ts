@@ -42,7 +42,7 @@ export function summarize(results: Record<string, unknown>): TargetCheck[] {
 		}
 	}
 	const trigger = results.trigger as TriggerResult | undefined;
-	const diagnostics = (results.diagnostics ?? {}) as { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult };
+	const diagnostics = (results.diagnostics ?? {}) as { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult; triggerIsolatePoolOf2?: TriggerResult };
 	if (trigger) {
 		const legacy = diagnostics.triggerLegacyExpressionEngine;
 		checks.push({
@@ -50,7 +50,8 @@ export function summarize(results: Record<string, unknown>): TargetCheck[] {
 			met: trigger.ratio.median >= 0.9,
 			detail:
 				`trigger/Webhook executions per second ${trigger.ratio.median}` +
-				(legacy ? `; with N8N_EXPRESSION_ENGINE=legacy ${legacy.ratio.median} (${legacy.executionsPerSecond.trigger.median} vs ${legacy.executionsPerSecond.plainWebhook.median}/s)` : ''),
+				(legacy ? `; with N8N_EXPRESSION_ENGINE=legacy ${legacy.ratio.median} (${legacy.executionsPerSecond.trigger.median} vs ${legacy.executionsPerSecond.plainWebhook.median}/s)` : '') +
+				(diagnostics.triggerIsolatePoolOf2 ? `; with N8N_EXPRESSION_ENGINE_POOL_SIZE=2 ${diagnostics.triggerIsolatePoolOf2.ratio.median}` : ''),
 		});
 	}
 	const legacyBatch = diagnostics.batchLegacyExpressionEngine;
