@@ -48,7 +48,7 @@ describe('Clearinghouse action node inside n8n', () => {
 	async function execute(id: string): Promise<{ run: RunData; requests: LoggedRequest[]; items: (node: string) => any[] }> {
 		const mark = await operator.mark();
 		const result = await n8n.execute(id);
-		if (result.code !== 0 || !result.run) throw new Error(`n8n execute ${id} exited ${result.code}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
+		if (result.code !== 0 || !result.run) throw new Error(`n8n execute ${id} exited ${result.code ?? result.signal}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
 		const requests = await operator.requests(mark);
 		const workflow = workflows.find((w) => w.id === id)!;
 		for (const node of workflow.nodes) {

@@ -32,6 +32,8 @@ export interface N8nOptions {
 
 export interface CommandResult {
 	code: number | null;
+	/** The signal that ended it, when one did (code is then null). */
+	signal?: NodeJS.Signals | null;
 	stdout: string;
 	stderr: string;
 }
@@ -144,9 +146,9 @@ export class N8nInstance {
 				clearTimeout(timer);
 				reject(error);
 			});
-			child.on('close', (code) => {
+			child.on('close', (code, signal) => {
 				clearTimeout(timer);
-				resolveRun({ code, stdout, stderr });
+				resolveRun({ code, signal, stdout, stderr });
 			});
 		});
 	}
