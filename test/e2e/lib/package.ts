@@ -27,6 +27,7 @@ export function packedTarball(): string {
 	if (process.env.E2E_PACKAGE_TARBALL) return process.env.E2E_PACKAGE_TARBALL;
 	if (tarball && existsSync(tarball)) return tarball;
 	const env = nodeEnv();
+	removeStaleStages();
 	const stage = join(repoRoot, '.e2e', 'build', String(process.pid));
 	rmSync(stage, { recursive: true, force: true });
 	mkdirSync(stage, { recursive: true });
@@ -67,6 +68,21 @@ function checkDeclaredFiles(stage: string): void {
 /** Whether the package declares (and the build produces) the trigger node. */
 export function hasTriggerSource(): boolean {
 	return existsSync(join(repoRoot, 'nodes', 'ClearinghouseTrigger', 'ClearinghouseTrigger.node.ts'));
+}
+
+/** Staging folders are named by pid: drop those whose process is gone. */
+function removeStaleStages(): void {
+	const root = join(repoRoot, '.e2e', 'build');
+	if (!existsSync(root)) return;
+	for (const name of readdirSync(root)) {
+		const pid = Number(name);
+		if (!Number.isInteger(pid) || pid === process.pid) continue;
+		try {
+			process.kill(pid, 0); // still running: leave it
+		} catch {
+			rmSync(join(root, name), { recursive: true, force: true });
+		}
+	}
 }
 
 /** What the build reads. */
