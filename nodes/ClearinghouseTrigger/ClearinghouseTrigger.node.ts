@@ -8,11 +8,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
 import type { EventOptions } from './events';
 import {
 	decide,
-	KNOWN_ORDER_STATUSES,
 	memoryFor,
 	recordEmitted,
 	STATIC_MAX_EVENTS,
@@ -23,13 +23,6 @@ import { checkExists, create, deleteWebhook } from './lifecycle';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
-
-function titleCase(status: string): string {
-	return status
-		.split('_')
-		.map((w) => w.charAt(0) + w.slice(1).toLowerCase())
-		.join(' ');
-}
 
 /** Answers the request ourselves, so that n8n starts no execution for it. */
 function respond(ctx: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
@@ -79,9 +72,7 @@ export class ClearinghouseTrigger implements INodeType {
 				displayName: 'Order Statuses',
 				name: 'statuses',
 				type: 'multiOptions',
-				options: [...KNOWN_ORDER_STATUSES]
-					.sort()
-					.map((s) => ({ name: titleCase(s), value: s })),
+				options: paymentOrderStatusOptions(),
 				default: [],
 				description:
 					'Emit only events whose order has one of these statuses. Leave empty for every known status.',

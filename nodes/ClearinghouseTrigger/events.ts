@@ -1,22 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-/** Statuses the service documents; the service may add more (treated as "unknown"). */
-export const KNOWN_ORDER_STATUSES = [
-	'AWAITING_FUNDS',
-	'FUNDED',
-	'LOCKED',
-	'PENDING_NET_SETTLEMENT',
-	'READY_TO_DISTRIBUTE',
-	'DISTRIBUTION_PENDING',
-	'DISTRIBUTION_SUBMITTED',
-	'DISTRIBUTED',
-	'DISTRIBUTION_FAILED',
-	'CANCELED',
-	'EXPIRED',
-	'REMEDIATING_EXPIRED',
-	'REMEDIATING_OVERFUNDED',
-	'REFUNDED',
-] as const;
+import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
 
 /** What the trigger remembers about one order: the last emitted event's version and status, and each deposit's highest emitted version. */
 export interface OrderMark {
@@ -213,7 +197,7 @@ export function decide(
 	}
 	if (kind === 'deposit' && !options.includeDepositEvents) return { emit: false, reason: 'deposit_event', kind };
 	const status = String(order.status ?? '');
-	if ((KNOWN_ORDER_STATUSES as readonly string[]).includes(status)) {
+	if ((PAYMENT_ORDER_STATUSES as readonly string[]).includes(status)) {
 		if (options.statuses.length > 0 && !options.statuses.includes(status)) {
 			return { emit: false, reason: 'status_not_selected', kind };
 		}

@@ -25,9 +25,9 @@ test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exact
 	const sent = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 	expect(sent).toHaveLength(3); // the good item went out on every one of the 3 tries...
 	expect(new Set(sent.map((r) => r.body.idempotencyKey)).size).toBe(1); // ...with one key
-	const { paymentOrders } = await (
+	const { paymentOrders } = (await (
 		await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?limit=1000`, { headers: { 'x-api-key': env.sb.apiKey } })
-	).json();
+	).json()) as { paymentOrders: any[] };
 	expect(paymentOrders.filter((o: any) => o.amountUsd === 12.5)).toHaveLength(1);
 	expect(out.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 }, 30_000);

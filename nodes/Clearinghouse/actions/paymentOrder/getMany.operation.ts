@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { paymentOrderStatusOptions } from '../../../shared/paymentOrderStatus';
 import { apiRequestAllItems } from '../../../shared/transport';
 import {
 	fail,
@@ -13,32 +14,6 @@ import {
 	returnAllFields,
 	subaccountReadOption,
 } from '../common';
-
-/** Every status the specification lists; new ones may appear and pass through as text. */
-export const PAYMENT_ORDER_STATUSES = [
-	'AWAITING_FUNDS',
-	'FUNDED',
-	'LOCKED',
-	'PENDING_NET_SETTLEMENT',
-	'READY_TO_DISTRIBUTE',
-	'DISTRIBUTION_PENDING',
-	'DISTRIBUTION_SUBMITTED',
-	'DISTRIBUTED',
-	'DISTRIBUTION_FAILED',
-	'CANCELED',
-	'EXPIRED',
-	'REMEDIATING_EXPIRED',
-	'REMEDIATING_OVERFUNDED',
-	'REFUNDED',
-];
-
-function title(status: string): string {
-	return status
-		.toLowerCase()
-		.split('_')
-		.map((w) => w.charAt(0).toUpperCase() + w.slice(1))
-		.join(' ');
-}
 
 const properties: INodeProperties[] = [
 	...returnAllFields(),
@@ -76,7 +51,7 @@ const properties: INodeProperties[] = [
 				name: 'status',
 				type: 'multiOptions',
 				default: [],
-				options: PAYMENT_ORDER_STATUSES.map((value) => ({ name: title(value), value })),
+				options: paymentOrderStatusOptions(),
 				description: 'Only orders in one of these statuses',
 			},
 			subaccountReadOption,
@@ -107,11 +82,12 @@ export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, 
 	if (includeSubaccounts) qs.includeSubaccounts = true;
 	const fromUserId = optionalText(filters.fromUserId);
 	if (fromUserId) qs.fromUserId = fromUserId;
-	for (const bound of ['createdAfter', 'createdBefore']) {
+	const bounds = { createdAfter: 'Created After', createdBefore: 'Created Before' };
+	for (const [bound, label] of Object.entries(bounds)) {
 		const text = optionalText(filters[bound]);
 		if (text === undefined) continue;
 		const at = Date.parse(text);
-		if (Number.isNaN(at)) throw fail(ctx, `${title(bound)} must be a date and time (got "${text}")`, itemIndex);
+		if (Number.isNaN(at)) throw fail(ctx, `${label} must be a date and time (got "${text}")`, itemIndex);
 		qs[bound] = new Date(at).toISOString();
 	}
 	const status = Array.isArray(filters.status) ? (filters.status as string[]) : [];
