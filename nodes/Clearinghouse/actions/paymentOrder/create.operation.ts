@@ -191,8 +191,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		mode,
 	};
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	// What identifies the request for the derived key: a relative expiry counts as its setting, so a
-	// retry some seconds later keeps the key (and, within the 5-minute grid, the whole body).
+	// What identifies the request for the derived key: a relative expiry counts as its setting, and
+	// its time is computed once per execution and item (relativeExpiry), so a retry sends the same body.
 	let expirySetting: unknown;
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
