@@ -84,8 +84,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
 			if (!continueOnFail) throw outcome.error;
+			// n8n keeps only `{error}` as the json of an item that carries `error`, and merges the paired
+			// input item back in when it routes the item to the node's error output.
 			output.push({
-				json: { ...items[itemIndex].json, error: outcome.error.message },
+				json: { error: outcome.error.message },
 				error: outcome.error,
 				pairedItem: { item: itemIndex },
 			});
