@@ -13,13 +13,16 @@ import {
 export const DYNAMIC_OPTIONS_HINT =
 	'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
 
-/** A chain dropdown loaded from GET /supported-assets; expressions still work. */
-export function chainField(overrides: Partial<INodeProperties> = {}): INodeProperties {
+/** A dropdown loaded from GET /supported-assets (chains or asset symbols); expressions still work. */
+function supportedAssetDropdown(
+	base: Pick<INodeProperties, 'displayName' | 'name'>,
+	loadOptionsMethod: string,
+	overrides: Partial<INodeProperties>,
+): INodeProperties {
 	return {
-		displayName: 'Chain Name or ID',
-		name: 'toChain',
+		...base,
 		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getChains' },
+		typeOptions: { loadOptionsMethod },
 		required: true,
 		default: '',
 		description:
@@ -28,19 +31,12 @@ export function chainField(overrides: Partial<INodeProperties> = {}): INodePrope
 	} as INodeProperties;
 }
 
-/** An asset dropdown loaded from GET /supported-assets; expressions still work. */
+export function chainField(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return supportedAssetDropdown({ displayName: 'Chain Name or ID', name: 'toChain' }, 'getChains', overrides);
+}
+
 export function assetField(overrides: Partial<INodeProperties> = {}): INodeProperties {
-	return {
-		displayName: 'Asset Name or ID',
-		name: 'asset',
-		type: 'options',
-		typeOptions: { loadOptionsMethod: 'getAssets' },
-		required: true,
-		default: '',
-		description:
-			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
-		...overrides,
-	} as INodeProperties;
+	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', overrides);
 }
 
 export const amountField: INodeProperties = {
