@@ -36,21 +36,8 @@ describe('example workflows in a real n8n', () => {
 		throw new Error(`timed out waiting for ${what}`);
 	}
 	const order = (id: string) => operator.api('GET', `/payment-orders/${id}`);
-	async function createOrder(memo: string, amountUsd: number) {
-		const [alice, bob] = state.users;
-		return (
-			await operator.api('POST', '/payment', {
-				fromUserId: alice.id,
-				toAddress: bob.wallets[0].address,
-				toChain: 'ethereum',
-				asset: 'USDC',
-				amountUsd,
-				expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-				memo,
-				idempotencyKey: `e2e-example-${memo}`,
-			})
-		).paymentOrder;
-	}
+	const createOrder = (memo: string, amountUsd: number) =>
+		operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
 	/** Sends a deposit from alice's wallet and attributes it; resolves once the order is FUNDED. */
 	async function fund(paymentOrder: any) {
 		const [alice] = state.users;

@@ -48,21 +48,8 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 	};
 	const sign = (secret: string, t: number, body: string) =>
 		`t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
-	const createOrder = async (amountUsd: number) => {
-		const [alice, bob] = state.users;
-		return (
-			await operator.api('POST', '/payment', {
-				fromUserId: alice.id,
-				toAddress: bob.wallets[0].address,
-				toChain: bob.wallets[0].chain,
-				asset: 'USDC',
-				amountUsd,
-				expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-				memo: 'e2e trigger',
-				idempotencyKey: `e2e-trigger-${randomBytes(6).toString('hex')}`,
-			})
-		).paymentOrder;
-	};
+	const createOrder = (amountUsd: number) =>
+		operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
 	/** Nothing may start: wait long enough for a run to show up, then count again. */
 	const expectNoNewExecution = async (before: number) => {
 		await sleep(2_500);

@@ -337,19 +337,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			while (Date.now() < deadline && cluster.store.list(IDS.trigger).some((e) => ['new', 'running'].includes(e.status) || !e.stoppedAt)) await sleep(300);
 			await sleep(2_500);
 		};
-		const createOrder = async (amountUsd: number) =>
-			(
-				await operator.api('POST', '/payment', {
-					fromUserId: alice.id,
-					toAddress: bob.wallets[0].address,
-					toChain: bob.wallets[0].chain,
-					asset: 'USDC',
-					amountUsd,
-					expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-					memo: 'queue trigger',
-					idempotencyKey: `queue-trigger-${randomBytes(6).toString('hex')}`,
-				})
-			).paymentOrder;
+		const createOrder = (amountUsd: number) =>
+			operator.createOrder(amountUsd, 'queue trigger', `queue-trigger-${randomBytes(6).toString('hex')}`);
 		const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 60_000): Promise<T> => {
 			const deadline = Date.now() + timeoutMs;
 			while (Date.now() < deadline) {

@@ -37,6 +37,20 @@ export interface ExecutionStore {
 const flatted = (): { parse(text: string): unknown } => require(join(runtime().n8nModules, 'flatted'));
 
 /** The SQLite database of a user folder, read with Node 24's node:sqlite while n8n runs. */
+/** One row of execution_entity joined with its execution_data, as any database driver returns it. */
+export function executionRecord(row: Record<string, unknown>): ExecutionRecord {
+	return {
+		id: Number(row.id),
+		workflowId: String(row.workflowId),
+		mode: String(row.mode),
+		status: String(row.status),
+		finished: Boolean(row.finished),
+		startedAt: (row.startedAt as string | null) ?? null,
+		stoppedAt: (row.stoppedAt as string | null) ?? null,
+		data: (row.data ? flatted().parse(String(row.data)) : { resultData: { runData: {} } }) as RunData,
+	};
+}
+
 export class SqliteExecutionStore implements ExecutionStore {
 	constructor(readonly file: string) {}
 
@@ -68,16 +82,7 @@ export class SqliteExecutionStore implements ExecutionStore {
 					 FROM execution_entity e LEFT JOIN execution_data d ON d.executionId = e.id ${where} ORDER BY e.id`,
 				)
 				.all(...(workflowId === undefined ? [] : [workflowId])) as Array<Record<string, unknown>>;
-			return rows.map((row) => ({
-				id: Number(row.id),
-				workflowId: String(row.workflowId),
-				mode: String(row.mode),
-				status: String(row.status),
-				finished: Boolean(row.finished),
-				startedAt: (row.startedAt as string | null) ?? null,
-				stoppedAt: (row.stoppedAt as string | null) ?? null,
-				data: (row.data ? flatted().parse(String(row.data)) : { resultData: { runData: {} } }) as RunData,
-			}));
+			return rows.map(executionRecord);
 		} finally {
 			db.close();
 		}

@@ -93,6 +93,24 @@ export class Operator {
 		if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${text}`);
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
+
+	/** A standard order from the demo seed's alice to bob's first wallet, through the public API. */
+	async createOrder(amountUsd: number, memo: string, idempotencyKey: string): Promise<any> {
+		const {
+			users: [alice, bob],
+		} = await this.call('GET', '/state');
+		const order = await this.api('POST', '/payment', {
+			fromUserId: alice.id,
+			toAddress: bob.wallets[0].address,
+			toChain: bob.wallets[0].chain,
+			asset: 'USDC',
+			amountUsd,
+			expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+			memo,
+			idempotencyKey,
+		});
+		return order.paymentOrder;
+	}
 }
 
 /** The credential data for a sandbox, as `n8n import:credentials` takes it. */

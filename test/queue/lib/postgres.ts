@@ -2,8 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { ExecutionRecord, ExecutionStore, RunData } from '../../e2e/lib/executions';
-import { runtime } from '../../e2e/lib/runtime';
+import { executionRecord, type ExecutionRecord, type ExecutionStore } from '../../e2e/lib/executions';
 
 /** psql of the newest installed PostgreSQL (Debian puts it under /usr/lib/postgresql/<v>/bin). */
 function psqlBin(): string {
@@ -15,9 +14,6 @@ function psqlBin(): string {
 	return 'psql';
 }
 
-// n8n stores execution data with `flatted`; n8n's own copy, loaded by absolute path.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const flatted = (): { parse(text: string): unknown } => require(join(runtime().n8nModules, 'flatted'));
 
 /**
  * n8n's PostgreSQL database, read with psql (synchronous, so it fits the harness's ExecutionStore).
@@ -54,15 +50,8 @@ export class PostgresExecutionStore implements ExecutionStore {
 				   FROM execution_entity e LEFT JOIN execution_data d ON d."executionId" = e.id ${where}) r`,
 			) ?? [];
 		return rows.map((row) => ({
-			id: Number(row.id),
-			workflowId: String(row.workflowId),
-			mode: String(row.mode),
-			status: String(row.status),
-			finished: Boolean(row.finished),
-			startedAt: (row.startedAt as string | null) ?? null,
-			stoppedAt: (row.stoppedAt as string | null) ?? null,
+			...executionRecord(row),
 			retryOf: (row.retryOf as string | null) ?? null,
-			data: (row.data ? flatted().parse(String(row.data)) : { resultData: { runData: {} } }) as RunData,
 		}));
 	}
 }
