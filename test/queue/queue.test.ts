@@ -346,7 +346,18 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				if (value !== undefined && value !== false) return value;
 				await sleep(300);
 			}
-			throw new Error(`timed out waiting for ${what}`);
+			throw new Error(`timed out waiting for ${what}\n${await diagnosis()}`);
+		};
+		/** What a timed-out wait saw: the entry point's log, the sandbox's deliveries, the runs, the processes' last log lines. */
+		const diagnosis = async () => {
+			const deliveries = await operator.api('GET', '/webhooks/deliveries?limit=8').catch((error: Error) => error.message);
+			const processes = [...cluster.webhooks, ...cluster.workers].map((p) => `--- ${p.name} (running ${p.running})\n${p.logTail(1500)}`);
+			return [
+				`entry point: ${JSON.stringify(cluster.proxy.log.slice(-10))}`,
+				`deliveries: ${JSON.stringify(deliveries)}`,
+				`runs: ${JSON.stringify(runs().slice(-6))}`,
+				...processes,
+			].join('\n');
 		};
 		const deliverTo = async (url: string, body: string, headers: Record<string, string>) => {
 			const response = await fetch(url, { method: 'POST', headers, body });

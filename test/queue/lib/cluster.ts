@@ -185,8 +185,10 @@ export class QueueCluster {
 				...this.env,
 				// Production webhooks only on the webhook processes, as in a real split deployment.
 				N8N_DISABLE_PRODUCTION_MAIN_PROCESS: 'true',
-				// The leader marks executions of a dead worker as crashed (minutes; default 180).
-				N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.05',
+				// N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL stays at its default (180 min). Lowered, its check
+				// races with new executions (it reads the 'new' rows, then the queue's jobs, and crashes a
+				// row whose job was not queued yet), and it never caught a killed worker's execution here:
+				// that job stays 'active' until the surviving worker's stalled-job check fails it.
 			},
 		});
 		await this.main.start({ timeoutMs: 120_000 });
