@@ -355,7 +355,13 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			return [
 				`entry point: ${JSON.stringify(cluster.proxy.log.slice(-10))}`,
 				`deliveries: ${JSON.stringify(deliveries)}`,
-				`runs: ${JSON.stringify(runs().slice(-6))}`,
+				`runs: ${(() => {
+					try {
+						return JSON.stringify(runs().slice(-6));
+					} catch (error) {
+						return String(error);
+					}
+				})()}`,
 				...processes,
 			].join('\n');
 		};
