@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
+source scripts/deps.sh
 work="$(pwd)/.e2e/bench-pack"
 rm -rf "$work" && mkdir -p "$work"
 npx tsc -p tsconfig.json

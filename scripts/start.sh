@@ -5,4 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
+source scripts/deps.sh
 exec node -r ts-node/register/transpile-only scripts/e2e/start.ts

@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
+source scripts/deps.sh
 # PostgreSQL and Redis for the queue-mode suite, from Debian's packages when missing.
 bash scripts/services.sh install
 npm run build
