@@ -268,13 +268,7 @@ export class N8nInstance {
 	}
 
 	async webhookLive(path: string): Promise<boolean> {
-		try {
-			const response = await fetch(this.webhookUrl(path), { method: 'PATCH' });
-			const text = await response.text();
-			return /did you mean to make a POST request/i.test(text);
-		} catch {
-			return false;
-		}
+		return await webhookLiveAt(this.webhookUrl(path));
 	}
 
 	/** Executions of a workflow (or all), from n8n's own database. */
@@ -352,6 +346,16 @@ export function parseRunOutput(stdout: string): PrintedRun | undefined {
 	const end = lines.findIndex((line, index) => index > start && line === '}');
 	if (end < 0) return undefined;
 	return JSON.parse(lines.slice(start, end + 1).join('\n')) as PrintedRun;
+}
+
+/** Whether a production webhook URL is registered: n8n answers a PATCH to a POST webhook "did you mean to make a POST request?". */
+export async function webhookLiveAt(url: string): Promise<boolean> {
+	try {
+		const response = await fetch(url, { method: 'PATCH' });
+		return /did you mean to make a POST request/i.test(await response.text());
+	} catch {
+		return false;
+	}
 }
 
 async function httpStatus(url: string): Promise<number> {

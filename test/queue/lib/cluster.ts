@@ -1,11 +1,11 @@
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdtempSync, readFileSync, rmSync, type WriteStream } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance, sleep } from '../../e2e/lib/n8n';
+import { N8nInstance, sleep, webhookLiveAt, type N8nProcess } from '../../e2e/lib/n8n';
 import { freePort } from '../../e2e/lib/ports';
-import { repoRoot, runtime } from '../../e2e/lib/runtime';
+import { repoRoot } from '../../e2e/lib/runtime';
 import { PostgresExecutionStore } from './postgres';
 import { RoundRobinProxy } from './proxy';
 
@@ -37,65 +37,45 @@ export class Services {
 
 /**
  * One `n8n worker` or `n8n webhook` process over an N8nInstance (its own user folder with the
- * package installed, ports and environment). Spawned here rather than with N8nInstance.start()
- * because the suite must be able to SIGKILL it.
+ * package installed, ports and environment), spawned through the instance's `spawnProcess`.
+ * Unlike `N8nInstance.start()`, it can be killed (SIGKILL) and started again, appending to the
+ * same log, whose whole text tells which process ran an execution.
  */
-export class N8nProcess {
-	child: ChildProcess | undefined;
-	private log: WriteStream | undefined;
-	readonly logFile: string;
+export class QueueProcess {
+	private process: N8nProcess | undefined;
 
 	constructor(
 		readonly name: string,
 		readonly instance: N8nInstance,
 		readonly command: 'worker' | 'webhook',
 		readonly args: string[] = [],
-	) {
-		this.logFile = join(instance.root, `n8n-${command}.log`);
-	}
+	) {}
 
-	get pid(): number | undefined {
-		return this.child?.pid;
+	private get logName(): string {
+		return `n8n-${this.command}`;
 	}
 
 	get running(): boolean {
-		return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+		return this.process?.running ?? false;
 	}
 
 	/** Starts it and waits until /healthz/readiness (the worker's health server, or the webhook server) answers 200. */
 	async start(timeoutMs = 90_000): Promise<void> {
-		const { node, n8nBin } = runtime();
-		this.log = createWriteStream(this.logFile, { flags: 'a' });
-		const child = spawn(node, [n8nBin, this.command, ...this.args], { env: this.instance.env, cwd: this.instance.root, stdio: ['ignore', 'pipe', 'pipe'] });
-		child.stdout?.pipe(this.log, { end: false });
-		child.stderr?.pipe(this.log, { end: false });
-		this.child = child;
-		const deadline = Date.now() + timeoutMs;
-		while (Date.now() < deadline) {
-			if (!this.running) throw new Error(`${this.name} exited early (${child.exitCode ?? child.signalCode}):\n${this.logTail()}`);
-			if ((await status(`http://127.0.0.1:${this.instance.port}/healthz/readiness`)) === 200) return;
-			await sleep(250);
-		}
-		throw new Error(`${this.name} not ready within ${timeoutMs} ms:\n${this.logTail()}`);
+		this.process = await this.instance.spawnProcess([this.command, ...this.args], {
+			name: this.logName,
+			readyUrl: `http://127.0.0.1:${this.instance.port}/healthz/readiness`,
+			timeoutMs,
+		});
 	}
 
 	/** Sends a signal and waits for the exit (SIGKILL after 15 s of SIGTERM). */
 	async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-		const child = this.child;
-		if (child && child.exitCode === null && child.signalCode === null) {
-			const exited = new Promise<void>((done) => child.once('exit', () => done()));
-			child.kill(signal);
-			const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-			await exited;
-			clearTimeout(timer);
-		}
-		this.log?.end();
-		this.log = undefined;
+		await this.process?.stop(signal);
 	}
 
 	logText(): string {
 		try {
-			return readFileSync(this.logFile, 'utf8');
+			return readFileSync(join(this.instance.root, `${this.logName}.log`), 'utf8');
 		} catch {
 			return '';
 		}
@@ -126,8 +106,8 @@ export class QueueCluster {
 	main!: N8nInstance;
 	/** For one-off CLI commands (`n8n execute` runs in one process, regular mode) beside the running main. */
 	cli!: N8nInstance;
-	workers: N8nProcess[] = [];
-	webhooks: N8nProcess[] = [];
+	workers: QueueProcess[] = [];
+	webhooks: QueueProcess[] = [];
 	proxy!: RoundRobinProxy;
 	services: Services | undefined;
 	store!: PostgresExecutionStore;
@@ -202,11 +182,11 @@ export class QueueCluster {
 				port,
 				env: { ...this.env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
 			});
-			this.workers.push(new N8nProcess(`worker${i}`, instance, 'worker', options.workerArgs));
+			this.workers.push(new QueueProcess(`worker${i}`, instance, 'worker', options.workerArgs));
 		}
 		for (let i = 1; i <= (options.webhooks ?? 2); i++) {
 			const instance = await N8nInstance.create({ ...shared, root: join(this.root, `webhook${i}`), env: this.env });
-			this.webhooks.push(new N8nProcess(`webhook${i}`, instance, 'webhook'));
+			this.webhooks.push(new QueueProcess(`webhook${i}`, instance, 'webhook'));
 		}
 		this.proxy.setBackends(this.webhooks.map((w) => w.instance.port));
 		// Two at a time: the machine has two cores.
@@ -220,7 +200,7 @@ export class QueueCluster {
 	}
 
 	/** The same path on one webhook process directly. */
-	webhookUrlOn(process: N8nProcess, path: string): string {
+	webhookUrlOn(process: QueueProcess, path: string): string {
 		return `http://127.0.0.1:${process.instance.port}/webhook/${path.replace(/^\/+/, '')}`;
 	}
 
@@ -228,7 +208,7 @@ export class QueueCluster {
 	async waitForWebhook(path: string, live = true, timeoutMs = 45_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
-			const states = await Promise.all(this.webhooks.map((w) => webhookLive(this.webhookUrlOn(w, path))));
+			const states = await Promise.all(this.webhooks.map((w) => webhookLiveAt(this.webhookUrlOn(w, path))));
 			if (states.every((s) => s === live)) return;
 			await sleep(300);
 		}
@@ -236,7 +216,7 @@ export class QueueCluster {
 	}
 
 	/** Which worker ran an execution, from the workers' logs ("Worker started execution N"). */
-	workerOf(executionId: number | string): N8nProcess | undefined {
+	workerOf(executionId: number | string): QueueProcess | undefined {
 		const pattern = new RegExp(`Worker started execution ${executionId} \\(`);
 		return this.workers.find((w) => pattern.test(w.logText()));
 	}
@@ -260,21 +240,4 @@ export class QueueCluster {
 	}
 }
 
-async function status(url: string): Promise<number> {
-	try {
-		const response = await fetch(url);
-		await response.arrayBuffer();
-		return response.status;
-	} catch {
-		return 0;
-	}
-}
 
-async function webhookLive(url: string): Promise<boolean> {
-	try {
-		const response = await fetch(url, { method: 'PATCH' });
-		return /did you mean to make a POST request/i.test(await response.text());
-	} catch {
-		return false;
-	}
-}
