@@ -63,20 +63,30 @@ export class TriggerMemory {
 				this.setOrder(id, { v: theirs.v, s: theirs.s, d: { ...theirs.d } });
 				continue;
 			}
-			const d = { ...ours.d };
-			for (const [hash, version] of Object.entries(theirs.d)) d[hash] = Math.max(d[hash] ?? -Infinity, version);
-			const newer = theirs.v > ours.v ? theirs : ours;
-			this.orders.set(id, { v: newer.v, s: newer.s, d });
+			// In place (the marks are this memory's own copies): most merges change nothing.
+			if (theirs.v > ours.v) {
+				ours.v = theirs.v;
+				ours.s = theirs.s;
+			}
+			for (const [hash, version] of Object.entries(theirs.d)) if (version > (ours.d[hash] ?? -Infinity)) ours.d[hash] = version;
 		}
 	}
 
 	/** The newest entries, at most the given counts, oldest first. */
 	snapshot(maxEvents: number, maxOrders: number): MemorySnapshot {
 		return {
-			events: [...this.events.keys()].slice(-maxEvents),
-			orders: [...this.orders.entries()].slice(-maxOrders).map(([id, m]) => [id, { v: m.v, s: m.s, d: { ...m.d } }]),
+			events: newest(this.events.keys(), this.events.size, maxEvents),
+			orders: newest(this.orders.entries(), this.orders.size, maxOrders).map(([id, m]) => [id, { v: m.v, s: m.s, d: { ...m.d } }]),
 		};
 	}
+}
+
+/** The last `count` of `size` values, oldest first, without copying the ones before them (runs on every delivery). */
+function newest<T>(values: Iterable<T>, size: number, count: number): T[] {
+	const out: T[] = [];
+	let skip = size - count;
+	for (const value of values) if (skip-- <= 0) out.push(value);
+	return out;
 }
 
 function isMark(value: unknown): value is OrderMark {
