@@ -12,7 +12,9 @@ const BAND_SIZE = 500;
 const FIRST_PORT = 20_000;
 const BANDS = 24; // 20000..31999
 const handedOut = new Set<number>();
-const worker = Number(process.env.JEST_WORKER_ID ?? 0) % BANDS;
+// TEST_PORT_BAND_OFFSET moves a whole jest run to other bands, so that two runs on one machine (two
+// work trees) never share a band.
+const worker = (Number(process.env.JEST_WORKER_ID ?? 0) + Number(process.env.TEST_PORT_BAND_OFFSET ?? 0)) % BANDS;
 const bandStart = FIRST_PORT + worker * BAND_SIZE;
 // A random start inside the band, so a process left over from an earlier run is rarely met.
 let cursor = Math.floor(Math.random() * BAND_SIZE);
