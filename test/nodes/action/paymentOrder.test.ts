@@ -1,4 +1,6 @@
 /** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
+import { createRunExecutionData } from 'n8n-workflow';
+
 import { listSearch } from '../../helpers/n8n';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
@@ -49,12 +51,16 @@ describe('Create', () => {
 		expect(req.body.expiresAt).toBe(at);
 	});
 
-	test('the derived key is stable for the same execution and item, and new for a new execution', async () => {
-		const a = await env.run(payment(env), { executionId: '7' });
-		const b = await env.run(payment(env), { executionId: '7' });
-		const c = await env.run(payment(env), { executionId: '8' });
+	test('the derived key is anchored on the execution lineage: the same in a retry, new in a new execution', async () => {
+		const data = createRunExecutionData();
+		const a = await env.run(payment(env), { executionId: '7', runExecutionData: data });
+		expect(a[0].json.created).toBe(true);
+		// n8n's Retry: a new execution id, mode "retry", the retried execution's data (custom data included).
+		const b = await env.run(payment(env), { executionId: '9', mode: 'retry', runExecutionData: data });
+		const c = await env.run(payment(env), { executionId: '7' });
 		expect(b[0].json.idempotencyKey).toBe(a[0].json.idempotencyKey);
 		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
+		expect(b[0].json.created).toBe(false);
 		expect(c[0].json.idempotencyKey).not.toBe(a[0].json.idempotencyKey);
 		expect(c[0].json.paymentOrderId).not.toBe(a[0].json.paymentOrderId);
 		expect(await orderCount()).toBe(2);
@@ -77,7 +83,8 @@ describe('Create', () => {
 		await env.run(params, { executionId: '1' });
 		await expect(env.run({ ...params, amountUsd: '200' }, { executionId: '2' })).rejects.toMatchObject({
 			httpCode: '409',
-			description: expect.stringContaining('INV-7 was already used for a payment with a different request'),
+			message: "This item's payment order already exists with other values: check it before paying again",
+			description: expect.stringContaining('INV-7 was already used for a payment order with a different request'),
 		});
 		expect(await orderCount()).toBe(1);
 	});
@@ -239,14 +246,15 @@ describe('Create', () => {
 		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
 		const params = payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 5 } });
 		const started = Date.now();
-		const out = await env.run(params, { items });
+		const data = createRunExecutionData();
+		const out = await env.run(params, { items, runExecutionData: data });
 		const elapsed = Date.now() - started;
 		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(elapsed).toBeLessThan(10 * 150);
 		// The same run one at a time gives the same keys: they depend on the item, not on timing.
 		await env.op('DELETE', '/faults');
-		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items });
+		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items, runExecutionData: data });
 		expect(sequential.map((o) => o.json.idempotencyKey)).toEqual(out.map((o) => o.json.idempotencyKey));
 		expect(await orderCount()).toBe(10);
 	});

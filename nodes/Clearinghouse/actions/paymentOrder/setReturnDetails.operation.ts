@@ -5,8 +5,10 @@ import { apiRequest } from '../../../shared/transport';
 import {
 	chainWallets,
 	fail,
+	describeKeyConflict,
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	sameRequestAsFirstTry,
 	locatorValue,
 	optionsCollection,
 	paymentOrderLocator,
@@ -83,20 +85,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
 		revisionSource = 'read';
 	}
-	const body: IDataObject = { userId, wallets };
-	// The revision is part of the request: a different expected revision is a different replacement.
-	const key = idempotencyKey(this, itemIndex, {
-		request: `PUT /payment-orders/${id}/return-details`,
-		body,
-		revision,
-	});
-	const response = await apiRequest.call(this, {
-		method: 'PUT',
-		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
-		headers: { 'If-Match': `"${revision}"`, 'Idempotency-Key': key },
-		body,
-		idempotent: true,
-		itemIndex,
-	});
-	return { paymentOrderId: id, ...response, expectedRevision: revision, revisionSource, idempotencyKey: key };
+	// The key is for this order's return details at this node, run and item; the expected revision
+	// is part of the request, so a retry against a changed revision meets the 409.
+	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body: { userId, wallets } as IDataObject, revision });
+	let response: IDataObject;
+	try {
+		response = await apiRequest.call(this, {
+			method: 'PUT',
+			path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
+			headers: { 'If-Match': `"${request.revision}"`, 'Idempotency-Key': key },
+			body: request.body,
+			idempotent: true,
+			itemIndex,
+		});
+	} catch (error) {
+		describeKeyConflict(error, key, 'return details');
+		throw error;
+	}
+	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
 }

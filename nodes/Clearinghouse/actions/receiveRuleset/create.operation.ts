@@ -6,8 +6,10 @@ import {
 	assetField,
 	chainField,
 	fail,
+	describeKeyConflict,
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	sameRequestAsFirstTry,
 	jsonObject,
 	optionalText,
 	optionsCollection,
@@ -110,14 +112,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
-	const key = idempotencyKey(this, itemIndex, { request: 'POST /rulesets', body });
+	const { key } = keyedWrite(this, itemIndex, 'POST /rulesets');
 	body.idempotencyKey = key;
-	const response = await apiRequest.call(this, {
-		method: 'POST',
-		path: '/rulesets',
-		body,
-		idempotent: true,
-		itemIndex,
-	});
-	return { ...response, idempotencyKey: key };
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	try {
+		const response = await apiRequest.call(this, {
+			method: 'POST',
+			path: '/rulesets',
+			body: request,
+			idempotent: true,
+			itemIndex,
+		});
+		return { ...response, idempotencyKey: key };
+	} catch (error) {
+		describeKeyConflict(error, key, 'receive ruleset');
+		throw error;
+	}
 }
