@@ -327,7 +327,7 @@ export const idempotencyFields: INodeProperties[] = [
 				description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
 			},
 		],
-		description: `How the key that stops this write from happening twice is chosen. ${DERIVED_KEY_WARNING}`,
+		description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
 	},
 	{
 		displayName: DERIVED_KEY_WARNING,
@@ -460,14 +460,28 @@ export function sameRequestAsFirstTry<T>(
 	return firstTry(id, request);
 }
 
-/** A 409 on a keyed write, said the way it happened: the record exists with other values. */
-export function describeKeyConflict(error: unknown, key: string, what: string): void {
-	if (error instanceof NodeApiError && error.httpCode === '409') {
-		error.message = `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
-		error.description =
+/**
+ * The error of a keyed write as a node error; a 409 said the way it happened: the record exists
+ * with other values (the key was first used with another request), and nothing new was made.
+ */
+export function keyedWriteError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+	key: string,
+	what: string,
+): NodeApiError | NodeOperationError {
+	const failure =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	if (failure instanceof NodeApiError && failure.httpCode === '409') {
+		failure.message = `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
+		failure.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
 			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
 	}
+	return failure;
 }
 
 /** Webhook secrets appear only in the outputs of Create and Rotate Secret. */

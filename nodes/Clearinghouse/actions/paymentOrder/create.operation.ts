@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toPips, type UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
@@ -8,10 +8,10 @@ import {
 	amountField,
 	assetField,
 	chainField,
-	describeKeyConflict,
 	fail,
 	idempotencyFields,
 	keyedWrite,
+	keyedWriteError,
 	optionalText,
 	optionsCollection,
 	requiredText,
@@ -230,12 +230,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		const failure =
-			error instanceof NodeApiError || error instanceof NodeOperationError
-				? error
-				: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-		describeKeyConflict(failure, key, 'payment order');
-		throw failure;
+		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
 	}
 	const created = createdByThisRequest({
 		firstPossibleUse: newKey && first,

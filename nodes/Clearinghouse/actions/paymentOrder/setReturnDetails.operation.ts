@@ -5,9 +5,9 @@ import { apiRequest } from '../../../shared/transport';
 import {
 	chainWallets,
 	fail,
-	describeKeyConflict,
 	idempotencyFields,
 	keyedWrite,
+	keyedWriteError,
 	sameRequestAsFirstTry,
 	locatorValue,
 	optionsCollection,
@@ -100,8 +100,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		describeKeyConflict(error, key, 'return details');
-		throw error;
+		throw keyedWriteError(this, error, itemIndex, key, 'return details');
 	}
 	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
 }

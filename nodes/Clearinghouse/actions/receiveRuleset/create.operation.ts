@@ -6,9 +6,9 @@ import {
 	assetField,
 	chainField,
 	fail,
-	describeKeyConflict,
 	idempotencyFields,
 	keyedWrite,
+	keyedWriteError,
 	sameRequestAsFirstTry,
 	jsonObject,
 	optionalText,
@@ -125,7 +125,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		return { ...response, idempotencyKey: key };
 	} catch (error) {
-		describeKeyConflict(error, key, 'receive ruleset');
-		throw error;
+		throw keyedWriteError(this, error, itemIndex, key, 'receive ruleset');
 	}
 }

@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import {
-	describeKeyConflict,
 	idempotencyFields,
 	keyedWrite,
+	keyedWriteError,
 	sameRequestAsFirstTry,
 	jsonObject,
 	optionsCollection,
@@ -78,7 +78,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		return { ...response, idempotencyKey: key };
 	} catch (error) {
-		describeKeyConflict(error, key, 'reward rule');
-		throw error;
+		throw keyedWriteError(this, error, itemIndex, key, 'reward rule');
 	}
 }
