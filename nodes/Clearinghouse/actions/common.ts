@@ -475,8 +475,19 @@ export function keyedWriteError(
 		error instanceof NodeApiError || error instanceof NodeOperationError
 			? error
 			: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
-	if (failure instanceof NodeApiError && failure.httpCode === '409') {
-		failure.message = `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
+	// For orders and rulesets a 409 can only mean a reused key (the spec); return details and reward
+	// rules have other 409s (stale revision, full library), so there the answer must name the key.
+	const keyReused =
+		failure instanceof NodeApiError &&
+		failure.httpCode === '409' &&
+		(what === 'payment order' ||
+			what === 'receive ruleset' ||
+			/idempot/i.test([failure.message, ...(failure.messages ?? [])].join(' ')));
+	if (keyReused) {
+		failure.message =
+			what === 'return details'
+				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
+				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
 		failure.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
 			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;

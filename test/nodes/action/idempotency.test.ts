@@ -111,6 +111,68 @@ test('Create Receive Ruleset: a retry returns the same ruleset; a retry without 
 	expect(await env.requests()).toEqual([]);
 });
 
+describe('Set Return Details under a retry', () => {
+	const returnParams = (id: string, extra = {}) => ({
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		paymentOrderId: { mode: 'id', value: id },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: env.alice.wallets.find((w: any) => w.chain === 'ethereum').address }] },
+		...extra,
+	});
+	const newOrder = async () => String((await env.run(payment(env)))[0].json.paymentOrderId);
+
+	test('with the Expected Revision given, a retry replays the recorded answer (no second replacement)', async () => {
+		const id = await newOrder();
+		const data = createRunExecutionData();
+		const [a] = await env.run(returnParams(id, { options: { revision: 0 } }), { runExecutionData: data });
+		const [b] = await env.run(returnParams(id, { options: { revision: 0 } }), { executionId: '2', mode: 'retry', runExecutionData: data });
+		expect(b.json.idempotencyKey).toBe(a.json.idempotencyKey);
+		expect(b.json.revision).toBe(1);
+	});
+
+	test('with the revision read again, a retry after success meets the 409, said as such', async () => {
+		const id = await newOrder();
+		const data = createRunExecutionData();
+		await env.run(returnParams(id), { runExecutionData: data });
+		await expect(env.run(returnParams(id), { executionId: '2', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
+			httpCode: '409',
+			message: expect.stringContaining("This item's return details were already sent with this key"),
+		});
+	});
+
+	test('a stale revision (another 409) keeps the service\'s own answer', async () => {
+		const id = await newOrder();
+		await expect(env.run(returnParams(id, { options: { revision: 5 } }))).rejects.toMatchObject({
+			httpCode: '409',
+			message: expect.not.stringContaining('already sent with this key'),
+		});
+	});
+});
+
+test('Create Reward Rule: a retry returns the same rule; a changed definition in a retry is the clear 409', async () => {
+	const definition = {
+		measure: { type: 'daily_balance', metricKey: 'balance_usd' },
+		condition: { type: 'always' },
+		payout: { type: 'fixed', amount: '5.00' },
+		limits: [{ type: 'cap_per_period', amount: '50.00' }],
+	};
+	const params = (amount: string) => ({
+		resource: 'rewardRule',
+		operation: 'create',
+		name: 'Retry bonus',
+		definition: JSON.stringify({ ...definition, payout: { type: 'fixed', amount } }),
+	});
+	const data = createRunExecutionData();
+	const [a] = await env.run(params('5.00'), { runExecutionData: data });
+	const [b] = await env.run(params('5.00'), { executionId: '2', mode: 'retry', runExecutionData: data });
+	expect(b.json.id).toBe(a.json.id);
+	await expect(env.run(params('6.00'), { executionId: '3', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
+		httpCode: '409',
+		message: "This item's reward rule already exists with other values: check it before writing again",
+	});
+});
+
 test('the notice and the field description say which re-runs get new Derived keys', () => {
 	const props = node.description.properties.filter((p) => p.name === 'derivedKeyNotice');
 	expect(props.length).toBeGreaterThanOrEqual(4); // the four keyed writes
