@@ -74,7 +74,8 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		} else {
 			edges.push(['Items', 'Pay']);
 		}
-		return graph(id, id, nodes, edges, credential);
+		// pinData {} as the editor saves it: a partial run (Execute step) fails on a null one.
+		return { ...graph(id, id, nodes, edges, credential), pinData: {} };
 	}
 
 	/** A Code node that fills n8n's execution custom data (at most 10 entries) before Pay. */
@@ -303,6 +304,22 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		expect(errorOf(retried)?.description).toMatch(/this is a retry, and the execution it retries holds no key lineage|at most 10 entries/);
 		expect(await paymentPosts(mark)).toEqual([]);
 		expect(await orders(memo)).toEqual({});
+	});
+
+	test("the editor's Execute step over an execution's data is a new execution: new Derived keys (by design)", async () => {
+		const memo = `step-${run}`;
+		const first = await trigger('retryBatch0000001', [{ amount: 14, memo }]);
+		expect(first.status).toBe('success');
+		const before = n8n.finishedExecutions('retryBatch0000001').length;
+		// What the editor sends for "Execute step" on Pay: the run data of the nodes before it.
+		const { Hook, Items } = first.data.resultData.runData;
+		await rest.call('POST', '/workflows/retryBatch0000001/run', { runData: { Hook, Items }, destinationNode: { nodeName: 'Pay', mode: 'inclusive' } });
+		const all = await n8n.waitForExecutions('retryBatch0000001', before + 1, 120_000);
+		const manual = all[all.length - 1];
+		expect(manual.mode).toBe('manual');
+		expect(manual.status).toBe('success');
+		expect(nodeItems(manual.data, 'Pay')[0].idempotencyKey).not.toBe(nodeItems(first.data, 'Pay')[0].idempotencyKey);
+		expect(await orders(memo)).toEqual({ [memo]: 2 });
 	});
 
 	test('a new webhook call with the same items is a new execution: new Derived keys (by design)', async () => {
