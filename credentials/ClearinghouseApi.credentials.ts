@@ -1,5 +1,5 @@
 import type {
-	IAuthenticateGeneric,
+	IAuthenticate,
 	Icon,
 	ICredentialTestRequest,
 	ICredentialType,
@@ -48,13 +48,15 @@ export class ClearinghouseApi implements ICredentialType {
 		},
 	];
 
-	authenticate: IAuthenticateGeneric = {
-		type: 'generic',
-		properties: {
-			headers: {
-				'x-api-key': '={{$credentials.apiKey}}',
-			},
-		},
+	// A function, not the generic `={{$credentials.apiKey}}` header: n8n evaluates a generic header
+	// with its expression engine on every request (one isolate call with the default engine), for
+	// our node and for the HTTP Request node alike. Same header, same value as the generic form
+	// (which n8n turns into '' when empty, else a string); headers are changed in place, as n8n does.
+	authenticate: IAuthenticate = async (credentials, requestOptions) => {
+		const apiKey = credentials.apiKey;
+		requestOptions.headers ??= {};
+		requestOptions.headers['x-api-key'] = apiKey ? String(apiKey) : '';
+		return requestOptions;
 	};
 
 	// Account limits need a valid key on an active account, so a wrong key fails the test.

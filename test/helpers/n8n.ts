@@ -101,14 +101,15 @@ export function makeWorkflow(nodeType: INodeType, setup: NodeSetup): { workflow:
 	return { workflow, node };
 }
 
-/** Applies a generic credential's `authenticate` the way n8n's CredentialsHelper does. */
-function authenticate(
+/** Applies a credential's `authenticate` the way n8n's CredentialsHelper does (function or generic). */
+export async function authenticate(
 	workflow: Workflow,
 	node: INode,
 	credentials: ICredentialDataDecryptedObject,
 	type: ICredentialType,
 	options: IHttpRequestOptions,
-): IHttpRequestOptions {
+): Promise<IHttpRequestOptions> {
+	if (typeof type.authenticate === 'function') return await type.authenticate(credentials, options);
 	const auth = type.authenticate as IAuthenticateGeneric;
 	const resolve = (value: unknown) =>
 		typeof value === 'string' && value.startsWith('=')
@@ -140,7 +141,7 @@ export function additionalDataFor(
 			options: IHttpRequestOptions,
 			workflow: Workflow,
 			node: INode,
-		) => authenticate(workflow, node, credentials, credentialType, options),
+		) => await authenticate(workflow, node, credentials, credentialType, options),
 		getCredentialsProperties: () => credentialType.properties,
 		isCredentialUsableByNode: () => true,
 	};
@@ -391,7 +392,7 @@ export async function testCredential(credentials: TestCredentials): Promise<{ st
 	const baseURL = workflow.expression.getSimpleParameterValue(node, request.baseURL, 'internal', {
 		$credentials: values,
 	} as never);
-	const options = authenticate(workflow, node, values, credentialType, {
+	const options = await authenticate(workflow, node, values, credentialType, {
 		url: `${String(baseURL)}${request.url}`,
 		method: request.method ?? 'GET',
 	});
