@@ -400,12 +400,20 @@ export interface KeyedWrite {
  * user's business key, or one derived from the lineage, node, run and item. Fails closed, before
  * anything is sent, when a Derived key cannot be anchored on the lineage.
  */
-export function keyedWrite(ctx: IExecuteFunctions, itemIndex: number, request: string): KeyedWrite {
+export function keyedWrite(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	request: string,
+	/** The business key read elsewhere (an input item's field) instead of the Business Key parameter. */
+	businessKey?: { value: unknown; label: string },
+): KeyedWrite {
 	const mode = ctx.getNodeParameter('idempotencyKeyMode', itemIndex, 'derived') as string;
 	const { lineage, minted, problem } = executionLineage(ctx);
 	if (mode === 'custom') {
 		try {
-			const key = validateIdempotencyKey(ctx.getNodeParameter('idempotencyKey', itemIndex, ''), 'Business Key');
+			const key = businessKey
+				? validateIdempotencyKey(businessKey.value, businessKey.label)
+				: validateIdempotencyKey(ctx.getNodeParameter('idempotencyKey', itemIndex, ''), 'Business Key');
 			return { key, lineage, newKey: false };
 		} catch (error) {
 			if (error instanceof IdempotencyKeyError) throw fail(ctx, `${error.field} ${error.rule}`, itemIndex);

@@ -1,4 +1,5 @@
 /** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { listSearch } from '../../helpers/n8n';
@@ -257,6 +258,89 @@ describe('Create', () => {
 		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items, runExecutionData: data });
 		expect(sequential.map((o) => o.json.idempotencyKey)).toEqual(out.map((o) => o.json.idempotencyKey));
 		expect(await orderCount()).toBe(10);
+	});
+});
+
+describe('Create with Order Fields → Map Automatically', () => {
+	const at = () => new Date(Date.now() + 3 * 3600_000).toISOString();
+	/** Map Automatically: no order field among the parameters. */
+	const autoMap = (extra: INodeParameters = {}): INodeParameters => {
+		const { fromUserId, toAddress, toChain, asset, amountUsd, memo, ...rest } = payment(env);
+		void [fromUserId, toAddress, toChain, asset, amountUsd, memo];
+		return { ...rest, dataMode: 'autoMapInputData', ...extra };
+	};
+	const row = (extra: IDataObject = {}): IDataObject => ({
+		fromUserId: env.alice.id,
+		toAddress: walletOf(env.bob, 'ethereum'),
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: '125.5',
+		memo: 'invoice 42',
+		...extra,
+	});
+
+	test('sends the same request as the fields defined below, byte for byte', async () => {
+		const key = { idempotencyKeyMode: 'custom', expiry: 'at', expiresAt: at() };
+		await env.run(payment(env, { ...key, idempotencyKey: 'INV-1' }));
+		const [defined] = await env.requests();
+		await env.reset(); // a fresh sandbox, so the same key makes a new order
+		await env.run(autoMap({ ...key, businessKeyField: 'reference' }), { items: [{ json: row({ reference: 'INV-1' }) }] });
+		const [mapped] = await env.requests();
+		expect(mapped.status).toBe(201);
+		expect(JSON.stringify(mapped.body)).toBe(JSON.stringify(defined.body));
+		expect(mapped.headers).toEqual(defined.headers);
+	});
+
+	test('a batch of rows: one order each, numbers and text alike, keys from the named field', async () => {
+		const items = [
+			{ json: row({ reference: 'A-1', amountUsd: 10 }) },
+			{ json: row({ reference: 'A-2', amountUsd: '20.25', memo: undefined }) },
+			{ json: row({ reference: 3, amountUsd: 30 }) },
+		];
+		const out = await env.run(autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'reference', options: { concurrency: 3 } }), { items });
+		expect(out.map((o) => o.json.idempotencyKey)).toEqual(['A-1', 'A-2', '3']);
+		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		const sent = (await env.requests()).sort((a, b) => a.body.amountUsd - b.body.amountUsd);
+		expect(sent.map((r) => [r.body.amountUsd, r.body.memo])).toEqual([
+			[10, 'invoice 42'],
+			[20.25, ''],
+			[30, 'invoice 42'],
+		]);
+		expect(await orderCount()).toBe(3);
+	});
+
+	test('Derived keys work with it too (no key field needed)', async () => {
+		const out = await env.run(autoMap(), { items: [{ json: row() }, { json: row() }] });
+		expect(out[0].json.idempotencyKey).toMatch(/^n8n-[0-9a-f]{48}$/);
+		expect(out[1].json.idempotencyKey).not.toBe(out[0].json.idempotencyKey);
+		expect(await orderCount()).toBe(2);
+	});
+
+	test('an item without a required field, or without its business key, fails alone and sends nothing', async () => {
+		const items = [
+			{ json: row({ reference: 'B-1', toAddress: undefined }) },
+			{ json: row({ reference: undefined }) },
+			{ json: row({ reference: 'B-3', amountUsd: '1.000001' }) },
+			{ json: row({ reference: 'B-4', toChain: { name: 'ethereum' } }) },
+			{ json: row({ reference: 'B-5' }) },
+		];
+		const out = await env.run(autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'reference' }), { items, continueOnFail: true });
+		expect(out.map((o) => o.json.error ?? 'ok')).toEqual([
+			'Input field "toAddress" is missing from the input item',
+			'Input field "reference" is missing from the input item (it holds the business key)',
+			expect.stringMatching(/^Input field "amountUsd" must be a whole number of pips/),
+			'Input field "toChain" must be text (got object)',
+			'ok',
+		]);
+		expect((await env.requests()).map((r) => r.body.idempotencyKey)).toEqual(['B-5']);
+	});
+
+	test('a field inherited through the prototype is not read', async () => {
+		const json = Object.create({ toAddress: walletOf(env.bob, 'ethereum') }) as IDataObject;
+		Object.assign(json, row({ toAddress: undefined }));
+		delete json.toAddress;
+		await expect(env.run(autoMap(), { items: [{ json }] })).rejects.toThrow('Input field "toAddress" is missing from the input item');
+		expect(await env.requests()).toEqual([]);
 	});
 });
 

@@ -5,6 +5,12 @@ import { toPips, type UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
 import {
+	DEFAULT_KEY_FIELD,
+	OPTIONAL_INPUT_FIELDS,
+	orderFieldsFromItem,
+	REQUIRED_INPUT_FIELDS,
+} from './inputItem';
+import {
 	amountField,
 	assetField,
 	chainField,
@@ -42,26 +48,56 @@ const properties: INodeProperties[] = [
 		description: 'How the order settles',
 	},
 	{
-		displayName: 'Sender User ID',
-		name: 'fromUserId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. usr_…',
-		description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
+		displayName: 'Order Fields',
+		name: 'dataMode',
+		type: 'options',
+		noDataExpression: true,
+		default: 'defineBelow',
+		options: [
+			{
+				name: 'Define Below',
+				value: 'defineBelow',
+				description: 'Set each field below, as a fixed value or an expression',
+			},
+			{
+				name: 'Map Automatically',
+				value: 'autoMapInputData',
+				description:
+					"Read each field from the input item's field of the same name: no expression per field, the fastest way to pay a batch",
+			},
+		],
+		description: 'Where the sender, recipient, chain, asset, amount and memo of each order come from',
 	},
 	{
-		displayName: 'Recipient Address',
-		name: 'toAddress',
-		type: 'string',
-		required: true,
+		displayName: `Read from each input item (exact names): ${REQUIRED_INPUT_FIELDS.join(', ')} (required); ${OPTIONAL_INPUT_FIELDS.join(', ')} (optional, empty when missing); with Idempotency Key → Business Key, the field named in Business Key Field. An item that lacks a required field fails before anything is sent.`,
+		name: 'autoMapNotice',
+		type: 'notice',
 		default: '',
-		placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
-		description: 'A registered and activated wallet of the account that receives the payment',
+		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
 	},
-	chainField(),
-	assetField(),
-	amountField,
+	...definedBelow([
+		{
+			displayName: 'Sender User ID',
+			name: 'fromUserId',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. usr_…',
+			description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
+		},
+		{
+			displayName: 'Recipient Address',
+			name: 'toAddress',
+			type: 'string',
+			required: true,
+			default: '',
+			placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
+			description: 'A registered and activated wallet of the account that receives the payment',
+		},
+		chainField(),
+		assetField(),
+		amountField,
+	]),
 	{
 		displayName: 'Quote ID',
 		name: 'quoteId',
@@ -108,15 +144,29 @@ const properties: INodeProperties[] = [
 		description: 'Future date and time when the order stops accepting funds',
 		displayOptions: { show: { expiry: ['at'] } },
 	},
+	...definedBelow([
+		{
+			displayName: 'Memo',
+			name: 'memo',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Invoice 2026-0042',
+			description: 'Free text stored on the order (sent as an empty text when left empty)',
+		},
+	]),
+	// With Map Automatically the business key comes from an input field too, not from an expression.
+	...idempotencyFields.map((field) => (field.name === 'idempotencyKey' ? definedBelow([field])[0] : field)),
 	{
-		displayName: 'Memo',
-		name: 'memo',
+		displayName: 'Business Key Field',
+		name: 'businessKeyField',
 		type: 'string',
-		default: '',
-		placeholder: 'e.g. Invoice 2026-0042',
-		description: 'Free text stored on the order (sent as an empty text when left empty)',
+		default: DEFAULT_KEY_FIELD,
+		required: true,
+		placeholder: 'e.g. invoiceNumber',
+		description:
+			'Name of the input field that holds each order\'s business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.',
+		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
-	...idempotencyFields,
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',
@@ -143,6 +193,14 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
+/** Fields shown only with Order Fields → Define Below. */
+function definedBelow(fields: INodeProperties[]): INodeProperties[] {
+	return fields.map((field) => ({
+		...field,
+		displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, dataMode: ['defineBelow'] } },
+	}));
+}
+
 export const description = updateDisplayOptions(
 	{ show: { resource: ['paymentOrder'], operation: ['create'] } },
 	properties,
@@ -154,19 +212,47 @@ export const description = updateDisplayOptions(
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const mode = this.getNodeParameter('mode', itemIndex, 'standard') as string;
-	const amount = usdAmount(this, this.getNodeParameter('amountUsd', itemIndex, ''), itemIndex);
-	const body: IDataObject = {
-		fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
-		toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
-		toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
-		asset: requiredText(this, 'asset', itemIndex, 'Asset'),
-		amountUsd: amount.value,
-		memo: String(this.getNodeParameter('memo', itemIndex, '') ?? ''),
-		mode,
-	};
+	let body: IDataObject;
+	let amount: UsdAmount;
+	let businessKey: { value: unknown; label: string } | undefined;
+	if (this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData') {
+		const keyField =
+			this.getNodeParameter('idempotencyKeyMode', itemIndex, 'derived') === 'custom'
+				? String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '')
+				: undefined;
+		let fields;
+		try {
+			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
+		} catch (error) {
+			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
+			throw fail(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
+		}
+		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
+		body = {
+			fromUserId: fields.fromUserId,
+			toAddress: fields.toAddress,
+			toChain: fields.toChain,
+			asset: fields.asset,
+			amountUsd: amount.value,
+			memo: fields.memo,
+			mode,
+		};
+		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
+	} else {
+		amount = usdAmount(this, this.getNodeParameter('amountUsd', itemIndex, ''), itemIndex);
+		body = {
+			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
+			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
+			toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
+			asset: requiredText(this, 'asset', itemIndex, 'Asset'),
+			amountUsd: amount.value,
+			memo: String(this.getNodeParameter('memo', itemIndex, '') ?? ''),
+			mode,
+		};
+	}
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
-	const { key, lineage, newKey } = keyedWrite(this, itemIndex, 'POST /payment');
+	const { key, lineage, newKey } = keyedWrite(this, itemIndex, 'POST /payment', businessKey);
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
 	const quoteId = optionalText(this.getNodeParameter('quoteId', itemIndex, ''));
