@@ -10,16 +10,19 @@ import { Agent, request } from 'undici';
 import type { LoggedRequest } from '../test/e2e/lib/sandbox';
 import { lastError, loggedSince, type BenchContext } from './context';
 import { pool, postJson } from './lib/http';
-import { IDS } from './workflows';
-import { figure, pairedRatio, ratio, show, type Figure } from './lib/stats';
+import { expressionEvaluations } from './lib/metrics';
+import { IDS, MAPPED_FIELDS } from './workflows';
+import { figure, median, pairedRatio, ratio, show, type Figure } from './lib/stats';
 
-type Contender = 'n8nOnly' | 'node' | 'nodeFixed' | 'httpRequest' | 'undici';
-const ORDER: Contender[] = ['n8nOnly', 'node', 'httpRequest', 'undici', 'nodeFixed'];
+type Contender = 'n8nOnly' | 'node' | 'nodeFixed' | 'nodeAutoMap' | 'httpRequest' | 'undici';
+type N8nContender = Exclude<Contender, 'undici' | 'n8nOnly'>;
+const ORDER: Contender[] = ['n8nOnly', 'node', 'httpRequest', 'undici', 'nodeFixed', 'nodeAutoMap'];
 
 const PATHS: Record<Exclude<Contender, 'undici'>, string> = {
 	n8nOnly: 'bench-batch-empty',
 	node: 'bench-batch-node',
 	nodeFixed: 'bench-batch-node-fixed',
+	nodeAutoMap: 'bench-batch-node-automap',
 	httpRequest: 'bench-batch-http',
 };
 
@@ -27,6 +30,7 @@ const WORKFLOWS: Record<Exclude<Contender, 'undici'>, string> = {
 	n8nOnly: IDS.batchEmpty,
 	node: IDS.batchNode,
 	nodeFixed: IDS.batchNodeFixed,
+	nodeAutoMap: IDS.batchNodeAutoMap,
 	httpRequest: IDS.batchHttp,
 };
 
@@ -35,21 +39,29 @@ export interface BatchResult {
 	concurrency: number;
 	wallMs: Record<Contender, Figure>;
 	/** Wall time minus the n8n-only run of the same round (n8n contenders). */
-	netMs: { node: Figure; nodeFixed: Figure; httpRequest: Figure };
-	ordersPerSecond: { node: Figure; nodeFixed: Figure; httpRequest: Figure; undici: Figure; nodeGross: Figure; httpRequestGross: Figure };
+	netMs: Record<N8nContender, Figure>;
+	ordersPerSecond: Record<N8nContender | 'undici' | 'nodeGross' | 'httpRequestGross', Figure>;
+	/**
+	 * n8n's expression-engine calls per item (its own metric, see lib/metrics.ts; median of the
+	 * timed runs), whole execution included; null when n8n does not count them (legacy engine).
+	 */
+	engineCallsPerItem: Record<Exclude<Contender, 'undici'>, number | null>;
 	ratios: {
-		/** node orders/s ÷ HTTP Request orders/s (net of n8n's overhead); ≥ 1 is the target. */
+		/** node orders/s ÷ HTTP Request orders/s (net of n8n's overhead), fields mapped by expressions. */
 		nodeVsHttpRequest: Figure;
 		/** node net time ÷ undici loop time; ≤ 1.5 is the target. */
 		nodeTimeVsUndici: Figure;
-		/** The node with fixed fields (1 expression per item, as the HTTP Request node here). */
+		/** The node with fixed fields (1 expression per item, as the HTTP Request node here); ≥ 1.5 is the target. */
 		nodeFixedVsHttpRequest: Figure;
 		nodeFixedTimeVsUndici: Figure;
+		/** Order Fields → Map Automatically (every field and the key by name, no expression); ≥ 1.5 is the target. */
+		nodeAutoMapVsHttpRequest: Figure;
+		nodeAutoMapTimeVsUndici: Figure;
 		httpRequestTimeVsUndici: Figure;
 	};
 	/**
-	 * What one expression costs in this n8n: (node − node with fixed fields) ÷ (8 extra expressions
-	 * per item × items), run by run, in µs.
+	 * What one expression costs in this n8n: (node − node with fixed fields) ÷ (MAPPED_FIELDS.length
+	 * = 7 extra expressions per item × items), run by run, in µs.
 	 */
 	expressionCostUs: Figure;
 	/** One request of each contender, compared: the same method, path, headers (names) and body. */
@@ -96,19 +108,30 @@ async function runUndici(ctx: BenchContext, orders: Array<{ body: Record<string,
 
 const isCreate = (r: LoggedRequest) => r.method === 'POST' && /\/payment$/.test(r.path);
 
-async function runOnce(ctx: BenchContext, contender: Contender, tag: string, count: number): Promise<{ ms: number; sample?: LoggedRequest }> {
+async function runOnce(
+	ctx: BenchContext,
+	contender: Contender,
+	tag: string,
+	count: number,
+): Promise<{ ms: number; sample?: LoggedRequest; engineCalls?: number }> {
 	const orders = ordersFor(ctx, tag, count);
 	const mark = await ctx.operator.mark();
 	let ms: number;
+	let engineCalls: number | undefined;
 	if (contender === 'undici') {
 		const result = await runUndici(ctx, orders);
 		ms = result.ms;
 	} else {
-		const response = await postJson(ctx.n8n.webhookUrl(PATHS[contender]), { orders });
+		// Map Automatically reads the fields from the item itself: the same bodies, one level up.
+		const payload = contender === 'nodeAutoMap' ? orders.map((o) => o.body) : orders;
+		const before = await expressionEvaluations(ctx.n8n.baseUrl);
+		const response = await postJson(ctx.n8n.webhookUrl(PATHS[contender]), { orders: payload });
 		if (response.status !== 200) {
 			throw new Error(`${contender}: webhook answered ${response.status}: ${response.text.slice(0, 300)}; ${lastError(ctx, WORKFLOWS[contender])}`);
 		}
 		ms = response.ms;
+		const after = await expressionEvaluations(ctx.n8n.baseUrl);
+		if (before !== undefined && after !== undefined) engineCalls = after - before;
 	}
 	const logged = await loggedSince(ctx.operator, mark, isCreate);
 	const expected = contender === 'n8nOnly' ? 0 : count;
@@ -116,7 +139,7 @@ async function runOnce(ctx: BenchContext, contender: Contender, tag: string, cou
 	if (created !== expected || logged.length !== expected) {
 		throw new Error(`${contender}: the sandbox logged ${logged.length} creates (${created} created), expected ${expected}`);
 	}
-	return { ms, sample: logged.find((r) => String(r.body?.idempotencyKey).endsWith('-0')) };
+	return { ms, sample: logged.find((r) => String(r.body?.idempotencyKey).endsWith('-0')), engineCalls };
 }
 
 function compareRequests(samples: Partial<Record<Contender, LoggedRequest>>): { identical: boolean; differences: string[] } {
@@ -133,7 +156,7 @@ function compareRequests(samples: Partial<Record<Contender, LoggedRequest>>): { 
 		body: JSON.stringify(Object.entries(r.body ?? {}).map(([k, v]) => [k, k === 'idempotencyKey' ? String(v).replace(/^bench-.*-(\d+)$/, 'bench-…-$1') : v])),
 	});
 	const base = samples.undici ? shape(samples.undici) : undefined;
-	for (const contender of ['node', 'nodeFixed', 'httpRequest'] as const) {
+	for (const contender of ['node', 'nodeFixed', 'nodeAutoMap', 'httpRequest'] as const) {
 		const sample = samples[contender];
 		if (!base || !sample) continue;
 		const s = shape(sample);
@@ -152,19 +175,21 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 	// Warm-up: n8n loads node code and compiles expressions on first use; not timed.
 	for (const contender of ORDER) await runOnce(ctx, contender, `warm-${contender}-${Date.now()}`, 20);
 
-	const times: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], httpRequest: [], undici: [] };
+	const times: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], nodeAutoMap: [], httpRequest: [], undici: [] };
+	const calls: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], nodeAutoMap: [], httpRequest: [], undici: [] };
 	const samples: Partial<Record<Contender, LoggedRequest>> = {};
 	for (let run = 0; run < runs; run++) {
 		// Alternate the order of contenders from round to round (noise from other load spreads out).
 		const order = ORDER.map((_, i) => ORDER[(i + run) % ORDER.length]);
 		for (const contender of order) {
-			const { ms, sample } = await runOnce(ctx, contender, `${Date.now().toString(36)}-${run}-${contender}`, count);
+			const { ms, sample, engineCalls } = await runOnce(ctx, contender, `${Date.now().toString(36)}-${run}-${contender}`, count);
 			times[contender].push(ms);
+			if (engineCalls !== undefined) calls[contender].push(engineCalls / count);
 			if (sample && !samples[contender]) samples[contender] = sample;
 			ctx.log(`  run ${run + 1} ${contender.padEnd(11)} ${ms.toFixed(0)} ms`);
 		}
 	}
-	const net = (contender: 'node' | 'nodeFixed' | 'httpRequest') => times[contender].map((ms, i) => Math.max(1, ms - times.n8nOnly[i]));
+	const net = (contender: N8nContender) => times[contender].map((ms, i) => Math.max(1, ms - times.n8nOnly[i]));
 	const rate = (ms: number[]) => ms.map((m) => (count / m) * 1000);
 	const result: BatchResult = {
 		orders: count,
@@ -173,13 +198,27 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 			n8nOnly: figure(times.n8nOnly, 'ms', 0),
 			node: figure(times.node, 'ms', 0),
 			nodeFixed: figure(times.nodeFixed, 'ms', 0),
+			nodeAutoMap: figure(times.nodeAutoMap, 'ms', 0),
 			httpRequest: figure(times.httpRequest, 'ms', 0),
 			undici: figure(times.undici, 'ms', 0),
 		},
-		netMs: { node: figure(net('node'), 'ms', 0), nodeFixed: figure(net('nodeFixed'), 'ms', 0), httpRequest: figure(net('httpRequest'), 'ms', 0) },
+		netMs: {
+			node: figure(net('node'), 'ms', 0),
+			nodeFixed: figure(net('nodeFixed'), 'ms', 0),
+			nodeAutoMap: figure(net('nodeAutoMap'), 'ms', 0),
+			httpRequest: figure(net('httpRequest'), 'ms', 0),
+		},
+		engineCallsPerItem: {
+			n8nOnly: callsPerItem(calls.n8nOnly),
+			node: callsPerItem(calls.node),
+			nodeFixed: callsPerItem(calls.nodeFixed),
+			nodeAutoMap: callsPerItem(calls.nodeAutoMap),
+			httpRequest: callsPerItem(calls.httpRequest),
+		},
 		ordersPerSecond: {
 			node: figure(rate(net('node')), 'orders/s'),
 			nodeFixed: figure(rate(net('nodeFixed')), 'orders/s'),
+			nodeAutoMap: figure(rate(net('nodeAutoMap')), 'orders/s'),
 			httpRequest: figure(rate(net('httpRequest')), 'orders/s'),
 			undici: figure(rate(times.undici), 'orders/s'),
 			nodeGross: figure(rate(times.node), 'orders/s'),
@@ -190,21 +229,31 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 			nodeFixedVsHttpRequest: pairedRatio(rate(net('nodeFixed')), rate(net('httpRequest'))),
 			nodeFixedTimeVsUndici: pairedRatio(net('nodeFixed'), times.undici),
 			nodeTimeVsUndici: pairedRatio(net('node'), times.undici),
+			nodeAutoMapVsHttpRequest: pairedRatio(rate(net('nodeAutoMap')), rate(net('httpRequest'))),
+			nodeAutoMapTimeVsUndici: pairedRatio(net('nodeAutoMap'), times.undici),
 			httpRequestTimeVsUndici: pairedRatio(net('httpRequest'), times.undici),
 		},
-		expressionCostUs: figure(net('node').map((ms, i) => ((ms - net('nodeFixed')[i]) / (8 * count)) * 1000), 'µs', 0),
+		expressionCostUs: figure(net('node').map((ms, i) => ((ms - net('nodeFixed')[i]) / (MAPPED_FIELDS.length * count)) * 1000), 'µs', 0),
 		sameRequests: compareRequests(samples),
 	};
 	const r = result;
-	ctx.log(`  n8n only (webhook + ${count} items, no requests): ${show(r.wallMs.n8nOnly)}`);
-	ctx.log(`  Clearinghouse node, fields mapped by expressions: ${show(r.ordersPerSecond.node)} net of n8n overhead; gross ${show(r.ordersPerSecond.nodeGross)}`);
-	ctx.log(`  Clearinghouse node, fixed fields (key by expression only): ${show(r.ordersPerSecond.nodeFixed)} net`);
-	ctx.log(`  HTTP Request node:   ${show(r.ordersPerSecond.httpRequest)} net; gross ${show(r.ordersPerSecond.httpRequestGross)}`);
+	const c = (contender: keyof BatchResult['engineCallsPerItem']) => `${r.engineCallsPerItem[contender] ?? 'n/a'} engine calls/item`;
+	ctx.log(`  n8n only (webhook + ${count} items, no requests): ${show(r.wallMs.n8nOnly)}; ${c('n8nOnly')}`);
+	ctx.log(`  Clearinghouse node, fields mapped by expressions: ${show(r.ordersPerSecond.node)} net of n8n overhead; gross ${show(r.ordersPerSecond.nodeGross)}; ${c('node')}`);
+	ctx.log(`  Clearinghouse node, fields mapped automatically (by name): ${show(r.ordersPerSecond.nodeAutoMap)} net; ${c('nodeAutoMap')}`);
+	ctx.log(`  Clearinghouse node, fixed fields (key by expression only): ${show(r.ordersPerSecond.nodeFixed)} net; ${c('nodeFixed')}`);
+	ctx.log(`  HTTP Request node:   ${show(r.ordersPerSecond.httpRequest)} net; gross ${show(r.ordersPerSecond.httpRequestGross)}; ${c('httpRequest')}`);
 	ctx.log(`  undici loop (c=${concurrency}): ${show(r.ordersPerSecond.undici)}`);
-	ctx.log(`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)}) target ≥ 1`);
-	ctx.log(`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)}; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`);
+	ctx.log(`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)})`);
+	ctx.log(`  ratio node (mapped automatically)/HTTP Request: ${show(r.ratios.nodeAutoMapVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeAutoMapTimeVsUndici)}`);
+	ctx.log(`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`);
 	ctx.log(`  ratio node time/undici time: ${show(r.ratios.nodeTimeVsUndici)} target ≤ 1.5; HTTP Request/undici ${show(r.ratios.httpRequestTimeVsUndici)}`);
-	ctx.log(`  one expression (from node − node with fixed fields, 8 more expressions per item): ${show(r.expressionCostUs)}`);
+	ctx.log(`  one expression (from node − node with fixed fields, ${MAPPED_FIELDS.length} more expressions per item): ${show(r.expressionCostUs)}`);
 	ctx.log(`  same requests: ${r.sameRequests.identical ? 'yes' : r.sameRequests.differences.join(' | ')}`);
 	return result;
+}
+
+/** Median engine calls per item over the timed runs (2 decimals), null when n8n counted none. */
+function callsPerItem(perRun: number[]): number | null {
+	return perRun.length ? Number(median(perRun).toFixed(2)) : null;
 }

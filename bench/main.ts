@@ -75,7 +75,8 @@ async function main(): Promise<void> {
 	let n8n: N8nInstance | undefined;
 	try {
 		const state = await operator.state();
-		n8n = await N8nInstance.create({ tarball, env: { N8N_LOG_LEVEL: 'warn' } });
+		// N8N_METRICS: n8n's /metrics, where it counts expression-engine calls (bench/lib/metrics.ts).
+		n8n = await N8nInstance.create({ tarball, env: { N8N_LOG_LEVEL: 'warn', N8N_METRICS: 'true' } });
 		const credential = sandboxCredential(sandbox, 'benchSandboxCred1', 'Clearinghouse bench');
 		await n8n.importCredential(credential);
 		const [alice, bob] = state.users;

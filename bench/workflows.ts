@@ -12,6 +12,7 @@ export const IDS = {
 	batchNode: 'benchBatchNode01',
 	batchHttp: 'benchBatchHttp01',
 	batchNodeFixed: 'benchBatchNodeFx',
+	batchNodeAutoMap: 'benchBatchNodeAM',
 	listEmpty: 'benchListEmpty01',
 	listNode: 'benchListNode001',
 	listHttp: 'benchListHttp001',
@@ -26,6 +27,7 @@ export const WEBHOOK_PATHS: Record<string, string> = {
 	benchBatchEmpty1: 'bench-batch-empty',
 	benchBatchNode01: 'bench-batch-node',
 	benchBatchNodeFx: 'bench-batch-node-fixed',
+	benchBatchNodeAM: 'bench-batch-node-automap',
 	benchBatchHttp01: 'bench-batch-http',
 	benchListEmpty01: 'bench-list-empty',
 	benchListNode001: 'bench-list-node',
@@ -75,10 +77,14 @@ export interface BatchOrderFields {
 	expiresAt: string;
 }
 
+/** The body fields the "mapped" contender maps by expression (the key is one more expression). */
+export const MAPPED_FIELDS: Array<keyof BatchOrderFields> = ['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'memo', 'expiresAt'];
+
 /**
  * The same request bodies either way. `mapped`: every field from the item's `body` by expression,
- * as a user maps item fields (9 expressions per item); otherwise fixed values and only the key
- * from the item (1 expression per item, like the HTTP Request node's one JSON body expression).
+ * as a user maps item fields (MAPPED_FIELDS plus the key: 8 parameter expressions per item);
+ * otherwise fixed values and only the key from the item (1 expression per item, like the HTTP
+ * Request node's one JSON body expression).
  */
 function createOrderNode(concurrency: number, fixed?: BatchOrderFields): NodeSpec {
 	const field = (name: keyof BatchOrderFields) => (fixed ? fixed[name] : `={{ $json.body.${name} }}`);
@@ -99,6 +105,28 @@ function createOrderNode(concurrency: number, fixed?: BatchOrderFields): NodeSpe
 			expiresAt: field('expiresAt'),
 			idempotencyKeyMode: 'custom',
 			idempotencyKey: '={{ $json.body.idempotencyKey }}',
+			options: { concurrency },
+		},
+	};
+}
+
+/**
+ * Order Fields → Map Automatically: every body field and the business key (field `idempotencyKey`)
+ * read from the item by name, no expression; the expiry (the same for every order) fixed.
+ */
+function createOrderNodeAutoMap(concurrency: number, expiresAt: string): NodeSpec {
+	return {
+		name: 'Create',
+		type: ACTION_NODE,
+		parameters: {
+			resource: 'paymentOrder',
+			operation: 'create',
+			mode: 'standard',
+			dataMode: 'autoMapInputData',
+			expiry: 'at',
+			expiresAt,
+			idempotencyKeyMode: 'custom',
+			businessKeyField: 'idempotencyKey',
 			options: { concurrency },
 		},
 	};
@@ -177,6 +205,12 @@ export function benchWorkflows(o: {
 		linear(IDS.batchEmpty, 'bench: batch, n8n only', [hook('bench-batch-empty'), splitOrders, { name: 'Done', type: 'n8n-nodes-base.noOp' }], credential),
 		linear(IDS.batchNode, 'bench: batch, Clearinghouse node', [hook('bench-batch-node'), splitOrders, createOrderNode(o.concurrency)], credential),
 		linear(IDS.batchNodeFixed, 'bench: batch, Clearinghouse node, fixed fields', [hook('bench-batch-node-fixed'), splitOrders, createOrderNode(o.concurrency, o.order)], credential),
+		linear(
+			IDS.batchNodeAutoMap,
+			'bench: batch, Clearinghouse node, fields mapped automatically',
+			[hook('bench-batch-node-automap'), splitOrders, createOrderNodeAutoMap(o.concurrency, o.order.expiresAt)],
+			credential,
+		),
 		linear(IDS.batchHttp, 'bench: batch, HTTP Request node', [hook('bench-batch-http'), splitOrders, httpCreateNode(mainUrl, credential)], credential),
 		linear(IDS.listEmpty, 'bench: list, n8n only', [hook('bench-list-empty'), { name: 'Done', type: 'n8n-nodes-base.noOp' }], credential),
 		linear(
