@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { AmountError, parseUsdAmount, type UsdAmount } from '../../shared/amounts';
 import { firstTry, type FirstTry } from '../../shared/firstTries';
+import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -204,9 +205,23 @@ export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: nu
 	return id;
 }
 
+/**
+ * A top-level parameter of one item: a trivial `={{ $json.a.b }}` that reaches a string or a finite
+ * number is read from the input item without n8n's expression engine (shared/jsonPath.ts, the same
+ * value as the engine's); anything else is n8n's getNodeParameter.
+ */
+export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
+	const path = trivialJsonPath(ctx.getNode().parameters[name]);
+	if (path) {
+		const found = readJsonPath(ctx.getInputData()[itemIndex]?.json, path);
+		if (found) return found.value;
+	}
+	return ctx.getNodeParameter(name, itemIndex, fallback as never);
+}
+
 /** A required text parameter, trimmed; refused when empty. */
 export function requiredText(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
-	const value = String(ctx.getNodeParameter(name, itemIndex, '') ?? '').trim();
+	const value = String(itemParameter(ctx, name, itemIndex, '') ?? '').trim();
 	if (value === '') throw fail(ctx, `${label} is required`, itemIndex);
 	return value;
 }
@@ -413,7 +428,7 @@ export function keyedWrite(
 		try {
 			const key = businessKey
 				? validateIdempotencyKey(businessKey.value, businessKey.label)
-				: validateIdempotencyKey(ctx.getNodeParameter('idempotencyKey', itemIndex, ''), 'Business Key');
+				: validateIdempotencyKey(itemParameter(ctx, 'idempotencyKey', itemIndex, ''), 'Business Key');
 			return { key, lineage, newKey: false };
 		} catch (error) {
 			if (error instanceof IdempotencyKeyError) throw fail(ctx, `${error.field} ${error.rule}`, itemIndex);

@@ -16,6 +16,7 @@ import {
 	chainField,
 	fail,
 	idempotencyFields,
+	itemParameter,
 	keyedWrite,
 	keyedWriteError,
 	optionalText,
@@ -239,14 +240,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
 	} else {
-		amount = usdAmount(this, this.getNodeParameter('amountUsd', itemIndex, ''), itemIndex);
+		amount = usdAmount(this, itemParameter(this, 'amountUsd', itemIndex, ''), itemIndex);
 		body = {
 			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
 			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
 			toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
 			asset: requiredText(this, 'asset', itemIndex, 'Asset'),
 			amountUsd: amount.value,
-			memo: String(this.getNodeParameter('memo', itemIndex, '') ?? ''),
+			memo: String(itemParameter(this, 'memo', itemIndex, '') ?? ''),
 			mode,
 		};
 	}
@@ -255,7 +256,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { key, lineage, newKey } = keyedWrite(this, itemIndex, 'POST /payment', businessKey);
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
-	const quoteId = optionalText(this.getNodeParameter('quoteId', itemIndex, ''));
+	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, ''));
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
@@ -279,7 +280,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body.quoteId = quoteId;
 	} else if (mode === 'standard') {
 		if (expiry === 'at') {
-			const text = optionalText(this.getNodeParameter('expiresAt', itemIndex, ''));
+			const text = optionalText(itemParameter(this, 'expiresAt', itemIndex, ''));
 			const at = text === undefined ? NaN : Date.parse(text);
 			if (Number.isNaN(at)) throw fail(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
 			if (at <= Date.now()) throw fail(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
