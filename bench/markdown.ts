@@ -39,7 +39,7 @@ export function markdown(record: any): string {
 		out.push(`| 1. Batch: ${b.orders} orders, fields mapped by expressions, concurrency ${b.concurrency} (net of n8n's ${b.wallMs.n8nOnly.median} ms per execution) | ${f(b.ordersPerSecond.node)} | HTTP Request node ${f(b.ordersPerSecond.httpRequest)} | ${f(b.ratios.nodeVsHttpRequest)} |`);
 		out.push(`| 1. Batch, same, against the undici loop (time) | ${f(b.netMs.node)} | undici ${f(b.wallMs.undici)} (${b.ordersPerSecond.undici.median} orders/s) | ${f(b.ratios.nodeTimeVsUndici)} (target ≤ 1.5) |`);
 		out.push(`| 1. Batch, node with fixed fields (only the key by expression, like the HTTP Request node's one body expression) | ${f(b.ordersPerSecond.nodeFixed)} | HTTP Request node | ${f(b.ratios.nodeFixedVsHttpRequest)} (target ≥ 1.5); vs undici time ${f(b.ratios.nodeFixedTimeVsUndici)} |`);
-		if (b.expressionCostUs) out.push(`| 1. Batch: cost of one expression in n8n ((node − node with fixed fields) ÷ 7 expressions ÷ items) | ${f(b.expressionCostUs)} | | |`);
+		if (b.expressionCostUs) out.push(`| 1. Batch: cost of one engine call in n8n ((mapped by expressions − fixed fields) ÷ their difference in engine calls ÷ items) | ${f(b.expressionCostUs)} | | |`);
 		out.push(`| 1. Batch, HTTP Request node against the undici loop (time) | ${f(b.netMs.httpRequest)} | undici | ${f(b.ratios.httpRequestTimeVsUndici)} |`);
 	}
 	const l = r.listing;

@@ -82,7 +82,8 @@ export const MAPPED_FIELDS: Array<keyof BatchOrderFields> = ['fromUserId', 'toAd
 
 /**
  * The same request bodies either way. `mapped`: every field from the item's `body` by expression,
- * as a user maps item fields (MAPPED_FIELDS plus the key: 8 parameter expressions per item);
+ * as a user maps item fields (MAPPED_FIELDS plus the key: 8 parameter expressions per item, all
+ * trivial `$json` paths, which the node reads without n8n's engine: n8n's count shows it);
  * otherwise fixed values and only the key from the item (1 expression per item, like the HTTP
  * Request node's one JSON body expression).
  */
