@@ -8,9 +8,11 @@ import {
 	idempotencyFields,
 	idempotencyKey,
 	locatorValue,
+	optionalText,
 	optionsCollection,
 	paymentOrderLocator,
 	requiredText,
+	subaccountOrderOption,
 	walletsField,
 } from '../common';
 
@@ -46,6 +48,7 @@ const properties: INodeProperties[] = [
 			description:
 				'The returns.revision you expect the order to have (sent as If-Match). Leave unset to read the current revision from the order first; set it to refuse replacing details that changed since you read them.',
 		},
+		subaccountOrderOption,
 	]),
 ];
 
@@ -66,6 +69,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const subaccountId = optionalText(options.subaccountId);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
@@ -78,12 +82,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const order = await apiRequest.call(this, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
+			qs: subaccountId ? { subaccountId } : undefined,
 			itemIndex,
 		});
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
 		revisionSource = 'read';
 	}
 	const body: IDataObject = { userId, wallets };
+	if (subaccountId) body.subaccountId = subaccountId;
 	// The revision is part of the request: a different expected revision is a different replacement.
 	const key = idempotencyKey(this, itemIndex, {
 		request: `PUT /payment-orders/${id}/return-details`,
