@@ -35,7 +35,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Main API origin, without the /api/v1 suffix (a trailing slash is fine). For the local sandbox: http://127.0.0.1:4010.',
+				'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',
@@ -57,10 +57,11 @@ export class ClearinghouseApi implements ICredentialType {
 		},
 	};
 
-	// Account limits need a valid key on an active account, so a wrong key fails the test.
+	// Account limits need a valid key on an active account, so a wrong key fails the test. The
+	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}/api/v1',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "")}}/api/v1',
 			url: '/account/limits',
 			method: 'GET',
 		},

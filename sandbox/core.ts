@@ -5,7 +5,7 @@ import { Scheduler } from './scheduler';
 import {
 	Account, ChainTx, Data, Delivery, Endpoint, Order, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
 } from './state';
-import { fail, base58From, evmFrom } from './util';
+import { dict, fail, base58From, evmFrom } from './util';
 
 export interface CoreOptions {
 	seed: 'demo' | 'empty';
@@ -13,6 +13,10 @@ export interface CoreOptions {
 	apiKey: string;
 	dataFile?: string;
 	allowLoopbackWebhooks: boolean;
+	/** Resolve webhook hosts at registration and refuse non-public answers (off: the sandbox runs offline). */
+	resolveWebhookHosts?: boolean;
+	/** The resolver for that check (tests inject one); default the system resolver. */
+	webhookLookup?: (host: string) => Promise<string[]>;
 	log: boolean;
 }
 
@@ -60,6 +64,11 @@ export class Core {
 	}
 
 	load(data: Data, resume = true): void {
+		// Records keyed by client strings lose their prototype (a data file is plain JSON).
+		data.paymentIdem = dict(data.paymentIdem);
+		data.rewardIdem = dict(data.rewardIdem);
+		data.usage = dict(data.usage);
+		for (const o of data.orders) o.x.returnIdem = dict(o.x.returnIdem);
 		this.data = data;
 		this.scheduler.offsetMs = data.clockOffsetMs ?? 0;
 		const index = <T>(map: Map<string, T>, items: T[], key: (t: T) => string) => {

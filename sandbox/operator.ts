@@ -220,7 +220,7 @@ export function registerOperator(r: Router, svc: Services): void {
 		return ok({ requests: traffic.requests.filter((x) => x.seq > since), lastSeq: traffic.seq });
 	}, false);
 	r.add('DELETE', '/sandbox/requests', () => {
-		traffic.requests = [];
+		traffic.clearLog();
 		return ok({ ok: true, lastSeq: traffic.seq });
 	}, false);
 

@@ -15,6 +15,7 @@ import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '.
 import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../e2e/lib/workflows';
 import { QueueCluster } from './lib/cluster';
 import { N8nRest } from './lib/rest';
+import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
 
 jest.setTimeout(600_000);
 
@@ -100,7 +101,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	async function sandboxOrders(): Promise<any[]> {
 		const all: any[] = [];
 		for (let offset = 0; ; offset += 100) {
-			const page = (await operator.api('GET', `/payment-orders?limit=100&offset=${offset}`)).paymentOrders as any[];
+			const page = (await operator.api('GET', `/payment-orders?limit=100&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`)).paymentOrders as any[];
 			all.push(...page);
 			if (page.length < 100) return all;
 		}

@@ -91,6 +91,13 @@ export const subaccountWriteOption: INodeProperties = {
 	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
 };
 
+/** Subaccount owning an existing order on a write to it (body field `subaccountId`). */
+export const subaccountOrderOption: INodeProperties = {
+	...subaccountWriteOption,
+	description:
+		'The direct child subaccount (UUID) whose order this is. Leave empty for an order of this account: without it the service looks only in this account.',
+};
+
 /** Subaccount on a read (query `subaccountId`). */
 export const subaccountReadOption: INodeProperties = {
 	...subaccountWriteOption,

@@ -1,5 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { PAYMENT_ORDER_STATUSES } from '../../shared/paymentOrderStatus';
 import { apiRequest } from '../../shared/transport';
 
 const PAGE_SIZE = 50;
@@ -24,7 +25,8 @@ export async function searchPaymentOrders(
 	const page = await apiRequest.call(this, {
 		method: 'GET',
 		path: '/payment-orders',
-		qs: { limit: PAGE_SIZE, offset },
+		// `status` is required by the reference: every known status.
+		qs: { limit: PAGE_SIZE, offset, status: [...PAYMENT_ORDER_STATUSES] },
 	});
 	const orders = (page.paymentOrders as IDataObject[] | undefined) ?? [];
 	const results = orders

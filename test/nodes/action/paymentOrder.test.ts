@@ -1,6 +1,7 @@
 /** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
 import { createRunExecutionData } from 'n8n-workflow';
 
+import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 import { listSearch } from '../../helpers/n8n';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
@@ -333,6 +334,19 @@ describe('Get and Get Many', () => {
 		]);
 	});
 
+	test('status is always sent (required by the reference): every known status when none is picked', async () => {
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5 });
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5, filters: { status: [] } });
+		const setup = { parameters: { resource: 'paymentOrder', operation: 'get' }, credentials: { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl } };
+		await listSearch(node, 'searchPaymentOrders', setup);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.query.status])).toEqual([
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
+		]);
+	});
+
 	test('the From List search pages through orders 50 at a time and filters', async () => {
 		await env.op('POST', '/payment-orders/bulk', { count: 55, fromUserId: env.alice.id });
 		const setup = {
@@ -463,6 +477,24 @@ describe('Cancel', () => {
 		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/cancel`, status: 202 });
 		expect(req.body).toEqual({ reason: 'customer withdrew' });
 		expect(item.json).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
+	});
+
+	test("a subaccount's order: 404 without Subaccount ID, canceled with it (sent in the body)", async () => {
+		const sub = env.state.subaccounts[0].id;
+		const { paymentOrderId: id } = await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub }).then(async () => {
+			const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+			return { paymentOrderId: ((await page.json()) as any).paymentOrders[0].id as string };
+		});
+		await env.mark();
+		const cancel = (options = {}) => env.run({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'r', options });
+		await expect(cancel()).rejects.toMatchObject({ httpCode: '404' });
+		const [item] = await cancel({ subaccountId: sub });
+		expect(item.json).toMatchObject({ accepted: true, statusCode: 202 });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.body])).toEqual([
+			[404, { reason: 'r' }],
+			[202, { reason: 'r', subaccountId: sub }],
+		]);
 	});
 
 	test('an un-keyed write is not retried after commit-then-500', async () => {
