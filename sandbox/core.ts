@@ -17,6 +17,12 @@ export interface CoreOptions {
 	resolveWebhookHosts?: boolean;
 	/** The resolver for that check (tests inject one); default the system resolver. */
 	webhookLookup?: (host: string) => Promise<string[]>;
+	/**
+	 * Per-attempt delivery timeout (ms). Default: the service's 10 s divided by timeScale, at least
+	 * 250 ms. Tests that scale time far up set it so that a slow receiver on a loaded machine is not
+	 * taken for a timeout (which the sandbox then retries, as the service would).
+	 */
+	attemptTimeoutMs?: number;
 	log: boolean;
 }
 

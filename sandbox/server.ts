@@ -29,6 +29,8 @@ export interface SandboxOptions {
 	resolveWebhookHosts?: boolean;
 	/** Resolver for resolveWebhookHosts (in-process tests); default the system resolver. */
 	webhookLookup?: (host: string) => Promise<string[]>;
+	/** Per-attempt delivery timeout in ms (default: 10 s ÷ timeScale, at least 250 ms). */
+	attemptTimeoutMs?: number;
 	log?: boolean;
 }
 
@@ -96,6 +98,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		seed: options.seed ?? 'demo', timeScale, apiKey: options.apiKey ?? DEMO_API_KEY, dataFile: options.dataFile,
 		allowLoopbackWebhooks: options.allowLoopbackWebhooks ?? false, log: options.log ?? false,
 		resolveWebhookHosts: options.resolveWebhookHosts ?? false, webhookLookup: options.webhookLookup,
+		attemptTimeoutMs: options.attemptTimeoutMs,
 	});
 	const webhooks = new Webhooks(core);
 	const engine = new Engine(core, webhooks);

@@ -251,7 +251,7 @@ export class Webhooks {
 		let statusCode: number | null = null;
 		let error: string | null = null;
 		let snippet: string | null = null;
-		const timeout = Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
+		const timeout = this.core.opts.attemptTimeoutMs ?? Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
 		try {
 			const res = await request(e.url, {
 				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),
