@@ -107,7 +107,7 @@ describe('Create', () => {
 	test.each([
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
-		[{ amountUsd: '1.23456' }, 'Amount (USD) must be a whole number of pips'],
+		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
 		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
@@ -172,7 +172,7 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(3);
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(out[1].json.error).toMatch(/whole number of pips/);
+		expect(out[1].json.error).toMatch(/at most 4 decimal places/);
 		expect(Object.keys(out[1].json)).toEqual(['error']); // what n8n keeps of a failed item's json
 		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
 		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
