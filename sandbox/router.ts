@@ -1,6 +1,7 @@
 /** A tiny router plus the HTTP pipeline: body parsing, request log, fault injection, JSON errors. */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth, Core } from './core';
+import { consoleAsset } from './console';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -111,6 +112,14 @@ export function makeHandler(o: ServeOptions) {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const path = url.pathname;
 		const isOperator = !!o.operator && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		const page = o.operator && method === 'GET' ? consoleAsset(path) : undefined;
+		if (page) {
+			// The browser console (sandbox/console/): loopback-only like the operator API it drives.
+			const allowed = isLoopback(req.socket.remoteAddress);
+			res.writeHead(allowed ? 200 : 403, { 'content-type': allowed ? page.type : 'text/plain', 'cache-control': 'no-store' });
+			res.end(allowed ? page.body : 'loopback only');
+			return;
+		}
 		let status = 500;
 		let parsedBody: unknown = null;
 		try {
