@@ -48,6 +48,7 @@ async function main(): Promise<void> {
 		'SANDBOX_READY',
 		`Main API:     ${sb.mainUrl}/api/v1   (header x-api-key: ${sb.apiKey})`,
 		`Rewards API:  ${sb.rewardsUrl}/api/v1/rewards`,
+		`Console:      ${sb.mainUrl}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`,
 		`Operator API: ${sb.operatorUrl}   (GET /sandbox/state lists ids and wallets)`,
 	];
 	for (const u of state.users) {

@@ -274,4 +274,41 @@ export function registerOperator(r: Router, svc: Services): void {
 		rule.updatedAt = core.iso();
 		return ok({ id: rule.id, status: rule.status });
 	}, false);
+
+	// The outbox stands in for Slack, a spreadsheet or any tool that needs an account: the examples
+	// post what they would have sent here, so they publish and run against the sandbox as imported.
+	const outbox: Array<{ seq: number; channel: string; at: string; body: unknown }> = [];
+	let outboxSeq = 0;
+	r.add('POST', '/sandbox/outbox/:channel', (ctx) => {
+		outbox.push({ seq: ++outboxSeq, channel: ctx.params.channel, at: core.iso(), body: ctx.body });
+		if (outbox.length > 1000) outbox.shift();
+		return ok({ received: true, seq: outboxSeq }, 201);
+	}, false);
+	r.add('GET', '/sandbox/outbox', (ctx) => {
+		const channel = ctx.query.get('channel');
+		return ok({ messages: outbox.filter((m) => !channel || m.channel === channel) });
+	}, false);
+
+	// What the browser console (sandbox/console/) shows: newest first, bounded, never a secret.
+	r.add('GET', '/sandbox/overview', () => {
+		const newest = <T>(list: T[], n: number) => list.slice(-n).reverse();
+		return ok({
+			orders: newest(core.data.orders, 100).map((o) => ({
+				id: o.id, memo: o.memo, amountUsd: o.amountUsd, asset: o.asset, toChain: o.toChain, toAddress: o.toAddress, status: o.status,
+				receivedTotal: o.receivedTotal, createdAt: o.createdAt, accountId: o.x.accountId,
+			})),
+			endpoints: core.data.endpoints.filter((e) => !e.deletedAt).map((e) => ({ id: e.id, url: e.url, status: e.status, consecutiveFailures: e.consecutiveFailures })),
+			deliveries: newest(core.data.deliveries, 100).map((d) => {
+				let orderStatus: string | null = null;
+				try {
+					orderStatus = (JSON.parse(d.rawBody) as { data?: { payment_order?: { status?: string } } }).data?.payment_order?.status ?? null;
+				} catch {
+					// not an order event
+				}
+				return { id: d.id, endpointId: d.endpointId, type: d.publicEventType, status: d.status, attempts: d.attempts.length, lastStatusCode: d.lastStatusCode, orderStatus };
+			}),
+			outbox: newest(outbox, 50),
+			faults: traffic.faults.map((f) => ({ ...f, path: f.pathSource })),
+		});
+	}, false);
 }

@@ -4,6 +4,7 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth, Core } from './core';
+import { consoleAsset } from './console';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -270,6 +271,14 @@ export function makeHandler(o: ServeOptions) {
 		const target = parseTarget(req.url);
 		const path = target?.path ?? String(req.url ?? '').slice(0, 200);
 		const isOperator = !!o.operator && !!target && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		const page = o.operator && target && method === 'GET' ? consoleAsset(path) : undefined;
+		if (page) {
+			// The browser console (sandbox/console/): served under the operator API's own rules.
+			const why = operatorRefusal(req);
+			res.writeHead(why ? 403 : 200, { 'content-type': why ? 'text/plain' : page.type, 'cache-control': 'no-store' });
+			res.end(why ?? page.body);
+			return;
+		}
 		let status = 500;
 		let raw: Buffer | null = null;
 		let parsedBody: unknown = null;

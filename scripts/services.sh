@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL and Redis on loopback for the queue-mode suite, from Debian's packages.
-#   scripts/services.sh install            install the packages when missing (root, apt)
+#   scripts/services.sh install            install the packages when missing (root, apt), with
+#                                          chromium for the sandbox console's browser test
 #   scripts/services.sh start DIR PGPORT REDISPORT
 #   scripts/services.sh stop DIR
 # Each instance lives in DIR (data, sockets, logs), so runs never touch a system-wide server.
@@ -11,6 +12,7 @@ install() {
   local missing=()
   [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
   command -v redis-server >/dev/null || missing+=(redis-server)
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "[services] installing ${missing[*]}" >&2
     apt-get update -qq >&2

@@ -147,7 +147,11 @@ function errorBody(body: unknown): JsonObject {
 	return {};
 }
 
-/** The NodeApiError for a non-2xx answer: the service's `error` text plus a hint for the status. */
+/**
+ * The NodeApiError for a non-2xx answer. Its message (what n8n shows first, and the `error` of a
+ * Continue On Fail item) carries the service's `error` code and, when it sent one, its `message`
+ * sentence and `path`; the description adds a hint for the status.
+ */
 export function apiError(
 	ctx: ApiContext,
 	statusCode: number,
@@ -156,12 +160,13 @@ export function apiError(
 ): NodeApiError {
 	const payload = errorBody(body);
 	const serviceText = typeof payload.error === 'string' ? payload.error : `HTTP ${statusCode}`;
-	const detail =
-		statusCode === 422 && (payload.message || payload.path)
-			? `${serviceText}: ${payload.message ?? ''}${payload.path ? ` (at ${String(payload.path)})` : ''}`
-			: serviceText;
+	const explanation =
+		typeof payload.message === 'string' && payload.message.trim() !== '' && payload.message !== serviceText
+			? `: ${payload.message}`
+			: '';
+	const where = payload.path ? ` (at ${String(payload.path)})` : '';
 	return new NodeApiError(ctx.getNode(), payload, {
-		message: `Clearinghouse API error ${statusCode}: ${detail}`,
+		message: `Clearinghouse API error ${statusCode}: ${serviceText}${explanation}${where}`,
 		description: STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.',
 		httpCode: String(statusCode),
 		itemIndex,

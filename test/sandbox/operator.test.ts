@@ -180,3 +180,13 @@ describe('state and reset', () => {
 		expect((await env.op.post('/wallets/activate', { address: '0x' + '0'.repeat(40), chain: 'ethereum' })).status).toBe(404);
 	});
 });
+
+describe('outbox', () => {
+	it('keeps what an example would have posted to Slack or a sheet, by channel', async () => {
+		expect((await env.op.post('/outbox/slack', { text: 'order funded' })).status).toBe(201);
+		expect((await env.op.post('/outbox/ledger', { paymentOrderId: 'po-1' })).status).toBe(201);
+		const slack = await env.op.get('/outbox?channel=slack');
+		expect(slack.body.messages.map((m: any) => m.body)).toEqual([{ text: 'order funded' }]);
+		expect((await env.op.get('/outbox')).body.messages.map((m: any) => m.channel)).toEqual(['slack', 'ledger']);
+	});
+});

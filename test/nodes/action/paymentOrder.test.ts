@@ -115,7 +115,7 @@ describe('Create', () => {
 	test.each([
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
-		[{ amountUsd: '1.23456' }, 'Amount (USD) must be a whole number of pips'],
+		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
 		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
@@ -180,7 +180,7 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(3);
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(out[1].json.error).toMatch(/whole number of pips/);
+		expect(out[1].json.error).toMatch(/at most 4 decimal places/);
 		expect(Object.keys(out[1].json)).toEqual(['error']); // what n8n keeps of a failed item's json
 		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
 		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
@@ -214,9 +214,10 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
-		expect(out[1].json.error).toMatch(/Clearinghouse API error 400: recipient_not_active/);
+		expect(out[1].json.error).toMatch(/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
-		expect((out[1].error as any).httpCode).toBe('400');
+		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/invalid/) });
+		expect(out[1].error).toBeUndefined(); // an item-level error would make n8n drop the input's fields on the error output
 	});
 
 	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {

@@ -20,7 +20,7 @@ test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exact
 		retryOnFail: { maxTries: 3 },
 	});
 	const [bad, good] = json(out);
-	expect(bad.error).toMatch(/Amount \(USD\) must be a whole number of pips/);
+	expect(bad.error).toMatch(/Amount \(USD\) must have at most 4 decimal places/);
 	expect((good.paymentOrder as any).amountUsd).toBe(12.5);
 
 	const sent = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');

@@ -28,7 +28,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. usr_…',
+		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 		description: 'System ID of a user of the same account who owns the return wallets',
 	},
 	{
