@@ -4,16 +4,16 @@ import type { RetryPolicy } from '../shared/transport';
 import { apiRequest } from '../shared/transport';
 
 /**
- * Short retries only: the service gives each delivery attempt 10 s, and it retries a failed
- * delivery itself, so a slow API is better answered non-2xx than waited for.
+ * One try, bounded: the service gives each delivery attempt 10 s and retries a failed delivery
+ * itself, so a slow or failing API is answered non-2xx rather than retried here.
  */
 export const CONFIRM_RETRY_POLICY: RetryPolicy = {
-	maxAttempts: 2,
-	baseDelayMs: 250,
-	maxDelayMs: 250,
-	maxRetryAfterMs: 1_000,
+	maxAttempts: 1,
+	baseDelayMs: 0,
+	maxDelayMs: 0,
+	maxRetryAfterMs: 0,
 };
-export const CONFIRM_TIMEOUT_MS = 4_000;
+export const CONFIRM_TIMEOUT_MS = 8_000;
 
 export type Confirmation =
 	/** The order as the service returns it now. */

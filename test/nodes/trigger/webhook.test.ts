@@ -340,7 +340,10 @@ describe('filters', () => {
 		const o = await newOrder(sb, 10);
 		await deposit(sb, o.id, 4);
 		const outcomes = await outcomesFor(o.id, 3);
-		expect(outcomes.map((x) => x.items?.[0]?.json.kind)).toEqual(['status', 'deposit', 'deposit']);
+		// A fourth deposit event (verified) may already be in when the third is: every later one is a deposit event.
+		const kinds = outcomes.map((x) => x.items?.[0]?.json.kind);
+		expect(kinds[0]).toBe('status');
+		expect(kinds.slice(1).every((k) => k === 'deposit')).toBe(true);
 	});
 
 	it('order statuses: only the selected ones run; the others are acknowledged', async () => {
@@ -516,8 +519,8 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		const body = envelope({ ...(await currentOrder(o.id)) }, `evt_transient_${Date.now()}_payment_order`);
 		forgetMemory(); // the real creation event was emitted: forget it, so only the fault decides
 		t.staticData.saved['node:Clearinghouse Trigger'] = { ...t.staticData.node(), memory: undefined };
-		// Both of the node's quick tries fail.
-		await operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${o.id}$`, count: 2, status: 503 });
+		// The node's one try fails.
+		await operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${o.id}$`, count: 1, status: 503 });
 		try {
 			const failed = await signed(t, body);
 			expect(failed.status).toBe(503);
