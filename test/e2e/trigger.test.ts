@@ -80,10 +80,11 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 			),
 		);
 		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
-		await n8n.start();
+		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.publish(WORKFLOW_ID);
 		await n8n.waitForWebhook(WEBHOOK_PATH);
-	});
+		// Building and packing the package, the imports and a start: minutes on a loaded machine.
+	}, 900_000);
 
 	afterAll(async () => {
 		await n8n?.dispose();
