@@ -7,6 +7,7 @@
 import { Agent, request } from 'undici';
 
 import { sleep } from '../test/e2e/lib/n8n';
+import { triggerSecret } from '../test/e2e/lib/secrets';
 import { signatureHeader } from '../nodes/shared/signature';
 import type { BenchContext } from './context';
 import { countExecutions, pool, waitForCount } from './lib/http';
@@ -91,7 +92,7 @@ export async function benchTrigger(ctx: BenchContext, label = '3. Trigger throug
 	await ctx.n8n.waitForWebhook(PLAIN_PATH);
 	let secret: string | undefined;
 	for (let i = 0; i < 80 && !secret; i++) {
-		secret = JSON.stringify(ctx.n8n.executions.staticData(IDS.trigger) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
+		secret = triggerSecret(ctx.n8n.executions.staticData(IDS.trigger), { apiKey: ctx.sandbox.apiKey, workflowId: IDS.trigger, nodeId: `${IDS.trigger}-node-0` });
 		if (!secret) await sleep(250);
 	}
 	if (!secret) throw new Error('the trigger stored no endpoint secret');

@@ -117,7 +117,7 @@ export class Core {
 	authenticate(headers: IncomingHttpHeaders): Auth {
 		const key = headers['x-api-key'];
 		if (typeof key !== 'string' || key.trim() === '') fail(401, 'unauthorized', 'Missing x-api-key header');
-		const account = this.data.accounts.find((a) => a.apiKey === key);
+		const account = this.data.accounts.find((a) => a.apiKey === key || a.extraApiKeys?.includes(key));
 		if (!account || account.archived) fail(401, 'unauthorized', 'Invalid API key');
 		const gate = (a: Account) => {
 			if (a.status !== 'ACTIVE' || a.kyb !== 'APPROVED') fail(403, 'account_not_active', `Account ${a.id} is ${a.status} with KYB ${a.kyb}`);

@@ -23,6 +23,7 @@ const O = {
 		status: z.string().optional(), kyb: z.string().optional(), capabilities: z.array(z.string()).optional(), limits: limitsS.optional(),
 		subaccountId: z.string().optional(), provisioned: z.boolean().optional(),
 	}),
+	apiKey: z.object({ subaccountId: z.string().optional(), revokeOthers: z.boolean().optional() }),
 	subaccount: z.object({ name: z.string().optional(), status: z.string().optional(), kyb: z.string().optional(), provisioned: z.boolean().optional(), archived: z.boolean().optional() }),
 	deposit: z.object({
 		paymentOrderId: z.string(), sender: z.string().min(1), chain: z.string(), asset: z.string(), amountUsd: z.number().positive(), indexed: z.boolean().optional(),
@@ -115,6 +116,21 @@ export function registerOperator(r: Router, svc: Services): void {
 		core.data.accounts.push(a);
 		core.accounts.set(a.id, a);
 		return ok({ ...accountView(a), id: a.id, apiKey: a.apiKey }, 201);
+	}, false);
+
+	// A second key for the same account, as the developer console issues one (key rotation);
+	// `revokeOthers` then retires every earlier key of that account.
+	r.add('POST', '/sandbox/api-keys', (ctx) => {
+		const b = parse(O.apiKey, ctx.body);
+		const a = accountOf(b.subaccountId);
+		const apiKey = (a.parentId ? 'sk_sandbox_sub_' : 'sk_sandbox_') + hex(12);
+		if (b.revokeOthers) {
+			a.apiKey = apiKey;
+			a.extraApiKeys = [];
+		} else {
+			a.extraApiKeys = [...(a.extraApiKeys ?? []), apiKey];
+		}
+		return ok({ accountId: a.id, apiKey }, 201);
 	}, false);
 
 	r.add('POST', '/sandbox/subaccounts/:id', (ctx) => {

@@ -26,6 +26,8 @@ export interface Account {
 	capabilities: string[];
 	limits: Limits;
 	apiKey: string;
+	/** Further valid keys of the account (operator `POST /sandbox/api-keys`). */
+	extraApiKeys?: string[];
 	createdAt: string;
 }
 

@@ -33,6 +33,8 @@ export interface ApiRequest {
 	 */
 	idempotent?: boolean;
 	itemIndex?: number;
+	/** Per-attempt timeout; n8n's default otherwise. */
+	timeoutMs?: number;
 }
 
 export interface RetryPolicy {
@@ -230,6 +232,7 @@ export async function apiRequestWithStatus(
 		arrayFormat: 'repeat',
 	};
 	if (request.body !== undefined) options.body = request.body;
+	if (request.timeoutMs !== undefined) options.timeout = request.timeoutMs;
 	const safeToRepeat = request.method === 'GET' || request.idempotent === true;
 
 	for (let attempt = 1; ; attempt++) {

@@ -16,6 +16,7 @@ import { N8nInstance, sleep, type WorkflowInput } from './lib/n8n';
 import { hasTriggerSource } from './lib/package';
 import { repoRoot } from './lib/runtime';
 import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { triggerSecret } from './lib/secrets';
 
 jest.setTimeout(300_000);
 
@@ -240,6 +241,13 @@ describe('example workflows in a real n8n', () => {
 			});
 			expect(put.status).toBe(200);
 			await Promise.all([a, b, c].map((o) => fund(o)));
+			// The trigger confirms each event with the API and emits the order as it is when the event
+			// arrives: let the FUNDED events arrive before the orders move on (as with a real netting
+			// window, which stays open far longer than a delivery takes).
+			await waitFor('three FUNDED Slack messages', async () => {
+				await operator.call('POST', 'webhooks/flush');
+				return receiver.json('/slack').filter((m: any) => m.text.includes('is funded')).length >= 3 || undefined;
+			});
 			// c is canceled while FUNDED (so the netting window leaves it out and it is refunded);
 			// b's distribution is told to fail; a settles when the window closes.
 			await operator.api('POST', `/payment-orders/${c.id}/cancel`, { reason: 'e2e refund' });
@@ -290,7 +298,12 @@ describe('example workflows in a real n8n', () => {
 
 			// A stale DISTRIBUTED event for that order (lower version), correctly signed, and a replay
 			// of the real one: neither adds a row.
-			const secret = JSON.stringify(n8n.executions.staticData(ledger.id)).match(/whsec_[0-9a-f]+/)![0];
+			const secret = triggerSecret(n8n.executions.staticData(ledger.id), {
+				apiKey: sandbox.apiKey,
+				workflowId: ledger.id,
+				nodeId: String(findNode(ledger, 'Clearinghouse Trigger').id),
+			})!;
+			expect(secret).toMatch(/^whsec_/);
 			const current = await order(a.id);
 			const event = {
 				id: `evt_stale${Date.now()}_payment_order`,
@@ -310,7 +323,7 @@ describe('example workflows in a real n8n', () => {
 				},
 				body: raw,
 			});
-			expect(response.status).toBe(200);
+			expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: expect.stringContaining('received') });
 			const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
 			const ledgerEndpoint = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find((e) => !e.deletedAt && e.url === n8n.webhookUrl(ledgerPath));
 			const settled = deliveries.filter((d) => d.endpointId === ledgerEndpoint.id && d.status === 'DELIVERED');
