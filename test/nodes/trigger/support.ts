@@ -24,7 +24,9 @@ export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
 export async function sandbox(): Promise<Sandbox> {
 	// timeScale speeds up the sandbox's own timers (deposit steps) only; signatures use real time.
-	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50 });
+	// The attempt timeout stays at 5 s (10 s ÷ 50 would be the 250 ms floor), so that a receiver slowed
+	// by a loaded machine is not taken for a timeout and sent the delivery again.
+	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000 });
 }
 
 export async function api(sb: Sandbox, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
