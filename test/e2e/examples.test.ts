@@ -246,7 +246,7 @@ describe('example workflows in a real n8n', () => {
 			// window, which stays open far longer than a delivery takes).
 			await waitFor('three FUNDED Slack messages', async () => {
 				await operator.call('POST', 'webhooks/flush');
-				return receiver.json('/slack').filter((m: any) => m.text.includes('is funded')).length >= 3 || undefined;
+				return (await outbox('slack')).filter((m: any) => m.text.includes('is funded')).length >= 3 || undefined;
 			});
 			// c is canceled while FUNDED (so the netting window leaves it out and it is refunded);
 			// b's distribution is told to fail; a settles when the window closes.
