@@ -262,7 +262,7 @@ describe('delivery semantics', () => {
 		await order();
 		await waitFor(async () => (await deliveriesOf(e.id)).find((d) => d.status === 'DELIVERED'));
 		bad.respond = () => 500;
-	});
+	}, 60_000); // its own waits allow 20 s: jest's default 5 s cut it short on a loaded machine
 
 	it('a success resets consecutiveFailures; a timeout counts as a failed attempt', async () => {
 		await clearEndpoints();
