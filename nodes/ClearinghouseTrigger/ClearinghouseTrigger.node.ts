@@ -18,6 +18,8 @@ import {
 	STATIC_MAX_EVENTS,
 	STATIC_MAX_ORDERS,
 } from './events';
+import type { Acknowledge } from './acknowledgement';
+import { isInFlight, RESPONSE_DATA_EXPRESSION, RESPONSE_MODE_EXPRESSION, trackRun } from './acknowledgement';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook } from './lifecycle';
 
@@ -56,7 +58,8 @@ export class ClearinghouseTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
+				responseMode: RESPONSE_MODE_EXPRESSION,
+				responseData: RESPONSE_DATA_EXPRESSION,
 				path: 'webhook',
 			},
 		],
@@ -93,12 +96,32 @@ export class ClearinghouseTrigger implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'Acknowledge',
+						name: 'acknowledge',
+						type: 'options',
+						default: 'whenReceived',
+						options: [
+							{
+								name: 'When Received',
+								value: 'whenReceived',
+								description: 'Answer 2xx as soon as the delivery is verified; a run that then fails is not retried by the service',
+							},
+							{
+								name: 'When the Workflow Has Finished',
+								value: 'whenFinished',
+								description:
+									'Answer when the run has ended: non-2xx when it failed, so the service retries the event. For short workflows (the service waits 10 s per attempt); see the README.',
+							},
+						],
+						description: 'When the service is told that the event was received',
+					},
+					{
 						displayName: 'Drop Duplicate Deliveries',
 						name: 'dropDuplicates',
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). See the README for where this holds; add a Remove Duplicates node on eventId for a guarantee across restarts and queue mode.',
+							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). Kept in process memory: see the README for where this holds (in queue mode, route deliveries by event ID) and key effects that must happen once on the event ID.',
 					},
 					{
 						displayName: 'Drop Stale Events',
@@ -186,7 +209,8 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 	// Process memory first (it sees every delivery of this process), topped up from the static-data
 	// mirror (what this or another process saved). The mirror is rewritten on every verified
 	// delivery, because n8n saves it only from deliveries that start no run (see the README).
-	const memory = memoryFor(`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`);
+	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
+	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
 	const mirror = () => {
 		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS) as unknown as IDataObject;
@@ -212,12 +236,20 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 
 	// No await between the decision and the record, so two concurrent deliveries of one event in
 	// this process cannot both pass.
-	const decision = decide(memory, event.id, order, options);
-	if (decision.emit) {
-		recordEmitted(memory, event.id, order);
-		mirror();
+	const acknowledge = ctx.getNodeParameter('options.acknowledge', 'whenReceived') as Acknowledge;
+	if (acknowledge === 'whenFinished' && options.dropDuplicates && isInFlight(triggerKey, event.id)) {
+		// A 2xx now would lose the event if the run in flight fails: the service tries again later.
+		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
+	const decision = decide(memory, event.id, order, options);
 	if (!decision.emit) return ignored(decision.reason);
+	const record = () => {
+		recordEmitted(memory, event.id as string, order);
+		mirror();
+	};
+	// When acknowledging at the end, only a successful run counts as emitted: a failed one is retried.
+	if (acknowledge === 'whenFinished') trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
+	else record();
 
 	return {
 		workflowData: [[{ json: { ...base, kind: decision.kind, paymentOrder: order } }]],
