@@ -16,14 +16,16 @@ export const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"
 export interface ResponseLike {
 	statusCode: number;
 	readonly writableEnded: boolean;
-	readonly writableFinished: boolean;
-	once(event: 'finish' | 'close', listener: () => void): unknown;
+	once(event: 'finish', listener: () => void): unknown;
 }
 
-/** After the caller hung up, how often and how long to look for n8n's (undeliverable) answer. */
+/** How often a run in flight is looked at, for the case where `finish` never comes. */
 export const POLL_MS = 500;
-/** A run whose answer never comes (its process lost the execution) counts as failed after this. */
-export const IN_FLIGHT_MAX_MS = 60 * 60_000;
+/**
+ * A run whose answer never comes (its process lost the execution) counts as failed after this, so
+ * a retry runs it again. Keep workflows with this acknowledgement far shorter.
+ */
+export const IN_FLIGHT_MAX_MS = 15 * 60_000;
 /** Per process: at most this many events in flight per trigger (the oldest are forgotten first). */
 export const MAX_IN_FLIGHT = 5_000;
 
@@ -46,30 +48,27 @@ export function isInFlight(trigger: string, eventId: string): boolean {
 /**
  * Marks the event in flight (synchronously: no other delivery of it can pass in between), and
  * calls `done(succeeded)` once when n8n has answered the delivery: 2xx means the run succeeded.
- * The answer is seen by the response's `finish` event; when the caller hung up first (the
- * service's timeout) n8n still sets the status and ends the response once the run is over, which
- * `writableEnded` shows.
+ * The answer is seen by the response's `finish` event. When the caller hung up first (the
+ * service's 10 s timeout, possibly before this delivery even reached the trigger on a loaded
+ * machine) there is no `finish`, but n8n still sets the status and ends the response when the run
+ * is over, which `writableEnded` shows: a light poll covers that case.
  */
 export function trackRun(trigger: string, eventId: string, res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
 	const runs = runsOf(trigger);
 	runs.set(eventId, now);
 	while (runs.size > MAX_IN_FLIGHT) runs.delete(runs.keys().next().value as string);
 	let settled = false;
-	const settle = (succeeded: boolean) => {
+	const settle = () => {
 		if (settled) return;
 		settled = true;
 		if (runs.get(eventId) === now) runs.delete(eventId);
-		done(succeeded);
+		done(res.writableEnded && res.statusCode >= 200 && res.statusCode < 300);
 	};
-	const ok = () => res.statusCode >= 200 && res.statusCode < 300;
-	res.once('finish', () => settle(ok()));
-	res.once('close', () => {
-		if (res.writableFinished) return settle(ok());
-		void (async () => {
-			for (let waited = 0; waited < IN_FLIGHT_MAX_MS && !res.writableEnded; waited += POLL_MS) await sleep(POLL_MS);
-			settle(res.writableEnded && ok());
-		})();
-	});
+	res.once('finish', settle);
+	void (async () => {
+		for (let waited = 0; !settled && !res.writableEnded && waited < IN_FLIGHT_MAX_MS; waited += POLL_MS) await sleep(POLL_MS);
+		settle();
+	})();
 }
 
 /** For tests: forget every run in flight, as a restart would. */

@@ -6,19 +6,11 @@ import { forgetInFlight, isInFlight, trackRun, type ResponseLike } from '../../.
 class FakeResponse extends EventEmitter implements ResponseLike {
 	statusCode = 200;
 	writableEnded = false;
-	writableFinished = false;
 	/** n8n answers: status, then end; `finish` only when the caller is still connected. */
 	answer(status: number, connected = true) {
 		this.statusCode = status;
 		this.writableEnded = true;
-		if (connected) {
-			this.writableFinished = true;
-			this.emit('finish');
-			this.emit('close');
-		}
-	}
-	hangUp() {
-		this.emit('close');
+		if (connected) this.emit('finish');
 	}
 }
 
@@ -53,11 +45,10 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 		expect(isInFlight('t', 'evt_2')).toBe(false);
 	});
 
-	test('the caller hung up (the service timed out): still in flight until n8n ends the response, then its status counts', async () => {
+	test('the caller hung up (the service timed out, even before the trigger ran): still in flight until n8n ends the response, then its status counts', async () => {
 		const res = new FakeResponse();
 		const outcomes: boolean[] = [];
 		trackRun('t', 'evt_3', res, (ok) => outcomes.push(ok));
-		res.hangUp();
 		await new Promise((done) => setTimeout(done, 700));
 		expect(isInFlight('t', 'evt_3')).toBe(true);
 		expect(outcomes).toEqual([]);
@@ -67,12 +58,22 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 		expect(isInFlight('t', 'evt_3')).toBe(false);
 	});
 
-	test('the outcome is reported once, even when both finish and close fire', () => {
+	test('the outcome is reported once, by finish or by the poll, whichever sees it first', async () => {
 		const res = new FakeResponse();
 		const outcomes: boolean[] = [];
 		trackRun('t', 'evt_4', res, (ok) => outcomes.push(ok));
 		res.answer(204);
-		res.emit('close');
+		await new Promise((done) => setTimeout(done, 1_200));
 		expect(outcomes).toEqual([true]);
+	});
+
+	test('a hung-up run that fails is reported as failed (a retry runs it again)', async () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_5', res, (ok) => outcomes.push(ok));
+		res.answer(500, false);
+		await until(() => outcomes.length > 0);
+		expect(outcomes).toEqual([false]);
+		expect(isInFlight('t', 'evt_5')).toBe(false);
 	});
 });

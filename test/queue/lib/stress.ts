@@ -118,6 +118,8 @@ export interface StressFigures {
 	deliveries: number;
 	repeated: number;
 	failingFirst: number;
+	/** Events failing their first business attempt whose business step was attempted again. */
+	retriedAfterFailure: number;
 	attempts: number;
 	answers: Record<string, number>;
 	undelivered: number;
@@ -258,6 +260,7 @@ export async function runStress(cluster: QueueCluster, workflowId: string, recei
 		deliveries: o.events + repeated.length,
 		repeated: repeated.length,
 		failingFirst: failing.length,
+		retriedAfterFailure: failing.filter((e) => (receiver.attempts.get(e.id) ?? 0) >= 2).length,
 		attempts: Object.values(answers).reduce((a, b) => a + b, 0),
 		answers,
 		undelivered: outcomes.filter((x) => !x.delivered).length,
