@@ -61,7 +61,7 @@ export class QueueProcess {
 	}
 
 	/** Starts it and waits until /healthz/readiness (the worker's health server, or the webhook server) answers 200. */
-	async start(timeoutMs = 90_000): Promise<void> {
+	async start(timeoutMs = 240_000): Promise<void> {
 		this.process = await this.instance.spawnProcess([this.command, ...this.args], {
 			name: this.logName,
 			readyUrl: `http://127.0.0.1:${this.instance.port}/healthz/readiness`,
@@ -176,7 +176,8 @@ export class QueueCluster {
 				// that job stays 'active' until the surviving worker's stalled-job check fails it.
 			},
 		});
-		await this.main.start({ timeoutMs: 120_000 });
+		// Generous: a fresh PostgreSQL database is migrated first, and the machine may be loaded.
+		await this.main.start({ timeoutMs: 300_000 });
 		// Own task-broker port: `n8n execute` opens one, and the main's is taken.
 		this.cli = await N8nInstance.create({ ...shared, root: join(this.root, 'cli'), env: this.env });
 		for (let i = 1; i <= (options.workers ?? 2); i++) {
