@@ -35,6 +35,12 @@ async function main(): Promise<void> {
 			await cluster.main.importWorkflow(stressWorkflow(id, hooks[acknowledge], acknowledge, receiver.url, { id: credential.id, name: credential.name }));
 			await cluster.main.publish(id);
 			await cluster.waitForWebhook(`${hooks[acknowledge]}/webhook`);
+			// create() writes the secret on the main process; wait for it in the database.
+			const deadline = Date.now() + 120_000;
+			while (!JSON.stringify(cluster.store.staticData(id) ?? {}).includes('whsec_')) {
+				if (Date.now() > deadline) throw new Error(`no endpoint secret for ${id}`);
+				await new Promise((done) => setTimeout(done, 500));
+			}
 		}
 		const deployments = [
 			// The recommended deployment first, then today's default, then the two halves.

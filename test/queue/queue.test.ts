@@ -264,7 +264,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 
 			// n8n notices the dead worker's execution (its job's lock expires) and ends it.
 			let failed: ExecutionRecord | undefined;
-			const crashDeadline = Date.now() + 90_000;
+			const crashDeadline = Date.now() + 180_000;
 			while (!failed && Date.now() < crashDeadline) {
 				failed = cluster.store.list(IDS.batch).find((e) => e.id === victim!.id && !['new', 'running'].includes(e.status));
 				if (!failed) await sleep(500);
@@ -422,7 +422,11 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				return matching.length >= 2 ? matching : undefined;
 			});
 			const events = new Set(got.flatMap((r) => r.eventIds));
-			const routed = cluster.proxy.log.slice(from).filter((r) => r.path.includes(TRIGGER_PATH) && events.has(r.eventId!));
+			// The execution is stored before the webhook process answers (it reads it back): wait for the answers.
+			const routed = await waitFor('the answers', () => {
+				const seen = cluster.proxy.log.slice(from).filter((r) => r.path.includes(TRIGGER_PATH) && events.has(r.eventId!));
+				return [...events].every((id) => seen.some((r) => r.eventId === id && r.status === 200)) ? seen : undefined;
+			});
 			// Answered when the run had finished: 200 (409 to a retry that met a run still in flight on a
 			// loaded machine), always by the one webhook process the event id hashes to.
 			for (const id of events) {

@@ -155,10 +155,13 @@ export class QueueCluster {
 			N8N_ENCRYPTION_KEY: 'queue-clearinghouse-encryption-key',
 			// The public webhook address is the entry point in front of the webhook processes.
 			WEBHOOK_URL: `http://127.0.0.1:${frontPort}/`,
-			// A killed worker's job is declared stalled within seconds (defaults: 30 s lock, 30 s check).
-			QUEUE_WORKER_LOCK_DURATION: '6000',
-			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
-			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			// A killed worker's job is declared stalled sooner than with the defaults (60 s lock). Not
+			// lower: with a 6 s lock, workers on a machine at a load of 27 missed their renewals, n8n
+			// failed jobs as stalled that had run (batch runs ended 'error', and 2 of 40 stress events
+			// ran their business step twice: the failure was answered 500, the service retried).
+			QUEUE_WORKER_LOCK_DURATION: '30000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
+			QUEUE_WORKER_STALLED_INTERVAL: '10000',
 			N8N_RUNNERS_MODE: 'internal',
 			...options.env,
 		});

@@ -133,6 +133,8 @@ export interface StressFigures {
 	doubledInN8n: number;
 	lostIds: string[];
 	doubledIds: string[];
+	/** For each doubled event, its executions (id, status): how it came to run twice. */
+	doubledRuns: Record<string, Array<{ id: number; status: string; step: boolean }>>;
 	seconds: number;
 }
 
@@ -271,6 +273,14 @@ export async function runStress(cluster: QueueCluster, workflowId: string, recei
 		doubledInN8n: ids.filter((id) => (succeededInN8n.get(id) ?? 0) > 1).length,
 		lostIds,
 		doubledIds,
+		doubledRuns: Object.fromEntries(
+			doubledIds.map((id) => [
+				id,
+				executions
+					.filter((e) => e.data.resultData.runData[STRESS_TRIGGER] && nodeItems(e.data, STRESS_TRIGGER).some((i) => i.eventId === id))
+					.map((e) => ({ id: e.id, status: e.status, step: Boolean(e.data.resultData.runData[STRESS_STEP]?.every((r) => !r.error)) })),
+			]),
+		),
 		seconds: Number(seconds.toFixed(1)),
 	};
 }
