@@ -156,9 +156,9 @@ export class QueueCluster {
 			// The public webhook address is the entry point in front of the webhook processes.
 			WEBHOOK_URL: `http://127.0.0.1:${frontPort}/`,
 			// A killed worker's job is declared stalled sooner than with the defaults (60 s lock). Not
-			// lower: with a 6 s lock, workers on a machine at a load of 27 missed their renewals, n8n
-			// failed jobs as stalled that had run (batch runs ended 'error', and 2 of 40 stress events
-			// ran their business step twice: the failure was answered 500, the service retried).
+			// lower: with a 6 s lock at a load of 27, batch runs ended 'error' and 2 of 40 stress events
+			// ran their business step twice, most likely because workers missed their lock renewals and
+			// n8n failed running jobs as stalled (answered 500, so the service retried).
 			QUEUE_WORKER_LOCK_DURATION: '30000',
 			QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
 			QUEUE_WORKER_STALLED_INTERVAL: '10000',
