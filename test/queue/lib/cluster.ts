@@ -215,7 +215,7 @@ export class QueueCluster {
 	}
 
 	/** Waits until every webhook process serves the path (a PATCH is answered "did you mean POST"). */
-	async waitForWebhook(path: string, live = true, timeoutMs = 45_000): Promise<void> {
+	async waitForWebhook(path: string, live = true, timeoutMs = 180_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
 			const states = await Promise.all(this.webhooks.map((w) => webhookLiveAt(this.webhookUrlOn(w, path))));
