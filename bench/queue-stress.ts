@@ -15,7 +15,7 @@ import { freePort } from '../test/e2e/lib/ports';
 import { repoRoot } from '../test/e2e/lib/runtime';
 import { sandboxCredential, startSandbox } from '../test/e2e/lib/sandbox';
 import { QueueCluster } from '../test/queue/lib/cluster';
-import { BusinessReceiver, runStress, stressWorkflow, triggerSecret, type StressFigures } from '../test/queue/lib/stress';
+import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../test/queue/lib/stress';
 
 const EVENTS = Number(process.env.QUEUE_STRESS_EVENTS ?? 200);
 const ONLY = (process.env.QUEUE_STRESS_DEPLOYMENTS ?? '').split(',').filter(Boolean);
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
 			await cluster.waitForWebhook(`${hooks[acknowledge]}/webhook`);
 			// create() writes the secret on the main process; wait for it in the database.
 			const deadline = Date.now() + 120_000;
-			while (!JSON.stringify(cluster.store.staticData(id) ?? {}).includes('whsec_')) {
+			while (!JSON.stringify(cluster.store.staticData(id) ?? {}).includes('secretBox')) {
 				if (Date.now() > deadline) throw new Error(`no endpoint secret for ${id}`);
 				await new Promise((done) => setTimeout(done, 500));
 			}
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
 			const load = loadavg().map((l) => Number(l.toFixed(2)));
 			const figures = await runStress(cluster, id, receiver, {
 				url: `${base}/webhook/${hooks[d.acknowledge]}/webhook`,
-				secret: triggerSecret(cluster, id),
+				secret: stressSecret(cluster, id, sandbox.apiKey),
 				events: EVENTS,
 				repeatShare: 0.3,
 				failShare: 0.1,

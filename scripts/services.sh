@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # PostgreSQL, Redis and nginx on loopback for the queue-mode suite, from Debian's packages.
-#   scripts/services.sh install            install the packages when missing (root, apt)
+#   scripts/services.sh install            install the packages when missing (root, apt), with
+#                                          chromium for the sandbox console's browser test
 #   scripts/services.sh start DIR PGPORT REDISPORT
 #   scripts/services.sh proxy DIR PORT RRPORT BACKEND_PORT...
 #       nginx with the shipped examples/queue/nginx.conf (hash on X-Service-Webhook-Id) on PORT, and
@@ -15,6 +16,7 @@ install() {
   [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
   command -v redis-server >/dev/null || missing+=(redis-server)
   command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  command -v chromium >/dev/null || missing+=(chromium)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "[services] installing ${missing[*]}" >&2
     apt-get update -qq >&2

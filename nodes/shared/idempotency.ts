@@ -1,4 +1,4 @@
-import { createHash } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 
 /** The API takes idempotency keys of 1-255 characters (body field or header). */
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
@@ -29,36 +29,107 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 	return text;
 }
 
+/**
+ * The lineage of an execution: minted by the first keyed write of an execution and kept in n8n's
+ * execution custom data, which n8n's Retry (executions list, both variants) copies into the retry
+ * and a retry of a retry. A new execution (Execute Workflow, a schedule, a new webhook call) starts
+ * without it and mints a new one.
+ */
+export interface Lineage {
+	/** Random: two n8n databases whose execution ids collide never share a key. */
+	nonce: string;
+	/** When the lineage began (ms): relative expiries count from here, so a retry sends the same body. */
+	anchorMs: number;
+	/** The execution that minted it, for people reading the custom data. */
+	executionId: string;
+}
+
+/** Custom data key: letters, digits and underscores only, at most 50 characters (n8n's rules). */
+export const LINEAGE_CUSTOM_DATA_KEY = 'clearinghouse_key_lineage';
+
+export function mintLineage(executionId: string, nowMs: number): Lineage {
+	return { nonce: randomBytes(16).toString('hex'), anchorMs: nowMs, executionId };
+}
+
+/** `v1.<nonce>.<anchorMs>.<executionId>`: well under n8n's 255-character value limit. */
+export function formatLineage(lineage: Lineage): string {
+	return `v1.${lineage.nonce}.${lineage.anchorMs}.${lineage.executionId.slice(0, 100)}`;
+}
+
+export function parseLineage(value: unknown): Lineage | undefined {
+	if (typeof value !== 'string') return undefined;
+	const match = /^v1\.([0-9a-f]{32})\.(\d{1,15})\.(.*)$/.exec(value);
+	if (!match) return undefined;
+	return { nonce: match[1], anchorMs: Number(match[2]), executionId: match[3] };
+}
+
 export interface DerivedKeyParts {
-	/** n8n instance id: execution ids restart at 1 in every n8n database. */
+	/** n8n instance id. */
 	instanceId: string;
 	workflowId: string;
-	executionId: string;
-	nodeName: string;
+	/** The lineage nonce: the same in an execution, its retries and their retries. */
+	lineage: string;
+	/** The node's id: stable when the node is renamed. */
+	nodeId: string;
+	/** Which run of the node (a loop runs it several times in one execution). */
+	runIndex: number;
 	itemIndex: number;
-	/** What the request does (operation, target, body): a different request never shares a key. */
-	content: unknown;
+	/** The endpoint (and target) written to, never the body: a changed body meets the service's 409. */
+	request: string;
 }
 
 /**
- * A key that stays the same when n8n retries the node within one execution ("Retry On Fail") or the
- * transport repeats a request, and differs for every other request. A re-run of a whole execution
- * gets a new execution id and so a new key: business keys cover that case.
+ * One key per intended write: the same input item at the same node and run of it, in an execution
+ * and every retry of it. The body is left out on purpose: a retry that sends other values for an
+ * order that already exists is refused by the service (409) instead of becoming a second order.
  */
 export function deriveIdempotencyKey(parts: DerivedKeyParts): string {
 	const digest = createHash('sha256')
 		.update(
 			stableStringify([
+				'v2',
 				parts.instanceId,
 				parts.workflowId,
-				parts.executionId,
-				parts.nodeName,
+				parts.lineage,
+				parts.nodeId,
+				parts.runIndex,
 				parts.itemIndex,
-				parts.content,
+				parts.request,
 			]),
 		)
 		.digest('hex');
 	return `n8n-${digest.slice(0, 48)}`;
+}
+
+/**
+ * "Expires In (Minutes)" as a time: counted from the lineage's start, so a retry sends the same
+ * body; when that time is no longer comfortably ahead (a retry much later), from now, and an order
+ * that already exists then meets the 409 (its own expiry has passed anyway).
+ */
+export function relativeExpiry(anchorMs: number | undefined, minutes: number, nowMs: number): string {
+	const minimumAheadMs = 60_000;
+	let at = (anchorMs ?? nowMs) + minutes * 60_000;
+	if (at < nowMs + minimumAheadMs) at = nowMs + minutes * 60_000;
+	return new Date(Math.ceil(at / 1000) * 1000).toISOString();
+}
+
+/**
+ * Whether the service made the order during this request. The service answers a replayed key with
+ * the same response as the first time, so: certainly created when no earlier request could have
+ * carried the key (the lineage is this execution's own and this is the key's first try here);
+ * otherwise created when the order is not older than the start of this try, which assumes the
+ * clocks of n8n and the service agree to within `skewMs` (default 0: NTP-synchronised hosts).
+ */
+export function createdByThisRequest(opts: {
+	firstPossibleUse: boolean;
+	createdAt: unknown;
+	requestStartedMs: number;
+	skewMs?: number;
+}): boolean {
+	if (opts.firstPossibleUse) return true;
+	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
+	if (Number.isNaN(created)) return false;
+	return created >= opts.requestStartedMs - (opts.skewMs ?? 0);
 }
 
 /** JSON with sorted object keys, so equal content always hashes equally. */

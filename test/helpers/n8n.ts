@@ -174,6 +174,13 @@ export interface RunOptions extends NodeSetup {
 	 * throws or (with Continue On Fail) when its first output item carries `json.error`.
 	 */
 	retryOnFail?: { maxTries: number };
+	/**
+	 * The execution's run data (n8n keeps one per execution: Retry On Fail reuses it, and n8n's
+	 * Retry from the executions list carries the retried one, custom data included). Default new.
+	 */
+	runExecutionData?: IRunExecutionData;
+	/** Which run of the node this is (a loop runs a node several times). Default 0. */
+	runIndex?: number;
 }
 
 /** Runs the node's execute() once for the given input items in n8n-core's ExecuteContext. */
@@ -184,8 +191,8 @@ export async function runNode(nodeType: INodeType, options: RunOptions): Promise
 	const mode = options.mode ?? 'manual';
 	const tries = options.retryOnFail ? options.retryOnFail.maxTries : 1;
 	let lastError: unknown;
+	const runExecutionData: IRunExecutionData = options.runExecutionData ?? createRunExecutionData();
 	for (let attempt = 1; attempt <= tries; attempt++) {
-		const runExecutionData: IRunExecutionData = createRunExecutionData();
 		const executeData: IExecuteData = {
 			node,
 			data: { main: [items] },
@@ -197,7 +204,7 @@ export async function runNode(nodeType: INodeType, options: RunOptions): Promise
 			additionalData,
 			mode,
 			runExecutionData,
-			0,
+			options.runIndex ?? 0,
 			items,
 			{ main: [items] },
 			executeData,
@@ -223,7 +230,8 @@ export async function loadOptions(
 	setup: NodeSetup,
 ): Promise<unknown> {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup), 'parameters');
+	// n8n hands a load-options call the node's current parameters (for loadOptionsDependsOn).
+	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup, { currentNodeParameters: node.parameters }), 'parameters');
 	const methods = nodeType.methods as Record<string, Record<string, (...args: unknown[]) => unknown>>;
 	const fn = methods.loadOptions?.[method] ?? methods.listSearch?.[method];
 	if (!fn) throw new Error(`no load-options or list-search method ${method}`);

@@ -1,23 +1,30 @@
 import {
+	createdByThisRequest,
 	deriveIdempotencyKey,
+	formatLineage,
 	IdempotencyKeyError,
+	mintLineage,
+	parseLineage,
+	relativeExpiry,
 	stableStringify,
 	validateIdempotencyKey,
 } from '../../nodes/shared/idempotency';
+import { firstTry } from '../../nodes/shared/firstTries';
 
 const parts = {
 	instanceId: 'instance-a',
 	workflowId: 'wf-1',
-	executionId: '7',
-	nodeName: 'Create Payment',
+	lineage: '0123456789abcdef0123456789abcdef',
+	nodeId: 'node-1',
+	runIndex: 0,
 	itemIndex: 0,
-	content: { amountUsd: 10, toAddress: '0xabc', memo: null },
+	request: 'POST /payment',
 };
 
 describe('deriveIdempotencyKey', () => {
-	test('is stable for the same request in the same execution (a retry)', () => {
+	test('is the same for the same item at the same node and run of one lineage (any execution of it)', () => {
 		const key = deriveIdempotencyKey(parts);
-		expect(deriveIdempotencyKey({ ...parts, content: { memo: null, toAddress: '0xabc', amountUsd: 10 } })).toBe(key);
+		expect(deriveIdempotencyKey({ ...parts })).toBe(key);
 		expect(key).toMatch(/^n8n-[0-9a-f]{48}$/);
 		expect(validateIdempotencyKey(key)).toBe(key);
 	});
@@ -25,13 +32,65 @@ describe('deriveIdempotencyKey', () => {
 	test.each([
 		['instanceId', 'instance-b'],
 		['workflowId', 'wf-2'],
-		['executionId', '8'],
-		['nodeName', 'Create Payment 2'],
+		['lineage', 'fedcba9876543210fedcba9876543210'],
+		['nodeId', 'node-2'],
+		['runIndex', 1],
 		['itemIndex', 1],
-		['content', { amountUsd: 10.01, toAddress: '0xabc', memo: null }],
+		['request', 'POST /rulesets'],
 	])('changes with %s', (field, value) => {
 		expect(deriveIdempotencyKey({ ...parts, [field]: value })).not.toBe(deriveIdempotencyKey(parts));
 	});
+});
+
+describe('lineage', () => {
+	test('round-trips through its custom-data text, within n8n limits', () => {
+		const lineage = mintLineage('1234', 1_764_000_000_000);
+		expect(lineage.nonce).toMatch(/^[0-9a-f]{32}$/);
+		const text = formatLineage(lineage);
+		expect(text.length).toBeLessThanOrEqual(255);
+		expect(parseLineage(text)).toEqual(lineage);
+	});
+
+	test('two mints never share a nonce (colliding execution ids in two databases)', () => {
+		expect(mintLineage('1', 0).nonce).not.toBe(mintLineage('1', 0).nonce);
+	});
+
+	test.each([undefined, '', 'v1.xyz.1.2', 'v2.0123456789abcdef0123456789abcdef.1.2', 42])('refuses %p', (value) => {
+		expect(parseLineage(value)).toBeUndefined();
+	});
+});
+
+describe('relativeExpiry', () => {
+	const anchor = Date.parse('2026-01-01T10:00:00.200Z');
+	test('counts from the lineage start, whole seconds, so a retry sends the same time', () => {
+		expect(relativeExpiry(anchor, 60, anchor + 5_000)).toBe('2026-01-01T11:00:01.000Z');
+		expect(relativeExpiry(anchor, 60, anchor + 30 * 60_000)).toBe('2026-01-01T11:00:01.000Z');
+	});
+	test('counts from now when the anchored time is not a minute ahead any more', () => {
+		const now = anchor + 59 * 60_000 + 30_000;
+		expect(relativeExpiry(anchor, 60, now)).toBe(new Date(Math.ceil((now + 3_600_000) / 1000) * 1000).toISOString());
+	});
+	test('counts from now without a lineage', () => {
+		expect(relativeExpiry(undefined, 1, anchor)).toBe('2026-01-01T10:01:01.000Z');
+	});
+});
+
+describe('createdByThisRequest', () => {
+	const started = Date.parse('2026-01-01T10:00:00Z');
+	test('is true when no earlier request can have carried the key', () => {
+		expect(createdByThisRequest({ firstPossibleUse: true, createdAt: '2020-01-01T00:00:00Z', requestStartedMs: started })).toBe(true);
+	});
+	test('otherwise compares the order time with the start of this try', () => {
+		expect(createdByThisRequest({ firstPossibleUse: false, createdAt: '2026-01-01T10:00:00.050Z', requestStartedMs: started })).toBe(true);
+		expect(createdByThisRequest({ firstPossibleUse: false, createdAt: '2026-01-01T09:59:58Z', requestStartedMs: started })).toBe(false);
+		expect(createdByThisRequest({ firstPossibleUse: false, createdAt: undefined, requestStartedMs: started })).toBe(false);
+	});
+});
+
+test('firstTry keeps the first request for an id and hands it back on later tries', () => {
+	expect(firstTry('exec-1|node|0|0|k', { at: 1 })).toEqual({ request: { at: 1 }, first: true });
+	expect(firstTry('exec-1|node|0|0|k', { at: 2 })).toEqual({ request: { at: 1 }, first: false });
+	expect(firstTry('exec-2|node|0|0|k', { at: 3 })).toEqual({ request: { at: 3 }, first: true });
 });
 
 describe('validateIdempotencyKey', () => {

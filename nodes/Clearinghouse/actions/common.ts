@@ -1,10 +1,16 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { AmountError, parseUsdAmount, type UsdAmount } from '../../shared/amounts';
+import { firstTry, type FirstTry } from '../../shared/firstTries';
 import {
 	deriveIdempotencyKey,
+	formatLineage,
 	IdempotencyKeyError,
+	LINEAGE_CUSTOM_DATA_KEY,
+	type Lineage,
+	mintLineage,
+	parseLineage,
 	validateIdempotencyKey,
 } from '../../shared/idempotency';
 
@@ -35,8 +41,12 @@ export function chainField(overrides: Partial<INodeProperties> = {}): INodePrope
 	return supportedAssetDropdown({ displayName: 'Chain Name or ID', name: 'toChain' }, 'getChains', overrides);
 }
 
-export function assetField(overrides: Partial<INodeProperties> = {}): INodeProperties {
-	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', overrides);
+/** The asset dropdown lists the assets of the chain chosen in `chainParameter` (reloaded when it changes). */
+export function assetField(overrides: Partial<INodeProperties> = {}, chainParameter = 'toChain'): INodeProperties {
+	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', {
+		typeOptions: { loadOptionsMethod: 'getAssets', loadOptionsDependsOn: [chainParameter] },
+		...overrides,
+	});
 }
 
 export const amountField: INodeProperties = {
@@ -47,7 +57,7 @@ export const amountField: INodeProperties = {
 	default: '',
 	placeholder: '125.50',
 	description:
-		'US dollars to deliver, greater than 0 with at most 4 decimal places (one pip is 0.0001). Checked exactly before anything is sent.',
+		'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
 };
 
 /** Options → Concurrency: read once by the router for the whole run. */
@@ -83,6 +93,13 @@ export const subaccountWriteOption: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. 3f0c9c4e-…',
 	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
+};
+
+/** Subaccount owning an existing order on a write to it (body field `subaccountId`). */
+export const subaccountOrderOption: INodeProperties = {
+	...subaccountWriteOption,
+	description:
+		'The direct child subaccount (UUID) whose order this is. Leave empty for an order of this account: without it the service looks only in this account.',
 };
 
 /** Subaccount on a read (query `subaccountId`). */
@@ -162,7 +179,7 @@ export const paymentOrderLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. po_01HZX…',
+			placeholder: 'e.g. 9b2f6c1e-4d3a-4f8e-a1c7-2e5d8b0f3a69',
 		},
 	],
 };
@@ -295,10 +312,13 @@ export function walletsField(name: string, displayName: string, description: str
 	};
 }
 
+/** Shown on the keyed writes while Derived is selected, and in the field's description. */
+export const DERIVED_KEY_WARNING =
+	"n8n's Retry (Retry On Fail, and Retry in the executions list) sends the same Derived key, so an item that already succeeded is not written again. A new execution (Execute Workflow, a schedule, a new webhook call) gets new Derived keys and writes again: use a Business Key for scheduled and batch payouts.";
+
 /**
- * "Idempotency Key": derived (default) or a business key. The derived key is the same when n8n
- * re-runs the node (Retry On Fail) or the transport repeats the request, and differs for every
- * other request; a business key (e.g. an invoice number) also survives re-running the execution.
+ * "Idempotency Key": derived (default) or a business key. The derived key is anchored on the
+ * execution's lineage (see executionLineage), so n8n's retries send the same key.
  */
 export const idempotencyFields: INodeProperties[] = [
 	{
@@ -308,19 +328,24 @@ export const idempotencyFields: INodeProperties[] = [
 		default: 'derived',
 		options: [
 			{
-				name: 'Derived (Safe Against Retries)',
+				name: 'Derived',
 				value: 'derived',
-				description:
-					'Computed from this n8n instance, workflow, execution, node, item and request: a retry of the node or the request cannot act twice, a new execution makes a new request',
+				description: 'Same key in n8n retries of this execution; new key in a new execution',
 			},
 			{
-				name: 'Business Key (Safe Against Re-Runs)',
+				name: 'Business Key',
 				value: 'custom',
-				description:
-					'Your own key, such as an invoice number: re-running the whole execution cannot act twice either',
+				description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
 			},
 		],
-		description: 'How the key that stops this write from happening twice is chosen',
+		description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
+	},
+	{
+		displayName: DERIVED_KEY_WARNING,
+		name: 'derivedKeyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
 	},
 	{
 		displayName: 'Business Key',
@@ -335,25 +360,150 @@ export const idempotencyFields: INodeProperties[] = [
 	},
 ];
 
-/** The key for one keyed write: the user's business key, or one derived from the run and `content`. */
-export function idempotencyKey(ctx: IExecuteFunctions, itemIndex: number, content: unknown): string {
+/**
+ * The lineage of this execution, read from n8n's execution custom data (a retry carries it), or
+ * minted and stored there by the first keyed write of a new execution. Undefined when it can be
+ * neither read nor stored (callers that need it fail closed).
+ */
+export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; minted: boolean; problem?: string } {
+	let customData: IExecuteFunctions['customData'];
+	try {
+		customData = ctx.customData;
+	} catch (error) {
+		return { minted: false, problem: `n8n gave no execution custom data (${(error as Error).message})` };
+	}
+	const found = parseLineage(customData.get(LINEAGE_CUSTOM_DATA_KEY));
+	if (found) return { lineage: found, minted: false };
+	if (ctx.getMode() === 'retry') {
+		return {
+			minted: false,
+			problem:
+				'this is a retry, and the execution it retries holds no key lineage (it ran an older version of this node, or its custom data was full)',
+		};
+	}
+	// Read, mint and store with no await in between: items running concurrently share one lineage.
+	const lineage = mintLineage(String(ctx.getExecutionId() ?? ''), Date.now());
+	try {
+		customData.set(LINEAGE_CUSTOM_DATA_KEY, formatLineage(lineage));
+	} catch {
+		// checked just below
+	}
+	const stored = parseLineage(customData.get(LINEAGE_CUSTOM_DATA_KEY));
+	if (stored?.nonce !== lineage.nonce) {
+		return {
+			minted: false,
+			problem:
+				"n8n did not keep the key lineage in the execution's custom data (it holds at most 10 entries; this workflow may already use them all)",
+		};
+	}
+	return { lineage, minted: true };
+}
+
+export interface KeyedWrite {
+	key: string;
+	lineage?: Lineage;
+	/** True when no earlier request can have carried this key (a new lineage, a Derived key). */
+	newKey: boolean;
+}
+
+/**
+ * The key for one keyed write to `request` (the endpoint and its target, never the body): the
+ * user's business key, or one derived from the lineage, node, run and item. Fails closed, before
+ * anything is sent, when a Derived key cannot be anchored on the lineage.
+ */
+export function keyedWrite(ctx: IExecuteFunctions, itemIndex: number, request: string): KeyedWrite {
 	const mode = ctx.getNodeParameter('idempotencyKeyMode', itemIndex, 'derived') as string;
+	const { lineage, minted, problem } = executionLineage(ctx);
 	if (mode === 'custom') {
 		try {
-			return validateIdempotencyKey(ctx.getNodeParameter('idempotencyKey', itemIndex, ''), 'Business Key');
+			const key = validateIdempotencyKey(ctx.getNodeParameter('idempotencyKey', itemIndex, ''), 'Business Key');
+			return { key, lineage, newKey: false };
 		} catch (error) {
 			if (error instanceof IdempotencyKeyError) throw fail(ctx, `${error.field} ${error.rule}`, itemIndex);
 			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 		}
 	}
-	return deriveIdempotencyKey({
+	if (!lineage) {
+		throw fail(
+			ctx,
+			'Nothing was sent for this item: its Derived idempotency key cannot be made safe for this run',
+			itemIndex,
+			`Why: ${problem}. Without it a retry could write a second time. What to do: check which orders or records already exist (Get Many), then either use a Business Key (Idempotency Key → Business Key), or run the workflow anew for the items that are missing.`,
+		);
+	}
+	const key = deriveIdempotencyKey({
 		instanceId: ctx.getInstanceId(),
 		workflowId: String(ctx.getWorkflow().id ?? ''),
-		executionId: String(ctx.getExecutionId() ?? ''),
-		nodeName: ctx.getNode().name,
+		lineage: lineage.nonce,
+		nodeId: ctx.getNode().id ?? ctx.getNode().name,
+		runIndex: runIndexOf(ctx, itemIndex),
 		itemIndex,
-		content,
+		request,
 	});
+	return { key, lineage, newKey: minted || lineage.executionId === String(ctx.getExecutionId() ?? '') };
+}
+
+/** Which run of this node this is (a loop runs a node several times in one execution). */
+function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
+	const value = Number(ctx.getWorkflowDataProxy(itemIndex).$runIndex);
+	return Number.isInteger(value) && value >= 0 ? value : 0;
+}
+
+/**
+ * The request first sent with this key for this item in this execution (Retry On Fail re-runs the
+ * node; `$now` or random expressions then resolve differently), or `request` itself the first time.
+ */
+export function sameRequestAsFirstTry<T>(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	request: T,
+): FirstTry<T> {
+	const id = [
+		ctx.getInstanceId(),
+		ctx.getWorkflow().id,
+		ctx.getExecutionId(),
+		ctx.getNode().id ?? ctx.getNode().name,
+		runIndexOf(ctx, itemIndex),
+		itemIndex,
+		key,
+	].join('|');
+	return firstTry(id, request);
+}
+
+/**
+ * The error of a keyed write as a node error; a 409 said the way it happened: the record exists
+ * with other values (the key was first used with another request), and nothing new was made.
+ */
+export function keyedWriteError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+	key: string,
+	what: string,
+): NodeApiError | NodeOperationError {
+	const failure =
+		error instanceof NodeApiError || error instanceof NodeOperationError
+			? error
+			: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+	// For orders and rulesets a 409 can only mean a reused key (the spec); return details and reward
+	// rules have other 409s (stale revision, full library), so there the answer must name the key.
+	const keyReused =
+		failure instanceof NodeApiError &&
+		failure.httpCode === '409' &&
+		(what === 'payment order' ||
+			what === 'receive ruleset' ||
+			/idempot/i.test([failure.message, ...(failure.messages ?? [])].join(' ')));
+	if (keyReused) {
+		failure.message =
+			what === 'return details'
+				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
+				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
+		failure.description =
+			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
+			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
+	}
+	return failure;
 }
 
 /** Webhook secrets appear only in the outputs of Create and Rotate Secret. */

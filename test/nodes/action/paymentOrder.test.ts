@@ -1,4 +1,7 @@
 /** Payment Order operations over real HTTP against the sandbox, inside n8n-core's ExecuteContext. */
+import { createRunExecutionData } from 'n8n-workflow';
+
+import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 import { listSearch } from '../../helpers/n8n';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
@@ -49,12 +52,16 @@ describe('Create', () => {
 		expect(req.body.expiresAt).toBe(at);
 	});
 
-	test('the derived key is stable for the same execution and item, and new for a new execution', async () => {
-		const a = await env.run(payment(env), { executionId: '7' });
-		const b = await env.run(payment(env), { executionId: '7' });
-		const c = await env.run(payment(env), { executionId: '8' });
+	test('the derived key is anchored on the execution lineage: the same in a retry, new in a new execution', async () => {
+		const data = createRunExecutionData();
+		const a = await env.run(payment(env), { executionId: '7', runExecutionData: data });
+		expect(a[0].json.created).toBe(true);
+		// n8n's Retry: a new execution id, mode "retry", the retried execution's data (custom data included).
+		const b = await env.run(payment(env), { executionId: '9', mode: 'retry', runExecutionData: data });
+		const c = await env.run(payment(env), { executionId: '7' });
 		expect(b[0].json.idempotencyKey).toBe(a[0].json.idempotencyKey);
 		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
+		expect(b[0].json.created).toBe(false);
 		expect(c[0].json.idempotencyKey).not.toBe(a[0].json.idempotencyKey);
 		expect(c[0].json.paymentOrderId).not.toBe(a[0].json.paymentOrderId);
 		expect(await orderCount()).toBe(2);
@@ -77,7 +84,8 @@ describe('Create', () => {
 		await env.run(params, { executionId: '1' });
 		await expect(env.run({ ...params, amountUsd: '200' }, { executionId: '2' })).rejects.toMatchObject({
 			httpCode: '409',
-			description: expect.stringContaining('INV-7 was already used for a payment with a different request'),
+			message: "This item's payment order already exists with other values: check it before paying again",
+			description: expect.stringContaining('INV-7 was already used for a payment order with a different request'),
 		});
 		expect(await orderCount()).toBe(1);
 	});
@@ -107,7 +115,7 @@ describe('Create', () => {
 	test.each([
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
-		[{ amountUsd: '1.23456' }, 'Amount (USD) must be a whole number of pips'],
+		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
 		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
@@ -172,7 +180,7 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(3);
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(out[1].json.error).toMatch(/whole number of pips/);
+		expect(out[1].json.error).toMatch(/at most 4 decimal places/);
 		expect(Object.keys(out[1].json)).toEqual(['error']); // what n8n keeps of a failed item's json
 		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
 		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
@@ -206,9 +214,10 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
-		expect(out[1].json.error).toMatch(/Clearinghouse API error 400: recipient_not_active/);
+		expect(out[1].json.error).toMatch(/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
-		expect((out[1].error as any).httpCode).toBe('400');
+		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/invalid/) });
+		expect(out[1].error).toBeUndefined(); // an item-level error would make n8n drop the input's fields on the error output
 	});
 
 	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {
@@ -239,14 +248,15 @@ describe('Create', () => {
 		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
 		const params = payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 5 } });
 		const started = Date.now();
-		const out = await env.run(params, { items });
+		const data = createRunExecutionData();
+		const out = await env.run(params, { items, runExecutionData: data });
 		const elapsed = Date.now() - started;
 		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(elapsed).toBeLessThan(10 * 150);
 		// The same run one at a time gives the same keys: they depend on the item, not on timing.
 		await env.op('DELETE', '/faults');
-		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items });
+		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items, runExecutionData: data });
 		expect(sequential.map((o) => o.json.idempotencyKey)).toEqual(out.map((o) => o.json.idempotencyKey));
 		expect(await orderCount()).toBe(10);
 	});
@@ -322,6 +332,19 @@ describe('Get and Get Many', () => {
 			['2', '0'],
 			['2', '2'],
 			['1', '4'],
+		]);
+	});
+
+	test('status is always sent (required by the reference): every known status when none is picked', async () => {
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5 });
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5, filters: { status: [] } });
+		const setup = { parameters: { resource: 'paymentOrder', operation: 'get' }, credentials: { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl } };
+		await listSearch(node, 'searchPaymentOrders', setup);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.query.status])).toEqual([
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
 		]);
 	});
 
@@ -455,6 +478,24 @@ describe('Cancel', () => {
 		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/cancel`, status: 202 });
 		expect(req.body).toEqual({ reason: 'customer withdrew' });
 		expect(item.json).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
+	});
+
+	test("a subaccount's order: 404 without Subaccount ID, canceled with it (sent in the body)", async () => {
+		const sub = env.state.subaccounts[0].id;
+		const { paymentOrderId: id } = await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub }).then(async () => {
+			const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+			return { paymentOrderId: ((await page.json()) as any).paymentOrders[0].id as string };
+		});
+		await env.mark();
+		const cancel = (options = {}) => env.run({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'r', options });
+		await expect(cancel()).rejects.toMatchObject({ httpCode: '404' });
+		const [item] = await cancel({ subaccountId: sub });
+		expect(item.json).toMatchObject({ accepted: true, statusCode: 202 });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.body])).toEqual([
+			[404, { reason: 'r' }],
+			[202, { reason: 'r', subaccountId: sub }],
+		]);
 	});
 
 	test('an un-keyed write is not retried after commit-then-500', async () => {

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { toPips, type UsdAmount } from '../../../shared/amounts';
+import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
 import {
 	amountField,
@@ -9,42 +10,15 @@ import {
 	chainField,
 	fail,
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	keyedWriteError,
 	optionalText,
 	optionsCollection,
 	requiredText,
+	sameRequestAsFirstTry,
 	subaccountWriteOption,
 	usdAmount,
 } from '../common';
-
-/**
- * Relative expiries computed per execution, node and item. "Retry On Fail" re-runs execute() in
- * the same execution and process: reusing the time computed on the first try keeps the request
- * (and so the derived key's answer) identical instead of meeting a 409 for a changed body.
- */
-const relativeExpiries = new Map<string, string>();
-const RELATIVE_EXPIRIES_KEPT = 10_000;
-
-function relativeExpiry(ctx: IExecuteFunctions, itemIndex: number, minutes: number): string {
-	const id = [
-		ctx.getInstanceId(),
-		ctx.getWorkflow().id,
-		ctx.getExecutionId(),
-		ctx.getNode().name,
-		itemIndex,
-		minutes,
-	].join('|');
-	let at = relativeExpiries.get(id);
-	if (at === undefined) {
-		at = new Date(Math.ceil((Date.now() + minutes * 60_000) / 1000) * 1000).toISOString();
-		if (relativeExpiries.size >= RELATIVE_EXPIRIES_KEPT) {
-			const oldest = relativeExpiries.keys().next().value;
-			if (oldest !== undefined) relativeExpiries.delete(oldest);
-		}
-		relativeExpiries.set(id, at);
-	}
-	return at;
-}
 
 const properties: INodeProperties[] = [
 	{
@@ -123,7 +97,7 @@ const properties: INodeProperties[] = [
 		typeOptions: { minValue: 1 },
 		default: 60,
 		description:
-			'Minutes from now until the order stops accepting funds (computed once per execution and item, so a retry sends the same request)',
+			"Minutes until the order stops accepting funds, counted from the start of the execution (n8n's retries of it keep that start, so a retry sends the same request)",
 		displayOptions: { show: { expiry: ['inMinutes'] } },
 	},
 	{
@@ -191,9 +165,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		mode,
 	};
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	// What identifies the request for the derived key: a relative expiry counts as its setting, and
-	// its time is computed once per execution and item (relativeExpiry), so a retry sends the same body.
-	let expirySetting: unknown;
+	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
+	const { key, lineage, newKey } = keyedWrite(this, itemIndex, 'POST /payment');
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
 	const quoteId = optionalText(this.getNodeParameter('quoteId', itemIndex, ''));
@@ -218,7 +191,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 		body.quoteId = quoteId;
-		expirySetting = 'service';
 	} else if (mode === 'standard') {
 		if (expiry === 'at') {
 			const text = optionalText(this.getNodeParameter('expiresAt', itemIndex, ''));
@@ -226,14 +198,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			if (Number.isNaN(at)) throw fail(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
 			if (at <= Date.now()) throw fail(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
 			body.expiresAt = new Date(at).toISOString();
-			expirySetting = body.expiresAt;
 		} else {
 			const minutes = Number(this.getNodeParameter('expiresInMinutes', itemIndex, 60));
 			if (!Number.isFinite(minutes) || minutes < 1) {
 				throw fail(this, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
-			body.expiresAt = relativeExpiry(this, itemIndex, minutes);
-			expirySetting = { expiresInMinutes: minutes };
+			body.expiresAt = relativeExpiry(lineage?.anchorMs, minutes, Date.now());
 		}
 		if (quoteId) body.quoteId = quoteId;
 		if (subaccountId) body.subaccountId = subaccountId;
@@ -246,33 +216,28 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		await checkLimits.call(this, itemIndex, amount, optionalText(body.subaccountId));
 	}
 
-	const key = idempotencyKey(this, itemIndex, {
-		request: 'POST /payment',
-		body: { ...body, expiresAt: expirySetting },
-	});
 	body.idempotencyKey = key;
+	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
+	const { request, first } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	const startedMs = Date.now();
 	let response: IDataObject;
 	try {
 		response = await apiRequest.call(this, {
 			method: 'POST',
 			path: '/payment',
-			body,
+			body: request,
 			idempotent: true,
 			itemIndex,
 		});
 	} catch (error) {
-		const failure =
-			error instanceof NodeApiError || error instanceof NodeOperationError
-				? error
-				: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-		if (failure instanceof NodeApiError && failure.httpCode === '409') {
-			failure.description =
-				`The idempotency key ${key} was already used for a payment with a different request (for example another amount, recipient or expiry), so no new order was created. ` +
-				'Use a new business key for a new payment, or find the earlier order with Get Many.';
-		}
-		throw failure;
+		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
 	}
-	return { ...response, idempotencyKey: key };
+	const created = createdByThisRequest({
+		firstPossibleUse: newKey && first,
+		createdAt: (response.paymentOrder as IDataObject | undefined)?.createdAt,
+		requestStartedMs: startedMs,
+	});
+	return { created, ...response, idempotencyKey: key };
 }
 
 interface Limit {

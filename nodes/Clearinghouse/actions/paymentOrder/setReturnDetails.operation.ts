@@ -6,11 +6,15 @@ import {
 	chainWallets,
 	fail,
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	keyedWriteError,
+	sameRequestAsFirstTry,
 	locatorValue,
+	optionalText,
 	optionsCollection,
 	paymentOrderLocator,
 	requiredText,
+	subaccountOrderOption,
 	walletsField,
 } from '../common';
 
@@ -24,7 +28,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. usr_…',
+		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 		description: 'System ID of a user of the same account who owns the return wallets',
 	},
 	{
@@ -46,6 +50,7 @@ const properties: INodeProperties[] = [
 			description:
 				'The returns.revision you expect the order to have (sent as If-Match). Leave unset to read the current revision from the order first; set it to refuse replacing details that changed since you read them.',
 		},
+		subaccountOrderOption,
 	]),
 ];
 
@@ -66,6 +71,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const subaccountId = optionalText(options.subaccountId);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
@@ -78,25 +84,30 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const order = await apiRequest.call(this, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
+			qs: subaccountId ? { subaccountId } : undefined,
 			itemIndex,
 		});
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
 		revisionSource = 'read';
 	}
+	// The key is for this order's return details at this node, run and item; the expected revision
+	// is part of the request, so a retry against a changed revision meets the 409.
+	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
 	const body: IDataObject = { userId, wallets };
-	// The revision is part of the request: a different expected revision is a different replacement.
-	const key = idempotencyKey(this, itemIndex, {
-		request: `PUT /payment-orders/${id}/return-details`,
-		body,
-		revision,
-	});
-	const response = await apiRequest.call(this, {
-		method: 'PUT',
-		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
-		headers: { 'If-Match': `"${revision}"`, 'Idempotency-Key': key },
-		body,
-		idempotent: true,
-		itemIndex,
-	});
-	return { paymentOrderId: id, ...response, expectedRevision: revision, revisionSource, idempotencyKey: key };
+	if (subaccountId) body.subaccountId = subaccountId;
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
+	let response: IDataObject;
+	try {
+		response = await apiRequest.call(this, {
+			method: 'PUT',
+			path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
+			headers: { 'If-Match': `"${request.revision}"`, 'Idempotency-Key': key },
+			body: request.body,
+			idempotent: true,
+			itemIndex,
+		});
+	} catch (error) {
+		throw keyedWriteError(this, error, itemIndex, key, 'return details');
+	}
+	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
 }

@@ -7,7 +7,9 @@ import {
 	chainField,
 	fail,
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	keyedWriteError,
+	sameRequestAsFirstTry,
 	jsonObject,
 	optionalText,
 	optionsCollection,
@@ -18,18 +20,21 @@ import {
 export const RULESET_NAME_MAX = 120;
 
 const properties: INodeProperties[] = [
-	assetField({
-		name: 'deliveredAsset',
-		displayName: 'Delivered Asset Name or ID',
-		description:
-			'Stablecoin delivered to the recipient. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
 	chainField({
 		name: 'deliveredChain',
 		displayName: 'Delivered Chain Name or ID',
 		description:
 			'Chain the recipient receives on. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	}),
+	assetField(
+		{
+			name: 'deliveredAsset',
+			displayName: 'Delivered Asset Name or ID',
+			description:
+				'Stablecoin delivered to the recipient (the list shows those of the chosen chain). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'deliveredChain',
+	),
 	{
 		displayName: 'Recipient Address',
 		name: 'toAddress',
@@ -110,14 +115,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
-	const key = idempotencyKey(this, itemIndex, { request: 'POST /rulesets', body });
+	const { key } = keyedWrite(this, itemIndex, 'POST /rulesets');
 	body.idempotencyKey = key;
-	const response = await apiRequest.call(this, {
-		method: 'POST',
-		path: '/rulesets',
-		body,
-		idempotent: true,
-		itemIndex,
-	});
-	return { ...response, idempotencyKey: key };
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	try {
+		const response = await apiRequest.call(this, {
+			method: 'POST',
+			path: '/rulesets',
+			body: request,
+			idempotent: true,
+			itemIndex,
+		});
+		return { ...response, idempotencyKey: key };
+	} catch (error) {
+		throw keyedWriteError(this, error, itemIndex, key, 'receive ruleset');
+	}
 }

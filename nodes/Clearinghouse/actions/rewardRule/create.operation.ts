@@ -4,7 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import {
 	idempotencyFields,
-	idempotencyKey,
+	keyedWrite,
+	keyedWriteError,
+	sameRequestAsFirstTry,
 	jsonObject,
 	optionsCollection,
 	requiredText,
@@ -62,15 +64,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
 		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
 	};
-	const key = idempotencyKey(this, itemIndex, { request: 'POST rewards /rewards/rules', body });
-	const response = await apiRequest.call(this, {
-		api: 'rewards',
-		method: 'POST',
-		path: '/rewards/rules',
-		headers: { 'Idempotency-Key': key },
-		body,
-		idempotent: true,
-		itemIndex,
-	});
-	return { ...response, idempotencyKey: key };
+	const { key } = keyedWrite(this, itemIndex, 'POST rewards /rewards/rules');
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	try {
+		const response = await apiRequest.call(this, {
+			api: 'rewards',
+			method: 'POST',
+			path: '/rewards/rules',
+			headers: { 'Idempotency-Key': key },
+			body: request,
+			idempotent: true,
+			itemIndex,
+		});
+		return { ...response, idempotencyKey: key };
+	} catch (error) {
+		throw keyedWriteError(this, error, itemIndex, key, 'reward rule');
+	}
 }

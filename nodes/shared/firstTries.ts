@@ -1,0 +1,26 @@
+/**
+ * The request first sent for a key within one execution, in process memory. n8n's Retry On Fail
+ * runs the node again in the same execution and process; an expression such as `$now` then
+ * resolves to another value. Sending the first try's request again keeps it the request the key
+ * was first used for. Never reused across executions: a retry from the executions list with
+ * changed values must meet the service's 409, not get the old answer.
+ */
+const firstRequests = new Map<string, unknown>();
+const KEPT = 10_000;
+
+export interface FirstTry<T> {
+	request: T;
+	/** False when an earlier try in this execution already sent this key. */
+	first: boolean;
+}
+
+/** The request remembered under `id` (execution, node, run, item, key), or `request` from now on. */
+export function firstTry<T>(id: string, request: T): FirstTry<T> {
+	if (firstRequests.has(id)) return { request: firstRequests.get(id) as T, first: false };
+	if (firstRequests.size >= KEPT) {
+		const oldest = firstRequests.keys().next().value;
+		if (oldest !== undefined) firstRequests.delete(oldest);
+	}
+	firstRequests.set(id, request);
+	return { request, first: true };
+}

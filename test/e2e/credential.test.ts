@@ -1,0 +1,77 @@
+/**
+ * The credential's Test button in a real n8n: `POST /rest/credentials/test` after owner setup, as
+ * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
+ */
+import { N8nInstance } from './lib/n8n';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+
+jest.setTimeout(240_000);
+
+describe('credential Test button inside n8n', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let n8n: N8nInstance;
+	let cookie = '';
+	const credential = () => sandboxCredential(sandbox);
+	// n8n binds its auth cookie to the browser-id header of the login.
+	const browser = { 'browser-id': 'e2e-credential-test' };
+
+	async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; setCookie: string[] }> {
+		const response = await fetch(`${n8n.baseUrl}/rest${path}`, {
+			method,
+			headers: { ...browser, 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		return { status: response.status, json: text ? JSON.parse(text) : undefined, setCookie: response.headers.getSetCookie() };
+	}
+
+	/** What the editor sends when Test is pressed on the stored credential with edited fields. */
+	async function pressTest(data: Record<string, unknown>): Promise<{ status: string; message: string }> {
+		const { id, name, type } = credential();
+		const r = await rest('POST', '/credentials/test', { credentials: { id, name, type, data } });
+		if (r.status !== 200) throw new Error(`POST /rest/credentials/test → ${r.status} ${JSON.stringify(r.json)}`);
+		return r.json.data;
+	}
+
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+		operator = new Operator(sandbox);
+		n8n = await N8nInstance.create();
+		await n8n.importCredential(credential());
+		await n8n.start();
+		const setup = await rest('POST', '/owner/setup', { email: 'owner@clearinghouse-nodes.dev', firstName: 'E2e', lastName: 'Owner', password: 'E2e-owner-password-1' });
+		if (setup.status !== 200) throw new Error(`owner setup → ${setup.status} ${JSON.stringify(setup.json)}`);
+		cookie = setup.setCookie.map((c) => c.split(';')[0]).join('; ');
+		expect(cookie).toContain('n8n-auth=');
+	});
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await sandbox?.close();
+	});
+
+	test.each([
+		['the origin', ''],
+		['a trailing slash', '/'],
+		['the /api/v1 suffix', '/api/v1'],
+		['the /api/v1/ suffix with a slash', '/api/v1/'],
+	])('Base URL with %s passes, and asks GET /api/v1/account/limits once', async (_what, suffix) => {
+		const mark = await operator.mark();
+		const result = await pressTest({ ...credential().data, baseUrl: `${sandbox.mainUrl}${suffix}` });
+		expect(result).toMatchObject({ status: 'OK' });
+		const requests = await operator.requests(mark);
+		expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/account/limits 200']);
+		expect(requests[0].headers['x-api-key']).toBe(sandbox.apiKey);
+	});
+
+	test('a wrong key fails the test (the sandbox answers 401 to every ask)', async () => {
+		const mark = await operator.mark();
+		const result = await pressTest({ ...credential().data, apiKey: 'sk_wrong_key' });
+		expect(result.status).toBe('Error');
+		// n8n may ask more than once before it reports the failure; every ask is refused.
+		const requests = await operator.requests(mark);
+		expect(requests.length).toBeGreaterThan(0);
+		expect(new Set(requests.map((r) => `${r.method} ${r.path} ${r.status}`))).toEqual(new Set(['GET /api/v1/account/limits 401']));
+	});
+});

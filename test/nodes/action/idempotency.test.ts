@@ -1,0 +1,188 @@
+/**
+ * Derived keys across n8n's re-runs, inside n8n-core's ExecuteContext against the sandbox. n8n's
+ * Retry from the executions list is emulated as n8n does it: a new execution id, mode "retry",
+ * and the retried execution's run data (its custom data included). The real-n8n proof is
+ * test/e2e/retry.test.ts.
+ */
+import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
+
+import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/common';
+import { type Env, json, node, payment, startEnv } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => env.sb.close());
+beforeEach(async () => env.reset());
+
+const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
+const paymentPosts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+const items = (amounts: string[], chains: string[] = []) =>
+	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
+const batch = () => payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
+
+test('a retry of a batch that failed at item 3 creates only the missing order, and marks the existing ones', async () => {
+	const data = createRunExecutionData();
+	const input = items(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
+	await expect(env.run(batch(), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toThrow(/400/);
+	expect(await orders()).toBe(2);
+	// Retry with the item fixed (as "currently saved workflow" would after a fix).
+	const fixed = items(['1.25', '2.5', '3.75']);
+	const out = await env.run(batch(), { items: fixed, executionId: '2', mode: 'retry', runExecutionData: data });
+	expect(json(out).map((o) => o.created)).toEqual([false, false, true]);
+	expect(await orders()).toBe(3);
+	// A retry of the retry carries the same lineage: nothing new.
+	const again = await env.run(batch(), { items: fixed, executionId: '3', mode: 'retry', runExecutionData: data });
+	expect(json(again).map((o) => o.paymentOrderId)).toEqual(json(out).map((o) => o.paymentOrderId));
+	expect(await orders()).toBe(3);
+});
+
+test('a retry with a changed amount for an item that already succeeded is a clear 409, no new order', async () => {
+	const data = createRunExecutionData();
+	await env.run(batch(), { items: items(['4']), executionId: '1', mode: 'webhook', runExecutionData: data });
+	await expect(
+		env.run(batch(), { items: items(['5']), executionId: '2', mode: 'retry', runExecutionData: data }),
+	).rejects.toMatchObject({
+		httpCode: '409',
+		message: "This item's payment order already exists with other values: check it before paying again",
+	});
+	expect(await orders()).toBe(1);
+});
+
+test('a retry whose execution holds no lineage fails before sending anything', async () => {
+	await expect(env.run(batch(), { items: items(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
+		message: expect.stringContaining('Nothing was sent for this item'),
+		description: expect.stringContaining('use a Business Key'),
+	});
+	expect(await env.requests()).toEqual([]);
+});
+
+test('when n8n cannot keep the lineage (custom data full), the item fails before sending anything', async () => {
+	const data: IRunExecutionData = createRunExecutionData();
+	data.resultData.metadata = Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`k${n}`, 'v']));
+	await expect(env.run(batch(), { items: items(['6']), mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
+		message: expect.stringContaining('Nothing was sent for this item'),
+		description: expect.stringContaining('at most 10 entries'),
+	});
+	expect(await env.requests()).toEqual([]);
+	// A Business Key does not need the lineage.
+	await env.run(payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-full-1' }), { mode: 'webhook', runExecutionData: data });
+	expect(await orders()).toBe(1);
+});
+
+test('two identical payments in two runs of a loop are two orders; a retry keeps one per run', async () => {
+	const data = createRunExecutionData();
+	const first = await env.run(batch(), { items: items(['7']), runIndex: 0, runExecutionData: data });
+	const second = await env.run(batch(), { items: items(['7']), runIndex: 1, runExecutionData: data });
+	expect(second[0].json.paymentOrderId).not.toBe(first[0].json.paymentOrderId);
+	expect(await orders()).toBe(2);
+	const retried = await env.run(batch(), { items: items(['7']), runIndex: 1, executionId: '5', mode: 'retry', runExecutionData: data });
+	expect(retried[0].json.paymentOrderId).toBe(second[0].json.paymentOrderId);
+	expect(await orders()).toBe(2);
+});
+
+test('Retry On Fail with Expires At = $now + 2 h after four commit-then-500 answers: the first request again, one order', async () => {
+	await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+	const params = payment(env, { expiry: 'at', expiresAt: '={{ $now.plus({ hours: 2 }).toISO() }}' });
+	const [item] = await env.run(params, { retryOnFail: { maxTries: 2 } });
+	const posts = await paymentPosts();
+	expect(posts.map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);
+	expect(new Set(posts.map((r) => JSON.stringify(r.body))).size).toBe(1);
+	expect(item.json.created).toBe(false); // the first try created it
+	expect(await orders()).toBe(1);
+}, 30_000);
+
+test('Create Receive Ruleset: a retry returns the same ruleset; a retry without lineage sends nothing', async () => {
+	const data = createRunExecutionData();
+	const params = {
+		resource: 'receiveRuleset',
+		operation: 'create',
+		deliveredAsset: 'USDC',
+		deliveredChain: 'ethereum',
+		toAddress: env.bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+	};
+	const [a] = await env.run(params, { runExecutionData: data });
+	const [b] = await env.run(params, { executionId: '2', mode: 'retry', runExecutionData: data });
+	expect(b.json.idempotencyKey).toBe(a.json.idempotencyKey);
+	expect(b.json.id).toBe(a.json.id);
+	await env.mark();
+	await expect(env.run(params, { executionId: '3', mode: 'retry' })).rejects.toThrow(/Nothing was sent/);
+	expect(await env.requests()).toEqual([]);
+});
+
+describe('Set Return Details under a retry', () => {
+	const returnParams = (id: string, extra = {}) => ({
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		paymentOrderId: { mode: 'id', value: id },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: env.alice.wallets.find((w: any) => w.chain === 'ethereum').address }] },
+		...extra,
+	});
+	const newOrder = async () => String((await env.run(payment(env)))[0].json.paymentOrderId);
+
+	test('with the Expected Revision given, a retry replays the recorded answer (no second replacement)', async () => {
+		const id = await newOrder();
+		const data = createRunExecutionData();
+		const [a] = await env.run(returnParams(id, { options: { revision: 0 } }), { runExecutionData: data });
+		const [b] = await env.run(returnParams(id, { options: { revision: 0 } }), { executionId: '2', mode: 'retry', runExecutionData: data });
+		expect(b.json.idempotencyKey).toBe(a.json.idempotencyKey);
+		expect(b.json.revision).toBe(1);
+	});
+
+	test('with the revision read again, a retry after success meets the 409, said as such', async () => {
+		const id = await newOrder();
+		const data = createRunExecutionData();
+		await env.run(returnParams(id), { runExecutionData: data });
+		await expect(env.run(returnParams(id), { executionId: '2', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
+			httpCode: '409',
+			message: expect.stringContaining("This item's return details were already sent with this key"),
+		});
+	});
+
+	test('a stale revision (another 409) keeps the service\'s own answer', async () => {
+		const id = await newOrder();
+		await expect(env.run(returnParams(id, { options: { revision: 5 } }))).rejects.toMatchObject({
+			httpCode: '409',
+			message: expect.not.stringContaining('already sent with this key'),
+		});
+	});
+});
+
+test('Create Reward Rule: a retry returns the same rule; a changed definition in a retry is the clear 409', async () => {
+	const definition = {
+		measure: { type: 'daily_balance', metricKey: 'balance_usd' },
+		condition: { type: 'always' },
+		payout: { type: 'fixed', amount: '5.00' },
+		limits: [{ type: 'cap_per_period', amount: '50.00' }],
+	};
+	const params = (amount: string) => ({
+		resource: 'rewardRule',
+		operation: 'create',
+		name: 'Retry bonus',
+		definition: JSON.stringify({ ...definition, payout: { type: 'fixed', amount } }),
+	});
+	const data = createRunExecutionData();
+	const [a] = await env.run(params('5.00'), { runExecutionData: data });
+	const [b] = await env.run(params('5.00'), { executionId: '2', mode: 'retry', runExecutionData: data });
+	expect(b.json.id).toBe(a.json.id);
+	await expect(env.run(params('6.00'), { executionId: '3', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
+		httpCode: '409',
+		message: "This item's reward rule already exists with other values: check it before writing again",
+	});
+});
+
+test('the notice and the field description say which re-runs get new Derived keys', () => {
+	const props = node.description.properties.filter((p) => p.name === 'derivedKeyNotice');
+	expect(props.length).toBeGreaterThanOrEqual(4); // the four keyed writes
+	for (const p of props) {
+		expect(p.type).toBe('notice');
+		expect(p.displayName).toBe(DERIVED_KEY_WARNING);
+	}
+	expect(DERIVED_KEY_WARNING).toMatch(/new execution .* gets new Derived keys/);
+	expect(DERIVED_KEY_WARNING).toMatch(/Business Key for scheduled and batch payouts/);
+	const mode = node.description.properties.find((p) => p.name === 'idempotencyKeyMode')!;
+	expect(mode.description).toContain(DERIVED_KEY_WARNING);
+	for (const option of mode.options as Array<{ name: string }>) expect(option.name.length).toBeLessThanOrEqual(20);
+});
