@@ -19,6 +19,8 @@ import {
 	STATIC_MAX_EVENTS,
 	STATIC_MAX_ORDERS,
 } from './events';
+import type { Acknowledge } from './acknowledgement';
+import { isInFlight, RESPONSE_DATA_EXPRESSION, RESPONSE_MODE_EXPRESSION, trackRun } from './acknowledgement';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook, deliverySecret, secretScope } from './lifecycle';
 
@@ -57,7 +59,8 @@ export class ClearinghouseTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
+				responseMode: RESPONSE_MODE_EXPRESSION,
+				responseData: RESPONSE_DATA_EXPRESSION,
 				path: 'webhook',
 			},
 		],
@@ -94,6 +97,26 @@ export class ClearinghouseTrigger implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'Acknowledge',
+						name: 'acknowledge',
+						type: 'options',
+						default: 'whenReceived',
+						options: [
+							{
+								name: 'When Received',
+								value: 'whenReceived',
+								description: 'Answer 2xx as soon as the delivery is verified; a run that then fails is not retried by the service',
+							},
+							{
+								name: 'When the Workflow Has Finished',
+								value: 'whenFinished',
+								description:
+									'Answer when the run has ended: non-2xx when it failed, so the service retries the event. For short workflows (the service waits 10 s per attempt); see the README.',
+							},
+						],
+						description: 'When the service is told that the event was received',
+					},
+					{
 						displayName: 'Confirm Events With the API',
 						name: 'confirmWithApi',
 						type: 'boolean',
@@ -107,7 +130,7 @@ export class ClearinghouseTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). See the README for where this holds; add a Remove Duplicates node on eventId for a guarantee across restarts and queue mode.',
+							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). Kept in process memory: see the README for where this holds (in queue mode, route deliveries by event ID) and key effects that must happen once on the event ID.',
 					},
 					{
 						displayName: 'Drop Stale Events',
@@ -246,12 +269,20 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 
 	// No await between the decision and the record, so two concurrent deliveries of one event in
 	// this process cannot both pass.
-	const decision = decide(memory, event.id, order, options);
-	if (decision.emit) {
-		recordEmitted(memory, event.id, order);
-		mirror();
+	const acknowledge = ctx.getNodeParameter('options.acknowledge', 'whenReceived') as Acknowledge;
+	if (acknowledge === 'whenFinished' && options.dropDuplicates && isInFlight(triggerKey, event.id)) {
+		// A 2xx now would lose the event if the run in flight fails: the service tries again later.
+		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
+	const decision = decide(memory, event.id, order, options);
 	if (!decision.emit) return ignored(decision.reason);
+	const record = () => {
+		recordEmitted(memory, event.id as string, order);
+		mirror();
+	};
+	// When acknowledging at the end, only a successful run counts as emitted: a failed one is retried.
+	if (acknowledge === 'whenFinished') trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
+	else record();
 
 	const json: IDataObject = { ...base, kind: decision.kind, paymentOrder: order };
 	if (confirm) json.eventPaymentOrder = eventOrder;

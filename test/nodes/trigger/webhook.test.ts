@@ -262,14 +262,14 @@ describe('payment_order events from the sandbox', () => {
 		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
 	});
 
-	it('let a duplicate through after a restart when nothing saved the mirror (why the README recommends Remove Duplicates)', async () => {
+	it('let a duplicate through after a restart when nothing saved the mirror (why the README keys effects that must happen once on the event id)', async () => {
 		const t = await published();
 		const body = envelope({ id: 'po-lost', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_lost_payment_order');
 		expect((await signed(t, body)).items).toHaveLength(1);
 		forgetMemory();
 		const again = await signed(t, body);
 		expect(again.items).toHaveLength(1);
-		// …and the item carries the event id, the key for n8n's Remove Duplicates node.
+		// …and the item carries the event id, the key idempotent business steps use.
 		expect(again.items![0].json.eventId).toBe('evt_lost_payment_order');
 	});
 
