@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # PostgreSQL and Redis on loopback for the queue-mode suite, from Debian's packages.
-#   scripts/services.sh install            install the packages when missing (root, apt)
+#   scripts/services.sh install            install the packages when missing (apt, as root or through sudo)
 #   scripts/services.sh start DIR PGPORT REDISPORT
 #   scripts/services.sh stop DIR
 # Each instance lives in DIR (data, sockets, logs), so runs never touch a system-wide server.
@@ -13,8 +13,11 @@ install() {
   command -v redis-server >/dev/null || missing+=(redis-server)
   if [ ${#missing[@]} -gt 0 ]; then
     echo "[services] installing ${missing[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    # As root here; through sudo where the user is not root (GitHub's runners).
+    local sudo=()
+    if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo=(sudo); fi
+    "${sudo[@]}" apt-get update -qq >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
   fi
 }
 
