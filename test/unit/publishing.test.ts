@@ -105,11 +105,12 @@ describe('ci.yml', () => {
 		for (const job of Object.values(wf.jobs)) expect(job.permissions).toBeUndefined();
 	});
 
-	test("runs the README's test command, and the unit layer on Node 20 and 24", () => {
+	test("runs the README's test command, the unit layer on Node 20 and 24, and the compatibility suite", () => {
 		// The whole-pipeline command as the README shows it (or CONTRIBUTING.md, once development moves there).
 		expect(['README.md', 'CONTRIBUTING.md'].some((file) => /^npm test\b/m.test(read(file)))).toBe(true);
 		expect(runs).toContain('npm test');
 		expect(runs).toContain('npm run test:unit');
+		expect(runs).toContain('npm run test:compat');
 		expect((wf.jobs.unit as any).strategy.matrix.node).toEqual(['20', '24']);
 	});
 });
