@@ -16,9 +16,19 @@ compatSuite({
 	// 1.x has no publish:workflow, and its update:workflow is read only at start, where n8n calls
 	// no webhook method: activate through the editor's REST call instead.
 	activate: async (n8n, id) => {
-		// 1.x answers /healthz/readiness before it has mounted its REST controllers.
+		// 1.x answers /healthz/readiness before it has mounted its REST controllers (404 until then;
+		// a connection may also be reset meanwhile, seen once under load).
+		const restStatus = async () => {
+			try {
+				const response = await fetch(`${n8n.baseUrl}/rest/settings`);
+				await response.arrayBuffer();
+				return response.status;
+			} catch {
+				return 0;
+			}
+		};
 		const deadline = Date.now() + 60_000;
-		while ((await fetch(`${n8n.baseUrl}/rest/settings`)).status === 404) {
+		while ((await restStatus()) !== 200) {
 			if (Date.now() > deadline) throw new Error('n8n mounted no REST API within 60 s');
 			await sleep(250);
 		}
