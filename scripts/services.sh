@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # PostgreSQL, Redis and nginx on loopback for the queue-mode suite, from Debian's packages.
-#   scripts/services.sh install            install the packages when missing (root, apt), with
-#                                          chromium for the sandbox console's browser test
+#   scripts/services.sh install [queue|browser]
+#       install the packages when missing (apt, as root or through sudo): PostgreSQL, Redis and nginx
+#       (queue), chromium for the sandbox console's browser test (browser), or all of them
 #   scripts/services.sh start DIR PGPORT REDISPORT
 #   scripts/services.sh proxy DIR PORT RRPORT BACKEND_PORT...
 #       nginx with the shipped examples/queue/nginx.conf (hash on X-Service-Webhook-Id) on PORT, and
@@ -12,15 +13,20 @@ set -euo pipefail
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 
 install() {
-  local missing=()
-  [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
-  command -v redis-server >/dev/null || missing+=(redis-server)
-  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
-  command -v chromium >/dev/null || missing+=(chromium)
+  local what="${1:-all}" missing=()
+  if [ "$what" != browser ]; then
+    [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  fi
+  if [ "$what" != queue ]; then command -v chromium >/dev/null || missing+=(chromium); fi
   if [ ${#missing[@]} -gt 0 ]; then
     echo "[services] installing ${missing[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    # As root here; through sudo where the user is not root (GitHub's runners).
+    local sudo=()
+    if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo=(sudo); fi
+    "${sudo[@]}" apt-get update -qq >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
   fi
 }
 
@@ -103,9 +109,9 @@ stop() {
 
 cmd="${1:-}"; shift || true
 case "$cmd" in
-  install) install ;;
+  install) install "$@" ;;
   start) start "$@" ;;
   proxy) proxy "$@" ;;
   stop) stop "$@" ;;
-  *) echo "usage: $0 install | start DIR PGPORT REDISPORT | proxy DIR PORT RRPORT BACKEND_PORT... | stop DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 install [queue|browser] | start DIR PGPORT REDISPORT | proxy DIR PORT RRPORT BACKEND_PORT... | stop DIR" >&2; exit 2 ;;
 esac
