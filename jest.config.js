@@ -1,6 +1,7 @@
 /** Unit, sandbox and node tests run in-process against real HTTP servers; e2e, queue and compat run a real n8n. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.dev.json' }];
-const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest } };
+// .e2e/ holds staging builds of this package (its own package.json): not modules of this project.
+const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, modulePathIgnorePatterns: ['<rootDir>/.e2e/'] };
 module.exports = {
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 	projects: [
