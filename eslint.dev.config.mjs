@@ -20,4 +20,11 @@ export default tseslint.config(
 			globals: { require: 'readonly', module: 'writable', exports: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly' },
 		},
 	},
+	{
+		// The sandbox console runs in the browser.
+		files: ['sandbox/console/**/*.js'],
+		languageOptions: {
+			globals: { document: 'readonly', window: 'readonly', fetch: 'readonly', FormData: 'readonly', setInterval: 'readonly' },
+		},
+	},
 );

@@ -13,6 +13,7 @@ import { postJson } from './lib/http';
 import { findN8nPid, withPeakMemory } from './lib/proc';
 import { figure, pairedRatio, show, type Figure } from './lib/stats';
 import { IDS } from './workflows';
+import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 
 type N8nContender = 'n8nOnly' | 'node' | 'httpRequest' | 'httpRequestSplitOut';
 const N8N_ORDER: N8nContender[] = ['n8nOnly', 'node', 'httpRequest', 'httpRequestSplitOut'];
@@ -96,7 +97,7 @@ async function measureUndici(ctx: BenchContext, userId: string): Promise<{ ms: n
 	let requests = 0;
 	const started = performance.now();
 	for (let offset = 0; ; ) {
-		const response = await request(`${ctx.sandbox.mainUrl}/api/v1/payment-orders?fromUserId=${userId}&limit=${ctx.config.pageSize}&offset=${offset}`, {
+		const response = await request(`${ctx.sandbox.mainUrl}/api/v1/payment-orders?fromUserId=${userId}&limit=${ctx.config.pageSize}&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`, {
 			dispatcher: agent,
 			headers: { accept: 'application/json', 'x-api-key': ctx.sandbox.apiKey },
 		});

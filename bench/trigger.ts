@@ -7,11 +7,13 @@
 import { Agent, request } from 'undici';
 
 import { sleep } from '../test/e2e/lib/n8n';
+import { triggerSecret } from '../test/e2e/lib/secrets';
 import { signatureHeader } from '../nodes/shared/signature';
 import type { BenchContext } from './context';
 import { countExecutions, pool, waitForCount } from './lib/http';
 import { figure, pairedRatio, show, type Figure } from './lib/stats';
 import { IDS, PLAIN_PATH, TRIGGER_PATH } from './workflows';
+import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 
 type Contender = 'trigger' | 'plainWebhook';
 
@@ -90,13 +92,13 @@ export async function benchTrigger(ctx: BenchContext, label = '3. Trigger throug
 	await ctx.n8n.waitForWebhook(PLAIN_PATH);
 	let secret: string | undefined;
 	for (let i = 0; i < 80 && !secret; i++) {
-		secret = JSON.stringify(ctx.n8n.executions.staticData(IDS.trigger) ?? {}).match(/whsec_[0-9a-f]+/)?.[0];
+		secret = triggerSecret(ctx.n8n.executions.staticData(IDS.trigger), { apiKey: ctx.sandbox.apiKey, workflowId: IDS.trigger, nodeId: `${IDS.trigger}-node-0` });
 		if (!secret) await sleep(250);
 	}
 	if (!secret) throw new Error('the trigger stored no endpoint secret');
 	// A real order as the payload template (any order of the account will do; bulk orders send no webhooks).
 	await ctx.operator.call('POST', 'payment-orders/bulk', { count: 1 });
-	const template = (await ctx.operator.api<{ paymentOrders: Array<Record<string, unknown>> }>('GET', '/payment-orders?limit=1')).paymentOrders[0];
+	const template = (await ctx.operator.api<{ paymentOrders: Array<Record<string, unknown>> }>('GET', `/payment-orders?limit=1&status=${PAYMENT_ORDER_STATUSES.join(',')}`)).paymentOrders[0];
 	if (!template) throw new Error('no payment order to use as a template');
 
 	for (const contender of ['trigger', 'plainWebhook'] as const) await run(ctx, contender, deliveries(ctx, template, secret, `warm${contender}${Date.now()}`, 20));

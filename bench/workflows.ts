@@ -6,6 +6,7 @@
  */
 import type { WorkflowInput } from '../test/e2e/lib/n8n';
 import { ACTION_NODE, graph, TRIGGER_NODE, type CredentialRef, type NodeSpec } from '../test/e2e/lib/workflows';
+import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 
 export const IDS = {
 	batchEmpty: 'benchBatchEmpty1',
@@ -169,6 +170,8 @@ function httpListNode(mainUrl: string, credential: CredentialRef, fromUserId: st
 			queryParameters: {
 				parameters: [
 					{ name: 'fromUserId', value: fromUserId },
+					// Required by the reference; the node sends every known status too.
+					{ name: 'status', value: PAYMENT_ORDER_STATUSES.join(',') },
 					{ name: 'limit', value: String(pageSize) },
 					{ name: 'offset', value: '0' },
 				],
@@ -244,7 +247,9 @@ export function benchWorkflows(o: {
 				IDS.trigger,
 				'bench: Clearinghouse Trigger',
 				[
-					{ name: 'Trigger', type: TRIGGER_NODE, webhookId: TRIGGER_WEBHOOK_ID, parameters: {} },
+					// Made-up orders, and the figure is verification against a plain Webhook: confirmation off
+					// (its cost per delivery is measured by bench/confirmation.ts).
+					{ name: 'Trigger', type: TRIGGER_NODE, webhookId: TRIGGER_WEBHOOK_ID, parameters: { options: { confirmWithApi: false } } },
 					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
 				],
 				[['Trigger', 'Received']],

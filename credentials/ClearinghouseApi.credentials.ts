@@ -15,7 +15,7 @@ export class ClearinghouseApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' };
 
-	documentationUrl = 'https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#credentials';
+	documentationUrl = 'https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#installing-in-n8n-and-the-credential';
 
 	properties: INodeProperties[] = [
 		{
@@ -35,7 +35,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Main API origin, without the /api/v1 suffix (a trailing slash is fine). For the local sandbox: http://127.0.0.1:4010.',
+				'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',
@@ -59,12 +59,39 @@ export class ClearinghouseApi implements ICredentialType {
 		return requestOptions;
 	};
 
-	// Account limits need a valid key on an active account, so a wrong key fails the test.
+	// Account limits need a valid key on an active account, so a wrong key fails the test. The
+	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}/api/v1',
+			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "")}}/api/v1',
 			url: '/account/limits',
 			method: 'GET',
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message:
+						'The API key was not accepted (401). Copy it again from the developer console; for the local sandbox use the key that npm run sandbox prints.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message:
+						'The API key is valid, but the account may not use the API yet (403): it must be ACTIVE with KYB APPROVED. Ask the service to finish the account review.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message:
+						'Nothing answers at this Base URL (404). Enter the API origin only, for example https://api.example.com or http://127.0.0.1:4010 for the sandbox.',
+				},
+			},
+		],
 	};
 }

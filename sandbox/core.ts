@@ -5,7 +5,7 @@ import { Scheduler } from './scheduler';
 import {
 	Account, ChainTx, Data, Delivery, Endpoint, Order, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
 } from './state';
-import { fail, base58From, evmFrom } from './util';
+import { dict, fail, base58From, evmFrom } from './util';
 
 export interface CoreOptions {
 	seed: 'demo' | 'empty';
@@ -13,6 +13,16 @@ export interface CoreOptions {
 	apiKey: string;
 	dataFile?: string;
 	allowLoopbackWebhooks: boolean;
+	/** Resolve webhook hosts at registration and refuse non-public answers (off: the sandbox runs offline). */
+	resolveWebhookHosts?: boolean;
+	/** The resolver for that check (tests inject one); default the system resolver. */
+	webhookLookup?: (host: string) => Promise<string[]>;
+	/**
+	 * Per-attempt delivery timeout (ms). Default: the service's 10 s divided by timeScale, at least
+	 * 250 ms. Tests that scale time far up set it so that a slow receiver on a loaded machine is not
+	 * taken for a timeout (which the sandbox then retries, as the service would).
+	 */
+	attemptTimeoutMs?: number;
 	log: boolean;
 }
 
@@ -60,6 +70,11 @@ export class Core {
 	}
 
 	load(data: Data, resume = true): void {
+		// Records keyed by client strings lose their prototype (a data file is plain JSON).
+		data.paymentIdem = dict(data.paymentIdem);
+		data.rewardIdem = dict(data.rewardIdem);
+		data.usage = dict(data.usage);
+		for (const o of data.orders) o.x.returnIdem = dict(o.x.returnIdem);
 		this.data = data;
 		this.scheduler.offsetMs = data.clockOffsetMs ?? 0;
 		const index = <T>(map: Map<string, T>, items: T[], key: (t: T) => string) => {
@@ -102,7 +117,7 @@ export class Core {
 	authenticate(headers: IncomingHttpHeaders): Auth {
 		const key = headers['x-api-key'];
 		if (typeof key !== 'string' || key.trim() === '') fail(401, 'unauthorized', 'Missing x-api-key header');
-		const account = this.data.accounts.find((a) => a.apiKey === key);
+		const account = this.data.accounts.find((a) => a.apiKey === key || a.extraApiKeys?.includes(key));
 		if (!account || account.archived) fail(401, 'unauthorized', 'Invalid API key');
 		const gate = (a: Account) => {
 			if (a.status !== 'ACTIVE' || a.kyb !== 'APPROVED') fail(403, 'account_not_active', `Account ${a.id} is ${a.status} with KYB ${a.kyb}`);

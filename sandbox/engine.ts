@@ -6,7 +6,7 @@ import type { Core } from './core';
 import type { Webhooks } from './webhooks';
 import type { Account, InboundTransfer, Order, OrderStatus, Quote, ReturnItem, Ruleset, Usage } from './state';
 import { seedWallet } from './state';
-import { fail, fromPips, hex, toPips, txHashFor, uuid, base58From, evmFrom } from './util';
+import { dict, fail, fromPips, hex, toPips, txHashFor, uuid, base58From, evmFrom } from './util';
 
 /** Service waits before timeScale compression (ms). */
 export const WAIT = {
@@ -110,7 +110,7 @@ export class Engine {
 			receivedTotal: 0,
 			inboundTransfers: [],
 			x: {
-				accountId: i.account.id, returnDetails: null, returnRevision: 0, returnIdem: {}, returns: [], pendingFinal: null,
+				accountId: i.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
 				failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
 			},
 		};
@@ -158,7 +158,7 @@ export class Engine {
 				asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain), amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`,
 				createdAt: core.iso(now - count + n), expiresAt, receivedTotal: 0, inboundTransfers: [],
 				x: {
-					accountId: acc.id, returnDetails: null, returnRevision: 0, returnIdem: {}, returns: [], pendingFinal: null,
+					accountId: acc.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
 					failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
 				},
 			};

@@ -1,4 +1,4 @@
-/** CLI: `npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--host H]`. */
+/** CLI: `npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--resolve-webhook-hosts] [--host H]`. */
 import { startSandbox, SandboxOptions } from './server';
 
 function parseArgs(argv: string[]): SandboxOptions {
@@ -20,9 +20,10 @@ function parseArgs(argv: string[]): SandboxOptions {
 			case '--api-key': o.apiKey = value(); break;
 			case '--host': o.host = value(); break;
 			case '--allow-loopback-webhooks': o.allowLoopbackWebhooks = true; break;
+			case '--resolve-webhook-hosts': o.resolveWebhookHosts = true; break;
 			case '--log': o.log = true; break;
 			case '--help': case '-h':
-				console.log('usage: npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--host 127.0.0.1]');
+				console.log('usage: npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--resolve-webhook-hosts] [--host 127.0.0.1]');
 				process.exit(0);
 				break;
 			default: throw new Error(`unknown flag ${argv[i]}`);
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
 		'SANDBOX_READY',
 		`Main API:     ${sb.mainUrl}/api/v1   (header x-api-key: ${sb.apiKey})`,
 		`Rewards API:  ${sb.rewardsUrl}/api/v1/rewards`,
+		`Console:      ${sb.mainUrl}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`,
 		`Operator API: ${sb.operatorUrl}   (GET /sandbox/state lists ids and wallets)`,
 	];
 	for (const u of state.users) {

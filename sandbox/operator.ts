@@ -23,6 +23,7 @@ const O = {
 		status: z.string().optional(), kyb: z.string().optional(), capabilities: z.array(z.string()).optional(), limits: limitsS.optional(),
 		subaccountId: z.string().optional(), provisioned: z.boolean().optional(),
 	}),
+	apiKey: z.object({ subaccountId: z.string().optional(), revokeOthers: z.boolean().optional() }),
 	subaccount: z.object({ name: z.string().optional(), status: z.string().optional(), kyb: z.string().optional(), provisioned: z.boolean().optional(), archived: z.boolean().optional() }),
 	deposit: z.object({
 		paymentOrderId: z.string(), sender: z.string().min(1), chain: z.string(), asset: z.string(), amountUsd: z.number().positive(), indexed: z.boolean().optional(),
@@ -115,6 +116,21 @@ export function registerOperator(r: Router, svc: Services): void {
 		core.data.accounts.push(a);
 		core.accounts.set(a.id, a);
 		return ok({ ...accountView(a), id: a.id, apiKey: a.apiKey }, 201);
+	}, false);
+
+	// A second key for the same account, as the developer console issues one (key rotation);
+	// `revokeOthers` then retires every earlier key of that account.
+	r.add('POST', '/sandbox/api-keys', (ctx) => {
+		const b = parse(O.apiKey, ctx.body);
+		const a = accountOf(b.subaccountId);
+		const apiKey = (a.parentId ? 'sk_sandbox_sub_' : 'sk_sandbox_') + hex(12);
+		if (b.revokeOthers) {
+			a.apiKey = apiKey;
+			a.extraApiKeys = [];
+		} else {
+			a.extraApiKeys = [...(a.extraApiKeys ?? []), apiKey];
+		}
+		return ok({ accountId: a.id, apiKey }, 201);
 	}, false);
 
 	r.add('POST', '/sandbox/subaccounts/:id', (ctx) => {
@@ -220,7 +236,7 @@ export function registerOperator(r: Router, svc: Services): void {
 		return ok({ requests: traffic.requests.filter((x) => x.seq > since), lastSeq: traffic.seq });
 	}, false);
 	r.add('DELETE', '/sandbox/requests', () => {
-		traffic.requests = [];
+		traffic.clearLog();
 		return ok({ ok: true, lastSeq: traffic.seq });
 	}, false);
 
@@ -273,5 +289,42 @@ export function registerOperator(r: Router, svc: Services): void {
 		rule.status = 'archived';
 		rule.updatedAt = core.iso();
 		return ok({ id: rule.id, status: rule.status });
+	}, false);
+
+	// The outbox stands in for Slack, a spreadsheet or any tool that needs an account: the examples
+	// post what they would have sent here, so they publish and run against the sandbox as imported.
+	const outbox: Array<{ seq: number; channel: string; at: string; body: unknown }> = [];
+	let outboxSeq = 0;
+	r.add('POST', '/sandbox/outbox/:channel', (ctx) => {
+		outbox.push({ seq: ++outboxSeq, channel: ctx.params.channel, at: core.iso(), body: ctx.body });
+		if (outbox.length > 1000) outbox.shift();
+		return ok({ received: true, seq: outboxSeq }, 201);
+	}, false);
+	r.add('GET', '/sandbox/outbox', (ctx) => {
+		const channel = ctx.query.get('channel');
+		return ok({ messages: outbox.filter((m) => !channel || m.channel === channel) });
+	}, false);
+
+	// What the browser console (sandbox/console/) shows: newest first, bounded, never a secret.
+	r.add('GET', '/sandbox/overview', () => {
+		const newest = <T>(list: T[], n: number) => list.slice(-n).reverse();
+		return ok({
+			orders: newest(core.data.orders, 100).map((o) => ({
+				id: o.id, memo: o.memo, amountUsd: o.amountUsd, asset: o.asset, toChain: o.toChain, toAddress: o.toAddress, status: o.status,
+				receivedTotal: o.receivedTotal, createdAt: o.createdAt, accountId: o.x.accountId,
+			})),
+			endpoints: core.data.endpoints.filter((e) => !e.deletedAt).map((e) => ({ id: e.id, url: e.url, status: e.status, consecutiveFailures: e.consecutiveFailures })),
+			deliveries: newest(core.data.deliveries, 100).map((d) => {
+				let orderStatus: string | null = null;
+				try {
+					orderStatus = (JSON.parse(d.rawBody) as { data?: { payment_order?: { status?: string } } }).data?.payment_order?.status ?? null;
+				} catch {
+					// not an order event
+				}
+				return { id: d.id, endpointId: d.endpointId, type: d.publicEventType, status: d.status, attempts: d.attempts.length, lastStatusCode: d.lastStatusCode, orderStatus };
+			}),
+			outbox: newest(outbox, 50),
+			faults: traffic.faults.map((f) => ({ ...f, path: f.pathSource })),
+		});
 	}, false);
 }

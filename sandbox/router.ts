@@ -1,6 +1,10 @@
-/** A tiny router plus the HTTP pipeline: body parsing, request log, fault injection, JSON errors. */
+/**
+ * A tiny router plus the HTTP pipeline: request checks, body reading, request log, fault injection,
+ * JSON errors. Hostile input of any kind gets a 4xx and the process stays up with bounded memory.
+ */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth, Core } from './core';
+import { consoleAsset } from './console';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -14,7 +18,8 @@ export interface Ctx {
 	params: Record<string, string>;
 	auth: Auth;
 }
-export interface Res { status: number; body?: unknown; headers?: Record<string, string> }
+/** A JSON answer (`body`), or `raw` bytes with their own content-type header (for a static page). */
+export interface Res { status: number; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }
 export type Handler = (ctx: Ctx) => Res | Promise<Res>;
 
 interface Route { method: string; re: RegExp; keys: string[]; handler: Handler; auth: boolean }
@@ -28,6 +33,7 @@ export class Router {
 		this.routes.push({ method, re, keys, handler, auth });
 		return this;
 	}
+	/** The one place routes are matched; a path segment with a broken `%` escape is a 400. */
 	find(method: string, path: string): { route: Route; params: Record<string, string> } | 'method' | null {
 		let methodMismatch = false;
 		for (const r of this.routes) {
@@ -37,11 +43,19 @@ export class Router {
 				methodMismatch = true;
 				continue;
 			}
-			const params: Record<string, string> = {};
-			r.keys.forEach((k, i) => (params[k] = decodeURIComponent(m[i + 1])));
+			const params: Record<string, string> = Object.create(null) as Record<string, string>;
+			r.keys.forEach((k, i) => (params[k] = decodeSegment(m[i + 1])));
 			return { route: r, params };
 		}
 		return methodMismatch ? 'method' : null;
+	}
+}
+
+function decodeSegment(s: string): string {
+	try {
+		return decodeURIComponent(s);
+	} catch {
+		throw new ApiError(400, 'invalid_path_encoding', { message: `Path segment ${JSON.stringify(s.slice(0, 100))} has a malformed %-escape` });
 	}
 }
 
@@ -51,13 +65,33 @@ export interface Fault {
 export interface LoggedRequest {
 	seq: number; api: 'main' | 'rewards'; method: string; path: string; query: Record<string, string | string[]>;
 	headers: Record<string, string | string[] | undefined>; body: unknown; status: number; at: string;
+	/** Size of a body that was read but not kept whole (large, or of a rejected request), and its first KiB. */
+	bodyBytes?: number; bodyHead?: string;
 }
+
+/** Bounds of the request log and of the bodies being read at one time. */
+export const LIMITS = {
+	maxBodyBytes: 5 * 1024 * 1024,
+	/** Bodies being read at once, over every connection; beyond it requests get 429 until reads finish. */
+	maxInflightBodyBytes: 48 * 1024 * 1024,
+	maxDepth: 64,
+	logMaxBytes: 16 * 1024 * 1024,
+	logMaxEntries: 50_000,
+	/** A read body is logged whole up to this size when the request succeeded... */
+	logBodyOkBytes: 256 * 1024,
+	/** ...and up to this size when it was refused; beyond, only its size and first KiB. */
+	logBodyRejectedBytes: 4 * 1024,
+};
 
 /** Faults and the request log, shared by both public servers and driven by the operator API. */
 export class Traffic {
 	faults: Fault[] = [];
 	requests: LoggedRequest[] = [];
 	seq = 0;
+	/** Estimated bytes held by `requests`. */
+	logBytes = 0;
+	inflightBodyBytes = 0;
+	private sizes = new WeakMap<LoggedRequest, number>();
 	takeFault(method: string, path: string): Fault | null {
 		const f = this.faults.find((x) => x.count > 0 && (!x.method || x.method.toUpperCase() === method) && x.path.test(path));
 		if (!f) return null;
@@ -65,23 +99,133 @@ export class Traffic {
 		this.faults = this.faults.filter((x) => x.count > 0);
 		return f;
 	}
+	/** Appends to the log; the oldest entries go once it passes its byte or entry bound. */
+	record(entry: LoggedRequest, size: number): void {
+		this.requests.push(entry);
+		this.sizes.set(entry, size);
+		this.logBytes += size;
+		if (this.logBytes <= LIMITS.logMaxBytes && this.requests.length <= LIMITS.logMaxEntries) return;
+		// Evict down to 90% at once, so a full log does not shift the array on every request.
+		let drop = 0;
+		let bytes = this.logBytes;
+		while (drop < this.requests.length - 1 && (bytes > LIMITS.logMaxBytes * 0.9 || this.requests.length - drop > LIMITS.logMaxEntries * 0.9)) {
+			bytes -= this.sizes.get(this.requests[drop]) ?? 0;
+			drop++;
+		}
+		this.requests.splice(0, drop);
+		this.logBytes = bytes;
+	}
+	clearLog(): void {
+		this.requests = [];
+		this.logBytes = 0;
+	}
 }
 
-const MAX_BODY = 5 * 1024 * 1024;
+/** The request target as origin-form (`/path?query`); anything else (absolute-form, `*`, garbage) is null. */
+export function parseTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {
+	if (!raw || raw[0] !== '/' || raw.startsWith('//')) return null;
+	try {
+		// A fixed origin prefix: `new URL(raw, base)` would read `//host` as an authority and can throw.
+		const url = new URL('http://sandbox.invalid' + raw);
+		return { path: url.pathname, query: url.searchParams };
+	} catch {
+		return null;
+	}
+}
 
-async function readBody(req: IncomingMessage): Promise<string> {
+/** True when the request announces a body (a non-zero Content-Length, or any Transfer-Encoding). */
+function hasBody(req: IncomingMessage): boolean {
+	if (req.headers['transfer-encoding'] !== undefined) return true;
+	const len = req.headers['content-length'];
+	return len !== undefined && len !== '0';
+}
+
+/** `application/json` (parameters allowed; a charset must be UTF-8). */
+export function isJsonContentType(value: string | undefined): boolean {
+	if (!value) return false;
+	const [type, ...params] = value.split(';').map((s) => s.trim().toLowerCase());
+	if (type !== 'application/json') return false;
+	const charset = params.find((p) => p.startsWith('charset='));
+	return !charset || /^charset="?utf-8"?$/.test(charset);
+}
+
+/** Deepest `[`/`{` nesting of a JSON text, counted without parsing (strings skipped). */
+export function jsonDepth(text: string, stopAt = Infinity): number {
+	let depth = 0;
+	let max = 0;
+	let inString = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text.charCodeAt(i);
+		if (inString) {
+			if (c === 92) i++; // backslash: skip the escaped character
+			else if (c === 34) inString = false;
+		} else if (c === 34) inString = true;
+		else if (c === 123 || c === 91) {
+			if (++depth > max) {
+				max = depth;
+				if (max > stopAt) return max;
+			}
+		} else if (c === 125 || c === 93) depth--;
+	}
+	return max;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer> {
+	const declared = Number(req.headers['content-length']);
+	if (declared > LIMITS.maxBodyBytes) throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 	const chunks: Buffer[] = [];
 	let size = 0;
-	for await (const c of req) {
-		size += (c as Buffer).length;
-		if (size > MAX_BODY) throw new ApiError(413, 'payload_too_large');
-		chunks.push(c as Buffer);
+	try {
+		for await (const c of req) {
+			const chunk = c as Buffer;
+			size += chunk.length;
+			traffic.inflightBodyBytes += chunk.length;
+			if (size > LIMITS.maxBodyBytes) throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
+			if (traffic.inflightBodyBytes > LIMITS.maxInflightBodyBytes) {
+				throw new ApiError(429, 'too_many_large_bodies', { message: 'Too many large bodies are being received at once; retry' }, { connection: 'close', 'retry-after': '1' });
+			}
+			chunks.push(chunk);
+		}
+		return Buffer.concat(chunks);
+	} catch (e) {
+		if (e instanceof ApiError) throw e;
+		// The client aborted, or sent a malformed chunked body.
+		throw new ApiError(400, 'invalid_body', { message: `The body could not be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }, { connection: 'close' });
+	} finally {
+		traffic.inflightBodyBytes -= size;
 	}
-	return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses a JSON body; 400 for bad UTF-8, nesting deeper than LIMITS.maxDepth, or bad JSON. */
+function parseJson(raw: Buffer, api: 'main' | 'rewards'): { text: string; value: unknown } {
+	const extra = api === 'rewards' ? { path: '' } : {};
+	let text: string;
+	try {
+		text = utf8.decode(raw);
+	} catch {
+		throw new ApiError(400, 'invalid_encoding', { message: 'Body is not valid UTF-8', ...extra });
+	}
+	if (text.trim() === '') return { text, value: undefined };
+	if (jsonDepth(text, LIMITS.maxDepth) > LIMITS.maxDepth) {
+		throw new ApiError(400, 'nesting_too_deep', { message: `Body nests deeper than ${LIMITS.maxDepth} levels`, ...extra });
+	}
+	try {
+		return { text, value: JSON.parse(text) as unknown };
+	} catch {
+		throw new ApiError(400, 'invalid_json', { message: 'Body is not valid JSON', ...extra });
+	}
 }
 
 function send(res: ServerResponse, r: Res): void {
 	const headers: Record<string, string> = { ...(r.headers ?? {}) };
+	if (r.raw !== undefined) {
+		headers['content-length'] = String(Buffer.byteLength(r.raw));
+		res.writeHead(r.status, headers);
+		res.end(r.raw);
+		return;
+	}
 	if (r.body === undefined) {
 		res.writeHead(r.status, headers);
 		res.end();
@@ -101,35 +245,50 @@ function errorRes(e: unknown, core: Core): Res {
 }
 
 const isLoopback = (addr: string | undefined) => !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
+const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+/**
+ * The operator API has no key: only loopback clients, a loopback Host (no DNS rebinding), and no
+ * cross-origin browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin).
+ */
+function operatorRefusal(req: IncomingMessage): string | null {
+	if (!isLoopback(req.socket.remoteAddress)) return 'operator API is loopback-only';
+	const host = req.headers.host ?? '';
+	if (!LOOPBACK_HOST.test(host)) return 'operator API needs a loopback Host header';
+	const origin = req.headers.origin;
+	if (origin !== undefined && origin !== `http://${host}`) return 'operator API refuses cross-origin requests';
+	const site = req.headers['sec-fetch-site'];
+	if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'operator API refuses cross-site requests';
+	return null;
+}
 
 export interface ServeOptions { api: 'main' | 'rewards'; router: Router; operator?: Router; traffic: Traffic; core: Core }
 
 /** The request handler of one public server (and, on the main server, the operator API under /sandbox). */
 export function makeHandler(o: ServeOptions) {
 	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-		const url = new URL(req.url ?? '/', 'http://sandbox.local');
 		const method = (req.method ?? 'GET').toUpperCase();
-		const path = url.pathname;
-		const isOperator = !!o.operator && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		const target = parseTarget(req.url);
+		const path = target?.path ?? String(req.url ?? '').slice(0, 200);
+		const isOperator = !!o.operator && !!target && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		const page = o.operator && target && method === 'GET' ? consoleAsset(path) : undefined;
+		if (page) {
+			// The browser console (sandbox/console/): served under the operator API's own rules.
+			const why = operatorRefusal(req);
+			res.writeHead(why ? 403 : 200, { 'content-type': why ? 'text/plain' : page.type, 'cache-control': 'no-store' });
+			res.end(why ?? page.body);
+			return;
+		}
 		let status = 500;
+		let raw: Buffer | null = null;
 		let parsedBody: unknown = null;
 		try {
-			const raw = await readBody(req);
-			let body: unknown = undefined;
-			let badJson = false;
-			if (raw.trim() !== '') {
-				try {
-					body = JSON.parse(raw);
-				} catch {
-					badJson = true;
-				}
-			}
-			parsedBody = body ?? null;
 			const r = await (async (): Promise<Res> => {
+				if (!target) return { status: 400, body: { error: 'invalid_request_target', message: 'The request target must be an absolute path such as /api/v1/...' } };
 				if (isOperator) {
-					if (!isLoopback(req.socket.remoteAddress)) return { status: 403, body: { error: 'operator API is loopback-only' } };
-					if (badJson) return { status: 400, body: { error: 'invalid_json' } };
-					return route(o.operator!, method, path, url, req, body, o.core, false);
+					const why = operatorRefusal(req);
+					if (why) return { status: 403, body: { error: 'forbidden', message: why } };
+					return await handle(o.operator!, false);
 				}
 				const fault = o.traffic.takeFault(method, path);
 				if (fault?.delayMs) await sleep(fault.delayMs);
@@ -137,8 +296,7 @@ export function makeHandler(o: ServeOptions) {
 					const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
 					return { status: fault.status, body: { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' }, headers };
 				}
-				if (badJson) return { status: 400, body: { error: 'invalid_json', message: 'Body is not valid JSON', ...(o.api === 'rewards' ? { path: '' } : {}) } };
-				const real = await route(o.router, method, path, url, req, body, o.core, true);
+				const real = await handle(o.router, true);
 				if (fault?.commitThen500) return { status: 500, body: { error: 'internal_error' } };
 				return real;
 			})();
@@ -149,32 +307,58 @@ export function makeHandler(o: ServeOptions) {
 			status = r.status;
 			if (!res.headersSent) send(res, r);
 		} finally {
-			if (!isOperator) {
-				const query: Record<string, string | string[]> = {};
-				for (const k of new Set(url.searchParams.keys())) {
-					const all = url.searchParams.getAll(k);
-					query[k] = all.length > 1 ? all : all[0];
+			if (!isOperator) log();
+		}
+
+		/** Route, then key, then content type, and only then the body is read: refused requests cost no memory. */
+		async function handle(router: Router, needAuth: boolean): Promise<Res> {
+			try {
+				const found = router.find(method, path);
+				if (found === null) return { status: 404, body: { error: 'not_found', message: `No route for ${method} ${path}` } };
+				if (found === 'method') return { status: 405, body: { error: 'method_not_allowed' } };
+				const auth = needAuth && found.route.auth ? o.core.authenticate(req.headers) : (undefined as unknown as Auth);
+				let body: unknown = undefined;
+				if (hasBody(req)) {
+					if (!isJsonContentType(req.headers['content-type'])) {
+						throw new ApiError(415, 'unsupported_media_type', { message: 'Bodies must be application/json (UTF-8)' });
+					}
+					raw = await readBody(req, o.traffic);
+					body = parseJson(raw, o.api).value;
+					parsedBody = body ?? null;
 				}
-				o.traffic.requests.push({
-					seq: ++o.traffic.seq, api: o.api, method, path, query, headers: { ...req.headers }, body: parsedBody, status, at: new Date().toISOString(),
-				});
-				if (o.traffic.requests.length > 50000) o.traffic.requests.splice(0, 10000);
-				if (o.core.opts.log) console.error(`[sandbox] ${o.api} ${method} ${url.pathname}${url.search} -> ${status}`);
+				const r = await found.route.handler({ core: o.core, req, method, path, query: target!.query, headers: req.headers, body, params: found.params, auth });
+				o.core.dirty = true;
+				return r;
+			} catch (e) {
+				return errorRes(e, o.core);
 			}
 		}
-	};
-}
 
-async function route(router: Router, method: string, path: string, url: URL, req: IncomingMessage, body: unknown, core: Core, needAuth: boolean): Promise<Res> {
-	try {
-		const found = router.find(method, path);
-		if (found === null) return { status: 404, body: { error: 'not_found', message: `No route for ${method} ${path}` } };
-		if (found === 'method') return { status: 405, body: { error: 'method_not_allowed' } };
-		const auth = needAuth && found.route.auth ? core.authenticate(req.headers) : (undefined as unknown as Auth);
-		const r = await found.route.handler({ core, req, method, path, query: url.searchParams, headers: req.headers, body, params: found.params, auth });
-		core.dirty = true;
-		return r;
-	} catch (e) {
-		return errorRes(e, core);
-	}
+		function log(): void {
+			const query: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+			if (target) {
+				for (const k of new Set(target.query.keys())) {
+					const all = target.query.getAll(k);
+					query[k] = all.length > 1 ? all : all[0];
+				}
+			}
+			const entry: LoggedRequest = {
+				seq: ++o.traffic.seq, api: o.api, method, path, query, headers: { ...req.headers }, body: null, status, at: new Date().toISOString(),
+			};
+			let size = 300 + path.length + (target ? target.query.toString().length : 0) + req.rawHeaders.reduce((n, h) => n + h.length + 4, 0);
+			if (raw && raw.length > 0) {
+				const keep = status < 400 ? LIMITS.logBodyOkBytes : LIMITS.logBodyRejectedBytes;
+				if (raw.length <= keep && parsedBody !== null) {
+					entry.body = parsedBody;
+					size += raw.length * 2;
+				} else {
+					entry.bodyBytes = raw.length;
+					entry.bodyHead = raw.subarray(0, 1024).toString('utf8');
+					size += 2048;
+				}
+			}
+			o.traffic.record(entry, size);
+			if (o.core.opts.log) console.error(`[sandbox] ${o.api} ${method} ${path} -> ${status}`);
+		}
+	};
 }

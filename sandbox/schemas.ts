@@ -44,7 +44,10 @@ export const S = {
 		subaccountId: uuidS.optional(),
 		includeSubaccounts: boolQuery.optional(),
 		fromUserId: z.string().min(1).optional(),
-		status: z.array(z.enum(ORDER_STATUSES)).optional(),
+		// Marked required in the reference: a strict service answers 400 without it.
+		status: z
+			.array(z.enum(ORDER_STATUSES), { required_error: 'required: one or more order statuses (repeat the parameter or separate with commas)' })
+			.min(1, 'required: one or more order statuses (repeat the parameter or separate with commas)'),
 		createdAfter: isoDateTime.optional(),
 		createdBefore: isoDateTime.optional(),
 		limit: intQuery(1, 1000).optional(),
@@ -53,9 +56,10 @@ export const S = {
 	scopeQuery: z.object({ subaccountId: uuidS.optional(), includeSubaccounts: boolQuery.optional() }),
 	transactions: z.object({
 		transactions: z.array(z.object({ hash: z.string().min(1), chain: z.string().min(1) })).min(1),
+		subaccountId: uuidS.optional(),
 	}),
-	cancel: z.object({ reason: z.string().optional() }),
-	returnDetails: z.object({ userId: z.string().min(1), wallets: z.array(chainAddress).min(1).max(32) }),
+	cancel: z.object({ reason: z.string().optional(), subaccountId: uuidS.optional() }),
+	returnDetails: z.object({ userId: z.string().min(1), wallets: z.array(chainAddress).min(1).max(32), subaccountId: uuidS.optional() }),
 	rulesetCreate: z.object({
 		deliveredAsset: z.string().min(1),
 		deliveredChain: z.string().min(1),
@@ -66,7 +70,7 @@ export const S = {
 		idempotencyKey: z.string().min(1).max(255).optional(),
 		subaccountId: uuidS.optional(),
 	}),
-	rulesetRename: z.object({ name: z.string().trim().min(1).max(120) }),
+	rulesetRename: z.object({ name: z.string().trim().min(1).max(120), subaccountId: uuidS.optional() }),
 	endpointCreate: z.object({
 		url: z.string().min(1),
 		description: z.string().max(500).nullable().optional(),
@@ -113,7 +117,7 @@ export function parse<T extends z.ZodTypeAny>(schema: T, value: unknown, prefix 
 
 /** URLSearchParams to an object: repeated keys become arrays for `arrayKeys`, comma lists are split. */
 export function queryObject(q: URLSearchParams, arrayKeys: string[] = []): Record<string, unknown> {
-	const out: Record<string, unknown> = {};
+	const out = Object.create(null) as Record<string, unknown>;
 	for (const key of new Set(q.keys())) {
 		const all = q.getAll(key);
 		out[key] = arrayKeys.includes(key) ? all.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean) : all[all.length - 1];

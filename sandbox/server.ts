@@ -1,6 +1,7 @@
 /** startSandbox(): the main API (+ operator API under /sandbox) and the rewards API on their own ports. */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { Core } from './core';
 import { Engine } from './engine';
 import { registerOperator } from './operator';
@@ -24,6 +25,12 @@ export interface SandboxOptions {
 	dataFile?: string;
 	apiKey?: string;
 	allowLoopbackWebhooks?: boolean;
+	/** Resolve webhook hosts at registration; refuse names that do not resolve or resolve to non-public addresses. */
+	resolveWebhookHosts?: boolean;
+	/** Resolver for resolveWebhookHosts (in-process tests); default the system resolver. */
+	webhookLookup?: (host: string) => Promise<string[]>;
+	/** Per-attempt delivery timeout in ms (default: 10 s ÷ timeScale, at least 250 ms). */
+	attemptTimeoutMs?: number;
 	log?: boolean;
 }
 
@@ -44,6 +51,44 @@ function listen(server: http.Server, port: number, host: string): Promise<number
 	});
 }
 
+/** HTTP-level errors Node's parser raises before any handler runs, as a clear status. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+	HPE_HEADER_OVERFLOW: [431, 'headers_too_large'],
+	ERR_HTTP_REQUEST_TIMEOUT: [408, 'request_timeout'],
+	HPE_HEADERS_TIMEOUT: [408, 'request_timeout'],
+	HPE_INVALID_METHOD: [400, 'invalid_method'],
+	HPE_INVALID_URL: [400, 'invalid_request_target'],
+	HPE_INVALID_VERSION: [400, 'invalid_http_version'],
+};
+
+/** A whole HTTP/1.1 answer with a JSON body, written straight to a socket. */
+function rawAnswer(status: number, body: unknown): string {
+	const text = JSON.stringify(body);
+	return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
+}
+
+/**
+ * Malformed request lines and headers never reach the handler: answer them with a JSON 4xx and
+ * close; short timeouts so that half-sent requests do not hold sockets for minutes.
+ */
+function hardened(server: http.Server): http.Server {
+	server.headersTimeout = 15_000;
+	server.requestTimeout = 60_000;
+	server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+		if (err.code === 'ECONNRESET' || !socket.writable) {
+			socket.destroy();
+			return;
+		}
+		const [status, error] = CLIENT_ERRORS[err.code ?? ''] ?? [400, 'bad_request'];
+		socket.end(rawAnswer(status, { error, message: `Malformed HTTP request (${err.code ?? 'parse error'})` }));
+	});
+	// CONNECT (a proxy tunnel) is not served; without a listener Node would drop the connection unanswered.
+	server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+		socket.end(rawAnswer(405, { error: 'method_not_allowed', message: 'CONNECT is not supported' }));
+	});
+	return server;
+}
+
 const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -52,6 +97,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const core = new Core({
 		seed: options.seed ?? 'demo', timeScale, apiKey: options.apiKey ?? DEMO_API_KEY, dataFile: options.dataFile,
 		allowLoopbackWebhooks: options.allowLoopbackWebhooks ?? false, log: options.log ?? false,
+		resolveWebhookHosts: options.resolveWebhookHosts ?? false, webhookLookup: options.webhookLookup,
+		attemptTimeoutMs: options.attemptTimeoutMs,
 	});
 	const webhooks = new Webhooks(core);
 	const engine = new Engine(core, webhooks);
@@ -71,8 +118,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const rewards = new Router();
 	registerRewards(rewards, svc);
 
-	const mainServer = http.createServer(makeHandler({ api: 'main', router: main, operator, traffic, core }));
-	const rewardsServer = http.createServer(makeHandler({ api: 'rewards', router: rewards, traffic, core }));
+	const mainServer = hardened(http.createServer(makeHandler({ api: 'main', router: main, operator, traffic, core })));
+	const rewardsServer = hardened(http.createServer(makeHandler({ api: 'rewards', router: rewards, traffic, core })));
 	const mainPort = await listen(mainServer, options.port ?? 0, host);
 	const rewardsPort = await listen(rewardsServer, options.rewardsPort ?? 0, host);
 

@@ -1,5 +1,5 @@
 /** The sandbox's whole state as plain JSON-able data (so it can be saved to a data file), plus seeds. */
-import { base58From, evmFrom, seedUuid } from './util';
+import { base58From, dict, evmFrom, seedUuid } from './util';
 
 export const CHAINS = ['ethereum', 'solana', 'base'] as const;
 export const ORDER_STATUSES = [
@@ -26,6 +26,8 @@ export interface Account {
 	capabilities: string[];
 	limits: Limits;
 	apiKey: string;
+	/** Further valid keys of the account (operator `POST /sandbox/api-keys`). */
+	extraApiKeys?: string[];
 	createdAt: string;
 }
 
@@ -207,7 +209,7 @@ export function emptyData(seed: 'demo' | 'empty', apiKey: string, nowIso: string
 	};
 	const data: Data = {
 		seed, clockOffsetMs: 0, accounts: [root], users: [], orders: [], quotes: [], rulesets: [], endpoints: [], deliveries: [],
-		rewardRules: [], chainTxs: [], paymentIdem: {}, rewardIdem: {}, usage: {}, epoch: 1,
+		rewardRules: [], chainTxs: [], paymentIdem: dict(), rewardIdem: dict(), usage: dict(), epoch: 1,
 	};
 	if (seed === 'empty') return data;
 	data.accounts.push({

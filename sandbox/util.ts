@@ -84,4 +84,14 @@ function decimals(n: number): number {
 	return s.split('.')[1]?.length ?? 0;
 }
 
+/**
+ * A record keyed by client-chosen strings (idempotency keys, ...): no prototype, so `__proto__` or
+ * `constructor` are plain keys. Optionally filled from a loaded JSON object.
+ */
+export function dict<T>(from?: Record<string, T> | null): Record<string, T> {
+	const d = Object.create(null) as Record<string, T>;
+	if (from) for (const k of Object.keys(from)) d[k] = from[k];
+	return d;
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

@@ -1,6 +1,7 @@
 /** Outgoing webhooks: envelopes, signatures, at-least-once delivery with backoff, auto-disable. Sent with undici. */
 import { createHmac } from 'node:crypto';
-import { isIP } from 'node:net';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
 import { request } from 'undici';
 import type { Core } from './core';
 import type { Attempt, Delivery, Endpoint } from './state';
@@ -24,19 +25,36 @@ export function backoffMs(n: number): number {
 	return Math.min(BASE_BACKOFF_MS * 2 ** (n - 1), MAX_BACKOFF_MS);
 }
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 const METADATA_HOSTS = new Set(['169.254.169.254', 'metadata.google.internal', 'metadata', 'fd00:ec2::254', '100.100.100.200']);
 
-function isPrivateIp(ip: string): boolean {
-	if (isIP(ip) === 4) {
-		const [a, b] = ip.split('.').map(Number);
-		return a === 10 || a === 127 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127) || a >= 224;
-	}
-	const l = ip.toLowerCase();
-	return l === '::1' || l === '::' || l.startsWith('fc') || l.startsWith('fd') || l.startsWith('fe80') || l.startsWith('::ffff:');
+/**
+ * Special-use and reserved names (RFC 6761, 6762, 7686, 8375, 9476, ICANN's .internal): they can
+ * never be a public host. `.example` is the TLD; example.com is a public name and stays allowed.
+ */
+const SPECIAL_USE_SUFFIXES = ['invalid', 'test', 'example', 'localhost', 'local', 'internal', 'onion', 'alt', 'home.arpa', 'arpa'];
+
+/** Address ranges that are not public unicast (IANA special-purpose registries). Two lists: a
+ * BlockList also matches IPv4 addresses against IPv6 rules (as ::ffff:a.b.c.d). */
+const NON_PUBLIC_V4 = new BlockList();
+const NON_PUBLIC_V6 = new BlockList();
+for (const [net, bits] of [
+	['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
+	['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
+] as const) NON_PUBLIC_V4.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+	['::', 3], // ::, ::1, IPv4-mapped and -compatible, NAT64 64:ff9b::/96, discard 100::/64: all outside global unicast 2000::/3
+	['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20], ['4000::', 2], ['8000::', 1],
+] as const) NON_PUBLIC_V6.addSubnet(net, bits, 'ipv6');
+
+/** True for an IP literal that is not a public unicast address. */
+export function isNonPublicIp(ip: string): boolean {
+	const family = isIP(ip);
+	if (family === 0) return false;
+	return family === 4 ? NON_PUBLIC_V4.check(ip, 'ipv4') : NON_PUBLIC_V6.check(ip, 'ipv6');
 }
 
-/** Returns an error message, or null when the URL is acceptable for an endpoint. */
+/** Returns an error message, or null when the URL is acceptable for an endpoint (no DNS here). */
 export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | null {
 	let u: URL;
 	try {
@@ -44,16 +62,45 @@ export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | n
 	} catch {
 		return 'url must be an absolute URL';
 	}
-	const host = u.hostname.toLowerCase();
+	const host = u.hostname.toLowerCase().replace(/\.$/, '');
 	const bare = host.replace(/^\[|\]$/g, '');
-	const loopback = LOOPBACK_HOSTS.has(host) || LOOPBACK_HOSTS.has(bare) || /^127\./.test(bare) || host.endsWith('.localhost');
+	const loopback = LOOPBACK_HOSTS.has(bare) || /^127\./.test(bare);
 	if (METADATA_HOSTS.has(bare)) return 'url points at a cloud metadata address';
 	if (loopback && allowLoopback) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'url must use https';
 	if (u.protocol !== 'https:') return 'url must use https';
 	if (loopback) return 'url points at a loopback address';
-	if (isIP(bare) && isPrivateIp(bare)) return 'url points at a private address';
-	if (host.endsWith('.internal') || host.endsWith('.local') || !host.includes('.')) return 'url does not resolve to a public host';
+	if (isIP(bare)) return isNonPublicIp(bare) ? 'url points at a private or reserved address' : null;
+	if (!host.includes('.')) return 'url host is a single-label name, which does not resolve to a public host';
+	const tld = SPECIAL_USE_SUFFIXES.find((s) => host === s || host.endsWith(`.${s}`));
+	if (tld) return `url host is under the special-use name .${tld}, which never resolves to a public host`;
 	return null;
+}
+
+export type Lookup = (host: string) => Promise<string[]>;
+const DNS_TIMEOUT_MS = 3000;
+
+/** Every address the system resolver gives for a name (A and AAAA). */
+export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+
+/**
+ * With DNS checks on: a name must resolve, within a bound, and only to public addresses (a public
+ * name pointing at loopback or a private range is refused). Returns an error message or null.
+ */
+export async function checkWebhookHost(raw: string, lookup: Lookup, allowLoopback = false): Promise<string | null> {
+	const host = new URL(raw).hostname.toLowerCase().replace(/\.$/, '');
+	if (isIP(host.replace(/^\[|\]$/g, '')) || (allowLoopback && host === 'localhost')) return null;
+	let addresses: string[];
+	try {
+		addresses = await Promise.race([
+			lookup(host),
+			new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timeout')), DNS_TIMEOUT_MS).unref()),
+		]);
+	} catch (e) {
+		return `url host ${host} does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
+	}
+	if (addresses.length === 0) return `url host ${host} does not resolve`;
+	const bad = addresses.find(isNonPublicIp);
+	return bad ? `url host ${host} resolves to ${bad}, which is not a public address` : null;
 }
 
 export interface AttemptLog {
@@ -204,7 +251,7 @@ export class Webhooks {
 		let statusCode: number | null = null;
 		let error: string | null = null;
 		let snippet: string | null = null;
-		const timeout = Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
+		const timeout = this.core.opts.attemptTimeoutMs ?? Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
 		try {
 			const res = await request(e.url, {
 				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),

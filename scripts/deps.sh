@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Sourced after scripts/runtime.sh by `npm start`, `npm test` and `npm run bench`: installs the
+# Sourced by `npm start`, `npm test`, the `npm run test:*` commands and `npm run bench`: installs the
 # project's devDependencies (`npm ci`) when node_modules is missing or older than the lockfile,
-# so a fresh clone needs no separate install step.
+# so a fresh clone needs no separate install step. Without install scripts: here they only compile
+# native modules that nothing loads from this node_modules (n8n-core's isolated-vm declares
+# Node >= 24 and compiles for minutes; in-process tests use n8n's default legacy expression engine,
+# and a real n8n runs from its own runtime) and run a pnpm-only guard. So one install serves
+# Node 20 (`npm run test:unit`) and Node 24 alike.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "[deps] npm ci (node_modules missing or older than package-lock.json)" >&2
-  npm ci --no-audit --no-fund >&2
+  npm ci --ignore-scripts --no-audit --no-fund >&2
 fi

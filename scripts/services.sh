@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
-# PostgreSQL and Redis on loopback for the queue-mode suite, from Debian's packages.
-#   scripts/services.sh install            install the packages when missing (root, apt)
+# PostgreSQL, Redis and nginx on loopback for the queue-mode suite, from Debian's packages.
+#   scripts/services.sh install [queue|browser]
+#       install the packages when missing (apt, as root or through sudo): PostgreSQL, Redis and nginx
+#       (queue), chromium for the sandbox console's browser test (browser), or all of them
 #   scripts/services.sh start DIR PGPORT REDISPORT
+#   scripts/services.sh proxy DIR PORT RRPORT BACKEND_PORT...
+#       nginx with the shipped examples/queue/nginx.conf (hash on X-Service-Webhook-Id) on PORT, and
+#       a plain round-robin upstream over the same backends on RRPORT (for comparison)
 #   scripts/services.sh stop DIR
 # Each instance lives in DIR (data, sockets, logs), so runs never touch a system-wide server.
 set -euo pipefail
 PG_BIN="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 
 install() {
-  local missing=()
-  [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
-  command -v redis-server >/dev/null || missing+=(redis-server)
+  local what="${1:-all}" missing=()
+  if [ "$what" != browser ]; then
+    [ -n "$PG_BIN" ] && [ -x "$PG_BIN/initdb" ] || missing+=(postgresql)
+    command -v redis-server >/dev/null || missing+=(redis-server)
+    command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  fi
+  if [ "$what" != queue ]; then command -v chromium >/dev/null || missing+=(chromium); fi
   if [ ${#missing[@]} -gt 0 ]; then
     echo "[services] installing ${missing[*]}" >&2
-    apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+    # As root here; through sudo where the user is not root (GitHub's runners).
+    local sudo=()
+    if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo=(sudo); fi
+    "${sudo[@]}" apt-get update -qq >&2
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
   fi
 }
 
@@ -38,8 +50,55 @@ start() {
   echo "[services] postgres 127.0.0.1:$pgport (db n8n, user n8n), redis 127.0.0.1:$redisport" >&2
 }
 
+proxy() {
+  local dir="$1" port="$2" rrport="$3"; shift 3
+  local nginx; nginx="$(command -v nginx || echo /usr/sbin/nginx)"
+  local here; here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+  mkdir -p "$dir/nginx-tmp"
+  local servers="" b
+  for b in "$@"; do servers+="    server 127.0.0.1:$b;"$'\n'; done
+  # The shipped file with this run's addresses: its "server ...; # n8n webhook process" lines become
+  # one line per backend, its listen line the loopback port. Everything else is used as shipped.
+  awk -v servers="$servers" -v listen="    listen 127.0.0.1:$port;" '
+    /# n8n webhook process/ { if (!done) { printf "%s", servers; done = 1 } next }
+    /^    listen / { print listen; next }
+    { print }' "$here/examples/queue/nginx.conf" >"$dir/n8n-webhooks.conf"
+  grep -q "hash \$http_x_service_webhook_id consistent" "$dir/n8n-webhooks.conf"
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/nginx-error.log warn;
+events { worker_connections 1024; }
+http {
+  client_body_temp_path $dir/nginx-tmp/body;
+  proxy_temp_path $dir/nginx-tmp/proxy;
+  fastcgi_temp_path $dir/nginx-tmp/fastcgi;
+  uwsgi_temp_path $dir/nginx-tmp/uwsgi;
+  scgi_temp_path $dir/nginx-tmp/scgi;
+  # One JSON line per request: which webhook process got which event, and what it answered.
+  log_format events escape=json '{"msec":"\$msec","upstream":"\$upstream_addr","port":"\$server_port","method":"\$request_method","uri":"\$request_uri","status":"\$status","upstreamStatus":"\$upstream_status","eventId":"\$http_x_service_webhook_id"}';
+  access_log $dir/nginx-access.log events;
+  add_header X-Upstream \$upstream_addr always;
+  include $dir/n8n-webhooks.conf;
+  upstream n8n_webhooks_round_robin {
+$servers  }
+  server {
+    listen 127.0.0.1:$rrport;
+    client_max_body_size 16m;
+    location / { proxy_pass http://n8n_webhooks_round_robin; proxy_http_version 1.1; proxy_read_timeout 120s; }
+  }
+}
+CONF
+  "$nginx" -p "$dir" -c "$dir/nginx.conf" -t >"$dir/nginx-test.log" 2>&1 || { cat "$dir/nginx-test.log" >&2; exit 1; }
+  "$nginx" -p "$dir" -c "$dir/nginx.conf"
+  for _ in $(seq 50); do [ -s "$dir/nginx.pid" ] && break; sleep 0.1; done
+  [ -s "$dir/nginx.pid" ] || { echo "[services] nginx did not start" >&2; cat "$dir/nginx-error.log" >&2; exit 1; }
+  echo "[services] nginx 127.0.0.1:$port (hash on X-Service-Webhook-Id), 127.0.0.1:$rrport (round robin) -> $*" >&2
+}
+
 stop() {
   local dir="$1"
+  if [ -s "$dir/nginx.pid" ]; then kill "$(cat "$dir/nginx.pid")" 2>/dev/null || true; rm -f "$dir/nginx.pid"; fi
   PG_BIN="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)"
   if [ -f "$dir/pg/postmaster.pid" ]; then
     if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$dir/pg" -m fast stop >&2 || true
@@ -50,8 +109,9 @@ stop() {
 
 cmd="${1:-}"; shift || true
 case "$cmd" in
-  install) install ;;
+  install) install "$@" ;;
   start) start "$@" ;;
+  proxy) proxy "$@" ;;
   stop) stop "$@" ;;
-  *) echo "usage: $0 install | start DIR PGPORT REDISPORT | stop DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 install [queue|browser] | start DIR PGPORT REDISPORT | proxy DIR PORT RRPORT BACKEND_PORT... | stop DIR" >&2; exit 2 ;;
 esac

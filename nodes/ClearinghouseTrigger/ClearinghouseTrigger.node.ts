@@ -10,6 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
+import { confirmOrder } from './confirm';
 import type { EventOptions } from './events';
 import {
 	decide,
@@ -18,8 +19,10 @@ import {
 	STATIC_MAX_EVENTS,
 	STATIC_MAX_ORDERS,
 } from './events';
+import type { Acknowledge } from './acknowledgement';
+import { isInFlight, RESPONSE_DATA_EXPRESSION, RESPONSE_MODE_EXPRESSION, trackRun } from './acknowledgement';
 import type { EndpointState } from './lifecycle';
-import { checkExists, create, deleteWebhook } from './lifecycle';
+import { checkExists, create, deleteWebhook, deliverySecret, secretScope } from './lifecycle';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
@@ -56,7 +59,8 @@ export class ClearinghouseTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
+				responseMode: RESPONSE_MODE_EXPRESSION,
+				responseData: RESPONSE_DATA_EXPRESSION,
 				path: 'webhook',
 			},
 		],
@@ -93,12 +97,40 @@ export class ClearinghouseTrigger implements INodeType {
 				default: {},
 				options: [
 					{
+						displayName: 'Acknowledge',
+						name: 'acknowledge',
+						type: 'options',
+						default: 'whenReceived',
+						options: [
+							{
+								name: 'When Received',
+								value: 'whenReceived',
+								description: 'Answer 2xx as soon as the delivery is verified; a run that then fails is not retried by the service',
+							},
+							{
+								name: 'When the Workflow Has Finished',
+								value: 'whenFinished',
+								description:
+									'Answer when the run has ended: non-2xx when it failed, so the service retries the event. For short workflows (the service waits 10 s per attempt); see the README.',
+							},
+						],
+						description: 'When the service is told that the event was received',
+					},
+					{
+						displayName: 'Confirm Events With the API',
+						name: 'confirmWithApi',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether to fetch each event\'s order from the API before emitting, and emit the order as the service returns it now (the event\'s own copy is in eventPaymentOrder). Events for an order this account does not have are dropped; stale and duplicate checks use the fetched version. Guards against forged events if the webhook secret leaks; costs one API request per delivery.',
+					},
+					{
 						displayName: 'Drop Duplicate Deliveries',
 						name: 'dropDuplicates',
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). See the README for where this holds; add a Remove Duplicates node on eventId for a guarantee across restarts and queue mode.',
+							'Whether to drop a delivery whose event ID this trigger already emitted (the service delivers at least once). Kept in process memory: see the README for where this holds (in queue mode, route deliveries by event ID) and key effects that must happen once on the event ID.',
 					},
 					{
 						displayName: 'Drop Stale Events',
@@ -146,21 +178,29 @@ export class ClearinghouseTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// Nothing here may throw: n8n turns a throw from webhook() into an (error) execution.
 		try {
-			return handleDelivery(this);
+			return await handleDelivery(this);
 		} catch {
 			return respond(this, 500, { error: 'Internal error' });
 		}
 	}
 }
 
-function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
+async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = ctx.getRequestObject();
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
+	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
+	// The secret is kept sealed under the credential's API key (see lifecycle.ts); a box that no
+	// longer opens is renewed here, and this delivery answered 503 so the service retries it.
+	const stored = await deliverySecret.call(ctx, state, await secretScope(ctx), triggerKey);
+	if (stored.found === 'renewed' || stored.found === 'renewal_failed') {
+		return respond(ctx, 503, { error: 'Webhook secret renewed, retry later' });
+	}
+	const secret = stored.found === 'secret' ? stored.secret : undefined;
 	// n8n keeps the exact bytes it read (decompressed) as `rawBody`; the signature covers them.
 	// Without the raw bytes nothing can be verified: refuse (fail closed).
 	const rawBody = (req as unknown as { rawBody?: unknown }).rawBody;
 	const check = Buffer.isBuffer(rawBody)
-		? verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [state.secret] })
+		? verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] })
 		: undefined;
 	// One generic answer for every failure: it says nothing about the secret or the expected value.
 	if (!check?.valid || !Buffer.isBuffer(rawBody)) return respond(ctx, 401, { error: 'Unauthorized' });
@@ -186,7 +226,7 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 	// Process memory first (it sees every delivery of this process), topped up from the static-data
 	// mirror (what this or another process saved). The mirror is rewritten on every verified
 	// delivery, because n8n saves it only from deliveries that start no run (see the README).
-	const memory = memoryFor(`${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`);
+	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
 	const mirror = () => {
 		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS) as unknown as IDataObject;
@@ -199,27 +239,52 @@ function handleDelivery(ctx: IWebhookFunctions): IWebhookResponseData {
 		return { workflowData: [[{ json: { ...base, message: data.message ?? null } }]] };
 	}
 	if (event.type !== 'payment_order') return ignored('event_type');
-	const order = data.payment_order as IDataObject | undefined;
-	if (typeof event.id !== 'string' || !order || typeof order !== 'object') return ignored('not_a_payment_order_event');
+	const eventOrder = data.payment_order as IDataObject | undefined;
+	if (typeof event.id !== 'string' || !eventOrder || typeof eventOrder !== 'object') return ignored('not_a_payment_order_event');
+
+	// With confirmation, every decision below is made on the order the API returns now, never on
+	// what only the payload claims (a forged version cannot mark the real events stale).
+	let order = eventOrder;
+	const confirm = ctx.getNodeParameter('options.confirmWithApi', true) as boolean;
+	const dropDuplicates = ctx.getNodeParameter('options.dropDuplicates', true) as boolean;
+	if (confirm) {
+		// A repeat of an emitted event id needs no API request (checked again after it, as always).
+		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
+		const confirmation = await confirmOrder(ctx, eventOrder);
+		if (confirmation.outcome === 'not_found') return ignored('order_not_found');
+		// Never emitted unconfirmed, never dropped: the service retries a non-2xx answer.
+		if (confirmation.outcome !== 'confirmed') {
+			return respond(ctx, 503, { error: 'Could not confirm the event with the API, retry later' });
+		}
+		order = confirmation.order;
+	}
 
 	const options: EventOptions = {
 		statuses: ctx.getNodeParameter('statuses', []) as string[],
 		passUnknownStatuses: ctx.getNodeParameter('passUnknownStatuses', true) as boolean,
 		includeDepositEvents: ctx.getNodeParameter('options.includeDepositEvents', false) as boolean,
 		dropStaleEvents: ctx.getNodeParameter('options.dropStaleEvents', true) as boolean,
-		dropDuplicates: ctx.getNodeParameter('options.dropDuplicates', true) as boolean,
+		dropDuplicates,
 	};
 
 	// No await between the decision and the record, so two concurrent deliveries of one event in
 	// this process cannot both pass.
-	const decision = decide(memory, event.id, order, options);
-	if (decision.emit) {
-		recordEmitted(memory, event.id, order);
-		mirror();
+	const acknowledge = ctx.getNodeParameter('options.acknowledge', 'whenReceived') as Acknowledge;
+	if (acknowledge === 'whenFinished' && options.dropDuplicates && isInFlight(triggerKey, event.id)) {
+		// A 2xx now would lose the event if the run in flight fails: the service tries again later.
+		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
+	const decision = decide(memory, event.id, order, options);
 	if (!decision.emit) return ignored(decision.reason);
-
-	return {
-		workflowData: [[{ json: { ...base, kind: decision.kind, paymentOrder: order } }]],
+	const record = () => {
+		recordEmitted(memory, event.id as string, order);
+		mirror();
 	};
+	// When acknowledging at the end, only a successful run counts as emitted: a failed one is retried.
+	if (acknowledge === 'whenFinished') trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
+	else record();
+
+	const json: IDataObject = { ...base, kind: decision.kind, paymentOrder: order };
+	if (confirm) json.eventPaymentOrder = eventOrder;
+	return { workflowData: [[{ json }]] };
 }

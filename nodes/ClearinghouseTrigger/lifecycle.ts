@@ -1,21 +1,65 @@
-import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { apiRequest } from '../shared/transport';
+import type { SecretScope } from '../shared/secretBox';
+import { openSecret, sealSecret } from '../shared/secretBox';
+import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 
 export const EVENT_TYPES = ['payment_order'];
 
 /** What the trigger keeps in `getWorkflowStaticData('node')` about its endpoint. */
 export interface EndpointState extends IDataObject {
 	endpointId?: string;
+	/** The endpoint secret, sealed (AES-256-GCM) under a key derived from the credential's API key. */
+	secretBox?: string;
+	/** Only in state written by versions before the box: read once, then replaced by `secretBox`. */
 	secret?: string;
 	url?: string;
 }
 
 export function clearEndpointState(state: IDataObject): void {
 	delete state.endpointId;
+	delete state.secretBox;
 	delete state.secret;
 	delete state.url;
+}
+
+/** What the secret box of this trigger is sealed under: the credential's API key, workflow and node. */
+export async function secretScope(ctx: IHookFunctions | IWebhookFunctions): Promise<SecretScope> {
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	return {
+		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		nodeId: ctx.getNode().id,
+	};
+}
+
+export function storeSecret(state: IDataObject, secret: string, scope: SecretScope): void {
+	state.secretBox = sealSecret(secret, scope);
+	delete state.secret;
+}
+
+export type StoredSecret =
+	| { found: 'secret'; secret: string }
+	/** A box that does not open: sealed under another API key (the credential's key was changed). */
+	| { found: 'unreadable' }
+	| { found: 'none' };
+
+/**
+ * The stored secret. A plain secret left by an earlier version is sealed on the way (migrated;
+ * n8n saves it with the state, see the README).
+ */
+export function readSecret(state: IDataObject, scope: SecretScope): StoredSecret {
+	if (typeof state.secretBox === 'string' && state.secretBox !== '') {
+		const secret = openSecret(state.secretBox, scope);
+		return secret === undefined ? { found: 'unreadable' } : { found: 'secret', secret };
+	}
+	if (typeof state.secret === 'string' && state.secret !== '') {
+		const secret = state.secret;
+		if (scope.apiKey !== '') storeSecret(state, secret, scope);
+		return { found: 'secret', secret };
+	}
+	return { found: 'none' };
 }
 
 function httpCode(error: unknown): string | undefined {
@@ -92,9 +136,18 @@ function subscribed(endpoint: IDataObject): boolean {
  */
 async function adopt(this: IHookFunctions, endpoint: IDataObject, state: IDataObject, url: string): Promise<void> {
 	const id = String(endpoint.id);
+	const secret = await rotateImmediately.call(this, id);
+	await enable.call(this, endpoint);
+	state.endpointId = id;
+	storeSecret(state, secret, await secretScope(this));
+	state.url = url;
+}
+
+/** `rotate-secret?immediate=true`: the new secret, the only one that signs from now on. */
+export async function rotateImmediately(this: IHookFunctions | IWebhookFunctions, endpointId: string): Promise<string> {
 	const rotated = await apiRequest.call(this, {
 		method: 'POST',
-		path: `/webhooks/endpoints/${encodeURIComponent(id)}/rotate-secret`,
+		path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}/rotate-secret`,
 		qs: { immediate: true },
 	});
 	if (typeof rotated.secretNext !== 'string' || rotated.secretNext === '') {
@@ -102,10 +155,7 @@ async function adopt(this: IHookFunctions, endpoint: IDataObject, state: IDataOb
 			message: 'The rotate-secret response did not contain the new secret',
 		});
 	}
-	await enable.call(this, endpoint);
-	state.endpointId = id;
-	state.secret = rotated.secretNext;
-	state.url = url;
+	return rotated.secretNext;
 }
 
 /**
@@ -120,7 +170,9 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	let kept: IDataObject | undefined;
 	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
 		const endpoint = await getEndpoint.call(this, state.endpointId);
-		if (endpoint && endpoint.url === url && subscribed(endpoint) && typeof state.secret === 'string' && state.secret !== '') {
+		// A secret that no longer opens (API key changed) counts as lost: the adoption below renews it.
+		const known = readSecret(state, await secretScope(this)).found === 'secret';
+		if (endpoint && endpoint.url === url && subscribed(endpoint) && known) {
 			await enable.call(this, endpoint);
 			kept = endpoint;
 		} else if (endpoint && endpoint.url !== url) {
@@ -179,7 +231,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		});
 	}
 	state.endpointId = created.id;
-	state.secret = created.secret;
+	storeSecret(state, created.secret, await secretScope(this));
 	state.url = url;
 	return true;
 }
@@ -200,4 +252,68 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 		// ignored on purpose, see above
 	}
 	return true;
+}
+
+/** Per process and trigger: the renewal in flight, and the last box it produced (the saved state may lag behind it). */
+const renewals = new Map<string, Promise<string | undefined>>();
+const renewedBoxes = new Map<string, { box: string; at: number }>();
+const MAX_RENEWED = 100;
+/** After a failed renewal, deliveries are refused without asking the API again for this long. */
+export const RENEWAL_COOLDOWN_MS = 30_000;
+
+export type DeliverySecret =
+	| { found: 'secret'; secret: string }
+	/** The box did not open and was renewed (or the renewal failed): answer non-2xx, the service retries. */
+	| { found: 'renewed' | 'renewal_failed' }
+	| { found: 'none' };
+
+/**
+ * The secret a delivery is checked with. When the stored box no longer opens (the credential's API
+ * key was changed), the endpoint is repaired the way adoption does it: an immediate rotation under
+ * the current key, the new secret sealed into the state (n8n saves it, as this delivery starts no
+ * run). The delivery itself was signed with the retired secret; the service's retry is signed with
+ * the new one. Concurrent deliveries of one process share one rotation.
+ */
+export async function deliverySecret(
+	this: IWebhookFunctions,
+	state: EndpointState,
+	scope: SecretScope,
+	key: string,
+): Promise<DeliverySecret> {
+	const stored = readSecret(state, scope);
+	if (stored.found !== 'unreadable') return stored;
+	const last = renewedBoxes.get(key);
+	const lastSecret = last ? openSecret(last.box, scope) : undefined;
+	if (last && lastSecret !== undefined) {
+		state.secretBox = last.box;
+		return { found: 'secret', secret: lastSecret };
+	}
+	if (typeof state.endpointId !== 'string' || state.endpointId === '') return { found: 'none' };
+	if (last && last.box === '' && Date.now() - last.at < RENEWAL_COOLDOWN_MS) return { found: 'renewal_failed' };
+
+	let renewal = renewals.get(key);
+	if (!renewal) {
+		const endpointId = state.endpointId;
+		renewal = rotateImmediately
+			.call(this, endpointId)
+			.then((secret) => sealSecret(secret, scope))
+			.catch(() => undefined)
+			.finally(() => renewals.delete(key));
+		renewals.set(key, renewal);
+	}
+	const box = await renewal;
+	renewedBoxes.delete(key);
+	// A failed renewal is remembered with an empty box, for the cooldown.
+	renewedBoxes.set(key, { box: box ?? '', at: Date.now() });
+	while (renewedBoxes.size > MAX_RENEWED) renewedBoxes.delete(renewedBoxes.keys().next().value as string);
+	if (box === undefined) return { found: 'renewal_failed' };
+	state.secretBox = box;
+	delete state.secret;
+	return { found: 'renewed' };
+}
+
+/** For tests: forget renewals, as a restart of n8n would. */
+export function forgetRenewals(): void {
+	renewals.clear();
+	renewedBoxes.clear();
 }

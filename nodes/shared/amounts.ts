@@ -52,7 +52,7 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	if (fraction.length > 4) {
 		throw new AmountError(
 			field,
-			`must be a whole number of pips: at most 4 decimal places (got "${String(input)}")`,
+			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")`,
 		);
 	}
 	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');

@@ -33,6 +33,8 @@ export interface ApiRequest {
 	 */
 	idempotent?: boolean;
 	itemIndex?: number;
+	/** Per-attempt timeout; n8n's default otherwise. */
+	timeoutMs?: number;
 }
 
 export interface RetryPolicy {
@@ -147,7 +149,11 @@ function errorBody(body: unknown): JsonObject {
 	return {};
 }
 
-/** The NodeApiError for a non-2xx answer: the service's `error` text plus a hint for the status. */
+/**
+ * The NodeApiError for a non-2xx answer. Its message (what n8n shows first, and the `error` of a
+ * Continue On Fail item) carries the service's `error` code and, when it sent one, its `message`
+ * sentence and `path`; the description adds a hint for the status.
+ */
 export function apiError(
 	ctx: ApiContext,
 	statusCode: number,
@@ -156,12 +162,13 @@ export function apiError(
 ): NodeApiError {
 	const payload = errorBody(body);
 	const serviceText = typeof payload.error === 'string' ? payload.error : `HTTP ${statusCode}`;
-	const detail =
-		statusCode === 422 && (payload.message || payload.path)
-			? `${serviceText}: ${payload.message ?? ''}${payload.path ? ` (at ${String(payload.path)})` : ''}`
-			: serviceText;
+	const explanation =
+		typeof payload.message === 'string' && payload.message.trim() !== '' && payload.message !== serviceText
+			? `: ${payload.message}`
+			: '';
+	const where = payload.path ? ` (at ${String(payload.path)})` : '';
 	return new NodeApiError(ctx.getNode(), payload, {
-		message: `Clearinghouse API error ${statusCode}: ${detail}`,
+		message: `Clearinghouse API error ${statusCode}: ${serviceText}${explanation}${where}`,
 		description: STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.',
 		httpCode: String(statusCode),
 		itemIndex,
@@ -225,6 +232,7 @@ export async function apiRequestWithStatus(
 		arrayFormat: 'repeat',
 	};
 	if (request.body !== undefined) options.body = request.body;
+	if (request.timeoutMs !== undefined) options.timeout = request.timeoutMs;
 	const safeToRepeat = request.method === 'GET' || request.idempotent === true;
 
 	for (let attempt = 1; ; attempt++) {

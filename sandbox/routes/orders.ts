@@ -6,16 +6,20 @@ import type { Order, Quote } from '../state';
 import { ApiError, canonical, fail, isPipMultiple, normalizeAddress, sha, uuid } from '../util';
 import { UNDERFUND_TOLERANCE_USD, WAIT } from '../engine';
 
-/** The order if the caller may see it (own account or a non-archived child), else 404. */
-export function visibleOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
+/**
+ * The order in the scope the request names: the caller's own account, or the direct child given as
+ * `subaccountId` (query on reads, body on writes). A child's order without it is 404, as the
+ * service answers: the parent's key does not reach into children implicitly.
+ */
+export function scopedOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
+	const account = subaccountId ? svc.core.child(ctx.auth, subaccountId) : ctx.auth.account;
 	const o = svc.core.orders.get(ctx.params.id);
-	const ids = svc.core.visibleAccountIds(ctx.auth, subaccountId);
-	if (!o || !ids.has(o.x.accountId)) fail(404, 'payment_order_not_found', `Payment order ${ctx.params.id} not found`);
+	if (!o || o.x.accountId !== account.id) fail(404, 'payment_order_not_found', `Payment order ${ctx.params.id} not found`);
 	return o;
 }
 
-function writableOrder(svc: Services, ctx: Ctx): Order {
-	const o = visibleOrder(svc, ctx);
+function writableOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
+	const o = scopedOrder(svc, ctx, subaccountId);
 	svc.core.assertWritable(svc.core.accounts.get(o.x.accountId)!);
 	return o;
 }
@@ -111,7 +115,7 @@ export function registerOrders(r: Router, svc: Services): void {
 		if (ctx.query.has('epochId')) fail(400, 'validation_error', 'epochId has been removed', { path: 'epochId' });
 		const q = parse(S.listOrders, queryObject(ctx.query, ['status']));
 		const accounts = new Set(core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts).map((a) => a.id));
-		const statuses = q.status && q.status.length ? new Set<string>(q.status) : null;
+		const statuses = new Set<string>(q.status);
 		const after = q.createdAfter ? Date.parse(q.createdAfter) : null;
 		const before = q.createdBefore ? Date.parse(q.createdBefore) : null;
 		const limit = q.limit ?? 100;
@@ -122,7 +126,7 @@ export function registerOrders(r: Router, svc: Services): void {
 		for (let i = all.length - 1; i >= 0; i--) {
 			const o = all[i]; // insertion order is creation order: newest first without sorting
 			if (!accounts.has(o.x.accountId)) continue;
-			if (statuses && !statuses.has(o.status)) continue;
+			if (!statuses.has(o.status)) continue;
 			if (q.fromUserId && o.fromUserId !== q.fromUserId) continue;
 			if (after !== null || before !== null) {
 				const c = Date.parse(o.createdAt);
@@ -138,13 +142,13 @@ export function registerOrders(r: Router, svc: Services): void {
 	r.add('GET', '/api/v1/payment-orders/:id', (ctx) => {
 		const q = parse(S.scopeQuery, queryObject(ctx.query));
 		if (q.subaccountId && q.includeSubaccounts) fail(400, 'validation_error', 'includeSubaccounts=true cannot be combined with subaccountId');
-		const o = visibleOrder(svc, ctx, q.subaccountId);
+		const o = scopedOrder(svc, ctx, q.subaccountId);
 		return { status: 200, body: { ...engine.publicOrder(o), returns: engine.returnsBlock(o) } };
 	});
 
 	r.add('POST', '/api/v1/payment-orders/:id/transactions', (ctx) => {
 		const b = parse(S.transactions, ctx.body);
-		const o = writableOrder(svc, ctx);
+		const o = writableOrder(svc, ctx, b.subaccountId);
 		// REFUNDED is reopenable: a late deposit there is attributed and returned again.
 		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED') fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
 		for (const t of b.transactions) {
@@ -168,7 +172,7 @@ export function registerOrders(r: Router, svc: Services): void {
 
 	r.add('POST', '/api/v1/payment-orders/:id/cancel', (ctx) => {
 		const b = parse(S.cancel, ctx.body);
-		const o = writableOrder(svc, ctx);
+		const o = writableOrder(svc, ctx, b.subaccountId);
 		engine.requestCancel(o, b.reason);
 		return { status: 202, body: { message: 'Cancellation requested', data: { paymentOrderId: o.id, status: o.status, cancelRequestedAt: o.cancelRequestedAt } } };
 	});
@@ -181,7 +185,7 @@ export function registerOrders(r: Router, svc: Services): void {
 		if (typeof key !== 'string' || key.length < 1 || key.length > 255) fail(400, 'validation_error', 'Idempotency-Key header is required (up to 255 characters)', { path: 'headers.idempotency-key' });
 		const b = parse(S.returnDetails, ctx.body);
 		if (new Set(b.wallets.map((w) => w.chain)).size !== b.wallets.length) fail(400, 'validation_error', 'wallets: one wallet per chain (duplicate chain)', { path: 'wallets' });
-		const o = writableOrder(svc, ctx);
+		const o = writableOrder(svc, ctx, b.subaccountId);
 		const expected = Number(m[1]);
 		const hash = sha(canonical(b));
 		const prev = o.x.returnIdem[key];

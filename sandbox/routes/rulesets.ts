@@ -47,7 +47,8 @@ export function registerRulesets(r: Router, svc: Services): void {
 	r.add('PATCH', '/api/v1/rulesets/:id', (ctx) => {
 		const b = parse(S.rulesetRename, ctx.body);
 		const rs = core.rulesets.get(ctx.params.id);
-		if (!rs || !core.visibleAccountIds(ctx.auth).has(rs.accountId)) fail(404, 'ruleset_not_found', `Ruleset ${ctx.params.id} not found`);
+		const account = b.subaccountId ? core.child(ctx.auth, b.subaccountId) : ctx.auth.account;
+		if (!rs || rs.accountId !== account.id) fail(404, 'ruleset_not_found', `Ruleset ${ctx.params.id} not found`);
 		core.assertWritable(core.accounts.get(rs.accountId)!);
 		// Documented choice: a deactivated ruleset answers 409 on rename.
 		if (rs.status !== 'ACTIVE') fail(409, 'ruleset_deactivated', 'A deactivated ruleset cannot be renamed');

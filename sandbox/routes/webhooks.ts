@@ -4,25 +4,27 @@ import { S, parse, queryObject } from '../schemas';
 import type { Services } from '../services';
 import type { Endpoint } from '../state';
 import { fail, uuid } from '../util';
-import { checkWebhookUrl, newSecret, publicDelivery, publicEndpoint } from '../webhooks';
+import { checkWebhookHost, checkWebhookUrl, newSecret, publicDelivery, publicEndpoint, systemLookup } from '../webhooks';
 
 export function registerWebhookRoutes(r: Router, svc: Services): void {
 	const { core, webhooks } = svc;
 	const allow = core.opts.allowLoopbackWebhooks;
+	const lookup = core.opts.resolveWebhookHosts ? (core.opts.webhookLookup ?? systemLookup) : null;
 
 	const endpoint = (ctx: Ctx): Endpoint => {
 		const e = core.endpoints.get(ctx.params.id);
 		if (!e || e.deletedAt || e.accountId !== ctx.auth.account.id) fail(404, 'webhook_endpoint_not_found', `Webhook endpoint ${ctx.params.id} not found`);
 		return e;
 	};
-	const checkUrl = (url: string) => {
-		const why = checkWebhookUrl(url, allow);
+	/** Static rules always; with DNS checks on, the name must resolve to public addresses only. */
+	const checkUrl = async (url: string) => {
+		const why = checkWebhookUrl(url, allow) ?? (lookup ? await checkWebhookHost(url, lookup, allow) : null);
 		if (why) fail(400, 'invalid_webhook_url', why, { path: 'url' });
 	};
 
-	r.add('POST', '/api/v1/webhooks/endpoints', (ctx) => {
+	r.add('POST', '/api/v1/webhooks/endpoints', async (ctx) => {
 		const b = parse(S.endpointCreate, ctx.body);
-		checkUrl(b.url);
+		await checkUrl(b.url);
 		const now = core.iso();
 		const e: Endpoint = {
 			id: uuid(), accountId: ctx.auth.account.id, url: b.url, description: b.description ?? null, status: 'ENABLED',
@@ -41,11 +43,11 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 
 	r.add('GET', '/api/v1/webhooks/endpoints/:id', (ctx) => ({ status: 200, body: publicEndpoint(endpoint(ctx)) }));
 
-	r.add('PATCH', '/api/v1/webhooks/endpoints/:id', (ctx) => {
+	r.add('PATCH', '/api/v1/webhooks/endpoints/:id', async (ctx) => {
 		const b = parse(S.endpointPatch, ctx.body);
 		const e = endpoint(ctx);
 		if (b.url !== undefined) {
-			checkUrl(b.url);
+			await checkUrl(b.url);
 			e.url = b.url;
 		}
 		if (b.description !== undefined) e.description = b.description;

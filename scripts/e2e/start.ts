@@ -43,16 +43,16 @@ async function main() {
 	console.log(`
   n8n editor:   ${n8n.baseUrl}/   (first visit: create the local owner account; it stays on this machine)
   Sandbox API:  ${sandbox.mainUrl}/api/v1   rewards: ${sandbox.rewardsUrl}/api/v1   key: ${sandbox.apiKey}
+  Console:      ${sandbox.mainUrl}/   (open in a browser: fund and settle orders, replay deliveries, inject faults)
   Operator API: ${sandbox.operatorUrl}/state   (fund orders, close the netting window, inject faults)
   n8n data:     ${n8n.userFolder}   log: ${join(n8n.root, 'n8n-start.log')}
 
   Imported, with the credential "Clearinghouse sandbox":
 ${examples.map((w) => `    - ${w.name}`).join('\n')}
 
-  Next: open "Example 1", click "Execute workflow": three payment orders appear in the sandbox.
+  Next: open "Example 1", click "Execute workflow": three payment orders appear in the sandbox, and INV-1004 fails on purpose on the error branch.
   Publish "Example 2" or "Example 3" to receive signed events (WEBHOOK_URL is ${n8n.env.WEBHOOK_URL}).
-  Move an order along with the operator API, e.g.
-    curl -X POST ${sandbox.operatorUrl}/netting/close
+  Move an order along in the console (${sandbox.mainUrl}/): Fund and attribute, then Close the netting window.
   Ctrl-C stops n8n and the sandbox.
 `);
 }

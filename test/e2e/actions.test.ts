@@ -11,7 +11,7 @@ import { N8nInstance } from './lib/n8n';
 import { freePort } from './lib/ports';
 import { Operator, sandboxCredential, startSandbox, type LoggedRequest, type SandboxHandle } from './lib/sandbox';
 import type { WorkflowInput } from './lib/n8n';
-import { ACTION_NODE, action, chain, type NodeSpec } from './lib/workflows';
+import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from './lib/workflows';
 
 jest.setTimeout(240_000);
 
@@ -42,7 +42,9 @@ describe('Clearinghouse action node inside n8n', () => {
 	let alice: any;
 	let bob: any;
 	const run = randomBytes(4).toString('hex');
-	const ids = { reference: 'e2eActionsRef001', orders: 'e2eActionsOrd001', webhooks: 'e2eActionsHook01', retry1: 'e2eRetryCommit01', retry4: 'e2eRetryCommit04' };
+	const ids = { reference: 'e2eActionsRef001', orders: 'e2eActionsOrd001', webhooks: 'e2eActionsHook01', retry1: 'e2eRetryCommit01', retry4: 'e2eRetryCommit04', errors: 'e2eErrorOutput01' };
+	const missingOrderId = '00000000-0000-4000-8000-00000000dead';
+	let knownOrder: any;
 
 	/** Runs a workflow with `n8n execute`; returns its run data and the requests the sandbox got meanwhile. */
 	async function execute(id: string): Promise<{ run: RunData; requests: LoggedRequest[]; items: (node: string) => any[] }> {
@@ -98,7 +100,33 @@ describe('Clearinghouse action node inside n8n', () => {
 				},
 				node,
 			);
+		knownOrder = await operator.createOrder(12, `e2e error output ${run}`, `e2e-error-output-${run}`);
+		const invoices = [
+			{ invoice: 'INV-A', payee: 'Bob', paymentOrderId: knownOrder.id },
+			{ invoice: 'INV-B', payee: 'Nobody', paymentOrderId: missingOrderId },
+		];
+		const noOp = (name: string): NodeSpec => ({ name, type: 'n8n-nodes-base.noOp' });
 		await n8n.importWorkflows((workflows = [
+			graph(
+				ids.errors,
+				'e2e: error output and Continue On Fail',
+				[
+					{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' },
+					itemsNode('Invoices', invoices),
+					action('Get (error output)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueErrorOutput' }),
+					noOp('Found'),
+					noOp('Failed'),
+					action('Get (continue)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueRegularOutput' }),
+				],
+				[
+					['Start', 'Invoices'],
+					['Invoices', 'Get (error output)'],
+					['Get (error output)', 'Found', 0],
+					['Get (error output)', 'Failed', 1],
+					['Invoices', 'Get (continue)'],
+				],
+				ref,
+			),
 			chain(
 				ids.reference,
 				'e2e: reference data, users, quotes, rulesets, reward rules',
@@ -338,6 +366,21 @@ describe('Clearinghouse action node inside n8n', () => {
 	});
 
 	// Last: what the node offers (its own description) against what ran above inside n8n.
+	test('a failed item keeps its input fields on the error output; Continue On Fail gives {error, details}', async () => {
+		const { items, requests } = await execute(ids.errors);
+		const message = `Clearinghouse API error 404: payment_order_not_found: Payment order ${missingOrderId} not found`;
+		expect(items('Found').map((o) => o.id)).toEqual([knownOrder.id]);
+		// The error branch: the payee and invoice of the failed item, beside the service's explanation.
+		expect(items('Failed')).toEqual([
+			{ invoice: 'INV-B', payee: 'Nobody', paymentOrderId: missingOrderId, error: message, details: { httpCode: '404', description: expect.stringMatching(/Not found/) } },
+		]);
+		// Continue On Fail (regular output): one item per input, the failed one is {error, details}.
+		const continued = items('Get (continue)');
+		expect(continued.map((o) => o.id ?? o.error)).toEqual([knownOrder.id, message]);
+		expect(Object.keys(continued[1]).sort()).toEqual(['details', 'error']);
+		expect(requests.filter((r) => r.path === `/api/v1/payment-orders/${missingOrderId}`).map((r) => r.status)).toEqual([404, 404]);
+	});
+
 	test('every operation of the action node ran at least once in n8n', () => {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { Clearinghouse } = require('../../nodes/Clearinghouse/Clearinghouse.node') as typeof import('../../nodes/Clearinghouse/Clearinghouse.node');

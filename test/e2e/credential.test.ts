@@ -1,143 +1,77 @@
 /**
- * The credential authenticates with a function (no expression per request). Proved two ways:
- * n8n 2.40.7's own CredentialsHelper.authenticate applies the packed credential and the generic
- * `={{$credentials.apiKey}}` header it replaced to the same request options, on both expression
- * engines, with identical results; and a real n8n's HTTP Request node with our credential type
- * (predefined credential type, as the bench's HTTP Request contender uses it) is accepted by the
- * service with the same x-api-key as our node.
+ * The credential's Test button in a real n8n: `POST /rest/credentials/test` after owner setup, as
+ * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { N8nInstance } from './lib/n8n';
-import { runtime } from './lib/runtime';
 import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, chain } from './lib/workflows';
 
 jest.setTimeout(240_000);
 
-/** Runs in n8n's own Node 24 with n8n's modules: both credential forms through n8n's CredentialsHelper. */
-const SCRIPT = String.raw`
-const path = require('node:path');
-const [modules, credentialFile, engine] = process.argv.slice(2);
-require(path.join(modules, 'reflect-metadata'));
-const { Workflow, Expression } = require(path.join(modules, 'n8n-workflow'));
-const { CredentialsHelper } = require(path.join(modules, 'n8n', 'dist', 'credentials-helper.js'));
-const { ClearinghouseApi } = require(credentialFile);
-
-(async () => {
-	if (engine === 'vm') await Expression.initExpressionEngine({ engine: 'vm', poolSize: 1, maxCodeCacheSize: 1024, bridgeTimeout: 5000, bridgeMemoryLimit: 128 });
-	const ours = new ClearinghouseApi();
-	// The form this credential had before (n8n's generic authentication, one expression per request).
-	const generic = Object.assign(new ClearinghouseApi(), {
-		authenticate: { type: 'generic', properties: { headers: { 'x-api-key': '={{$credentials.apiKey}}' } } },
-	});
-	const helper = (type) => Object.assign(Object.create(CredentialsHelper.prototype), { credentialTypes: { getByName: () => type } });
-	const node = { id: 'n1', name: 'HTTP Request', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
-	const nodeType = { description: { properties: [] } };
-	const nodeTypes = { getByName: () => nodeType, getByNameAndVersion: () => nodeType, getKnownTypes: () => ({}) };
-	const workflow = new Workflow({ id: 'w1', nodes: [node], connections: {}, active: false, nodeTypes, settings: {} });
-	await workflow.expression.acquireIsolate();
-	const keys = ['sk_live_0123456789abcdef', '', ' spaced key ', 'ключ-🔑', '12345', '={{ $json.x }}', '{{ 1 + 1 }}', 'a"b\\c'];
-	const options = () => [
-		{ method: 'GET', url: '/account/limits', baseURL: 'http://127.0.0.1:1/api/v1' },
-		{ method: 'POST', url: '/payment', headers: { accept: 'application/json' }, body: { a: 1 }, json: true },
-		{ method: 'GET', url: '/x', headers: { 'x-api-key': 'stale', accept: 'application/json' } },
-	];
-	const out = [];
-	for (const apiKey of keys) {
-		const credentials = { apiKey, baseUrl: 'http://127.0.0.1:1', rewardsUrl: '' };
-		const before = options();
-		const inputsA = options();
-		const inputsB = options();
-		for (let i = 0; i < before.length; i++) {
-			const a = await helper(generic).authenticate({ ...credentials }, 'clearinghouseApi', inputsA[i], workflow, node);
-			const b = await helper(ours).authenticate({ ...credentials }, 'clearinghouseApi', inputsB[i], workflow, node);
-			out.push({ apiKey, input: before[i], generic: JSON.stringify(a), fn: JSON.stringify(b), genericInPlace: a === inputsA[i], fnInPlace: b === inputsB[i] });
-		}
-	}
-	await workflow.expression.releaseIsolate();
-	console.log(JSON.stringify({ engine: Expression.getActiveImplementation(), out }));
-	await Expression.disposeExpressionEngine();
-})().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
-`;
-
-describe('the credential authenticates without an expression', () => {
+describe('credential Test button inside n8n', () => {
 	let sandbox: SandboxHandle;
 	let operator: Operator;
 	let n8n: N8nInstance;
-	let scratch: string;
+	let cookie = '';
+	const credential = () => sandboxCredential(sandbox);
+	// n8n binds its auth cookie to the browser-id header of the login.
+	const browser = { 'browser-id': 'e2e-credential-test' };
+
+	async function rest(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; setCookie: string[] }> {
+		const response = await fetch(`${n8n.baseUrl}/rest${path}`, {
+			method,
+			headers: { ...browser, 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		});
+		const text = await response.text();
+		return { status: response.status, json: text ? JSON.parse(text) : undefined, setCookie: response.headers.getSetCookie() };
+	}
+
+	/** What the editor sends when Test is pressed on the stored credential with edited fields. */
+	async function pressTest(data: Record<string, unknown>): Promise<{ status: string; message: string }> {
+		const { id, name, type } = credential();
+		const r = await rest('POST', '/credentials/test', { credentials: { id, name, type, data } });
+		if (r.status !== 200) throw new Error(`POST /rest/credentials/test → ${r.status} ${JSON.stringify(r.json)}`);
+		return r.json.data;
+	}
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
+		sandbox = await startSandbox();
 		operator = new Operator(sandbox);
 		n8n = await N8nInstance.create();
-		scratch = mkdtempSync(join(tmpdir(), 'clearinghouse-credential-'));
+		await n8n.importCredential(credential());
+		await n8n.start();
+		const setup = await rest('POST', '/owner/setup', { email: 'owner@clearinghouse-nodes.dev', firstName: 'E2e', lastName: 'Owner', password: 'E2e-owner-password-1' });
+		if (setup.status !== 200) throw new Error(`owner setup → ${setup.status} ${JSON.stringify(setup.json)}`);
+		cookie = setup.setCookie.map((c) => c.split(';')[0]).join('; ');
+		expect(cookie).toContain('n8n-auth=');
 	});
+
 	afterAll(async () => {
 		await n8n?.dispose();
 		await sandbox?.close();
-		if (scratch) rmSync(scratch, { recursive: true, force: true });
 	});
 
-	test.each(['legacy', 'vm'])('n8n’s CredentialsHelper gives the same request options as the generic header (%s engine)', async (engine) => {
-		const script = join(scratch, 'authenticate.js');
-		writeFileSync(script, SCRIPT);
-		const credentialFile = join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse', 'dist', 'credentials', 'ClearinghouseApi.credentials.js');
-		const { node, n8nModules } = runtime();
-		const stdout = await new Promise<string>((resolve, reject) => {
-			execFile(node, [script, n8nModules, credentialFile, engine], { timeout: 120_000, maxBuffer: 1 << 24 }, (error, out, err) =>
-				error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
-			);
-		});
-		const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-			engine: string;
-			out: Array<{ apiKey: string; generic: string; fn: string; genericInPlace: boolean; fnInPlace: boolean }>;
-		};
-		expect(result.engine).toBe(engine);
-		expect(result.out).toHaveLength(24);
-		for (const row of result.out) {
-			expect({ apiKey: row.apiKey, options: row.fn, inPlace: row.fnInPlace }).toEqual({ apiKey: row.apiKey, options: row.generic, inPlace: row.genericInPlace });
-			expect(JSON.parse(row.fn).headers['x-api-key']).toBe(row.apiKey);
-		}
-	});
-
-	test('the HTTP Request node with our credential type is accepted, with the same x-api-key as our node', async () => {
-		const credential = sandboxCredential(sandbox);
-		await n8n.importCredential(credential);
-		const ref = { id: credential.id, name: credential.name };
-		const workflow = chain(
-			'e2eCredentialHttp1',
-			'credential: HTTP Request node and our node',
-			[
-				{
-					name: 'HTTP Request',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					credentials: { clearinghouseApi: ref },
-					parameters: {
-						method: 'GET',
-						url: `${sandbox.mainUrl}/api/v1/account/limits`,
-						authentication: 'predefinedCredentialType',
-						nodeCredentialType: 'clearinghouseApi',
-						options: {},
-					},
-				},
-				{ ...action('Limits', 'account', 'getLimits'), executeOnce: true },
-			],
-			ref,
-		);
-		await n8n.importWorkflows([workflow]);
+	test.each([
+		['the origin', ''],
+		['a trailing slash', '/'],
+		['the /api/v1 suffix', '/api/v1'],
+		['the /api/v1/ suffix with a slash', '/api/v1/'],
+	])('Base URL with %s passes, and asks GET /api/v1/account/limits once', async (_what, suffix) => {
 		const mark = await operator.mark();
-		const result = await n8n.execute(workflow.id);
-		expect(result.code).toBe(0);
-		const seen = (await operator.requests(mark)).filter((r) => r.path === '/api/v1/account/limits');
-		expect(seen.map((r) => r.status)).toEqual([200, 200]);
-		expect(seen.map((r) => r.headers['x-api-key'])).toEqual([sandbox.apiKey, sandbox.apiKey]);
+		const result = await pressTest({ ...credential().data, baseUrl: `${sandbox.mainUrl}${suffix}` });
+		expect(result).toMatchObject({ status: 'OK' });
+		const requests = await operator.requests(mark);
+		expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/account/limits 200']);
+		expect(requests[0].headers['x-api-key']).toBe(sandbox.apiKey);
+	});
+
+	test('a wrong key fails the test (the sandbox answers 401 to every ask)', async () => {
+		const mark = await operator.mark();
+		const result = await pressTest({ ...credential().data, apiKey: 'sk_wrong_key' });
+		expect(result.status).toBe('Error');
+		// n8n may ask more than once before it reports the failure; every ask is refused.
+		const requests = await operator.requests(mark);
+		expect(requests.length).toBeGreaterThan(0);
+		expect(new Set(requests.map((r) => `${r.method} ${r.path} ${r.status}`))).toEqual(new Set(['GET /api/v1/account/limits 401']));
 	});
 });

@@ -7,6 +7,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
+import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
 import { N8nRest } from '../queue/lib/rest';
 import { nodeItems, type ExecutionRecord } from './lib/executions';
 import { N8nInstance, type WorkflowInput } from './lib/n8n';
@@ -120,7 +121,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	/** The sandbox's orders whose memo starts with `prefix`, by memo. */
 	async function orders(prefix: string): Promise<Record<string, number>> {
-		const { paymentOrders } = await operator.api('GET', '/payment-orders?limit=1000');
+		const { paymentOrders } = await operator.api('GET', `/payment-orders?limit=1000&status=${PAYMENT_ORDER_STATUSES.join(',')}`);
 		const counts: Record<string, number> = {};
 		for (const o of paymentOrders as any[]) if (String(o.memo).startsWith(prefix)) counts[o.memo] = (counts[o.memo] ?? 0) + 1;
 		return counts;

@@ -231,7 +231,8 @@ export async function loadOptions(
 	setup: NodeSetup,
 ): Promise<unknown> {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup), 'parameters');
+	// n8n hands a load-options call the node's current parameters (for loadOptionsDependsOn).
+	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup, { currentNodeParameters: node.parameters }), 'parameters');
 	const methods = nodeType.methods as Record<string, Record<string, (...args: unknown[]) => unknown>>;
 	const fn = methods.loadOptions?.[method] ?? methods.listSearch?.[method];
 	if (!fn) throw new Error(`no load-options or list-search method ${method}`);

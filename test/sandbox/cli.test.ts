@@ -39,6 +39,13 @@ describe('CLI', () => {
 		const api = new Client(base + '/api/v1', 'sk_cli_test');
 		expect((await api.get('/supported-assets')).status).toBe(200);
 		expect((await new Client(lines[1].split('=')[1] + '/api/v1', 'sk_cli_test').get('/rewards/rule-blocks')).status).toBe(200);
+		// The browser console: printed, and served on the main origin with its script and styles.
+		expect(lines).toContain(`Console:      ${base}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`);
+		for (const [path, type] of [['/', 'text/html'], ['/console/console.js', 'text/javascript'], ['/console/console.css', 'text/css']]) {
+			const page = await fetch(base + path);
+			expect([path, page.status, page.headers.get('content-type')?.split(';')[0]]).toEqual([path, 200, type]);
+		}
+		expect(await (await fetch(base + '/')).text()).toContain('<script src="/console/console.js"></script>');
 		const code = await new Promise<number | null>((resolve) => {
 			child.on('exit', (c) => resolve(c));
 			child.kill('SIGTERM');

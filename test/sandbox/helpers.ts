@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox, Sandbox, SandboxOptions } from '../../sandbox/server';
+import { ORDER_STATUSES } from '../../sandbox/state';
 
 export interface Reply<T = any> { status: number; body: T; headers: Headers }
 
@@ -42,6 +43,11 @@ export async function refresh(env: Env): Promise<void> {
 	env.carol = env.state.users.find((u: any) => u.label === 'carol');
 	env.sub = env.state.subaccounts[0];
 }
+
+/** `status` is required on GET /payment-orders (the reference marks it so): every status, comma-separated. */
+export const ALL_STATUSES = `status=${ORDER_STATUSES.join(',')}`;
+/** The list path with every status and an optional extra query, e.g. orders('limit=1000'). */
+export const orders = (query = ''): string => `/payment-orders?${ALL_STATUSES}${query ? `&${query}` : ''}`;
 
 export const wallet = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
 export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();

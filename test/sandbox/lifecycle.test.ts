@@ -218,6 +218,7 @@ describe('cancel, refunds and returns', () => {
 		});
 		expect(again.version).toBeGreaterThan(refunded.version);
 		expect(again.refundTransactionHash).not.toBe(refunded.refundTransactionHash);
+		expect(again.refundReason).toBe('LATE_DEPOSIT');
 		await env.op.post('/webhooks/flush');
 		await waitFor(() => rx.orderEvents(o.id).filter((e) => e.data.payment_order.status === 'REFUNDED').length >= 2, 8000, 'two REFUNDED events');
 	});

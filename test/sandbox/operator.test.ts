@@ -1,5 +1,5 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
-import { Client, Env, createOrder, future, getOrder, paymentBody, setup, wallet } from './helpers';
+import { Client, Env, createOrder, future, getOrder, orders, paymentBody, setup, wallet } from './helpers';
 
 let env: Env;
 beforeAll(async () => {
@@ -39,7 +39,7 @@ describe('faults', () => {
 	});
 
 	it('commitThen500 commits the order, answers 500, and a retry with the same key returns it: exactly one order', async () => {
-		const before = (await env.api.get('/payment-orders')).body.total;
+		const before = (await env.api.get(orders())).body.total;
 		await env.op.post('/faults', { method: 'POST', path: '^/api/v1/payment$', commitThen500: true });
 		const body = paymentBody(env, { idempotencyKey: 'retry-me' });
 		const first = await env.api.post('/payment', body);
@@ -47,7 +47,7 @@ describe('faults', () => {
 		expect(first.body).toEqual({ error: expect.any(String) });
 		const retry = await env.api.post('/payment', body);
 		expect(retry.status).toBe(201);
-		const list = (await env.api.get('/payment-orders')).body;
+		const list = (await env.api.get(orders())).body;
 		expect(list.total).toBe(before + 1);
 		expect(list.paymentOrders[0].id).toBe(retry.body.paymentOrderId);
 	});
@@ -168,7 +168,7 @@ describe('state and reset', () => {
 	it('reset returns to a fresh seed with the same key; empty seed has no users', async () => {
 		await env.api.post('/payment', paymentBody(env));
 		expect((await env.op.post('/reset', { seed: 'empty' })).status).toBe(200);
-		expect((await env.api.get('/payment-orders')).body.total).toBe(0);
+		expect((await env.api.get(orders())).body.total).toBe(0);
 		expect((await env.op.get('/state')).body.users).toHaveLength(0);
 		await env.op.post('/reset', { seed: 'demo' });
 		expect((await env.op.get('/state')).body.users.length).toBeGreaterThan(1);
@@ -178,5 +178,15 @@ describe('state and reset', () => {
 		expect((await env.op.post('/clock/advance', { seconds: -1 })).status).toBe(400);
 		expect((await env.op.post('/deposits', { paymentOrderId: 'nope', sender: 'x', chain: 'ethereum', asset: 'USDC', amountUsd: 1 })).status).toBe(404);
 		expect((await env.op.post('/wallets/activate', { address: '0x' + '0'.repeat(40), chain: 'ethereum' })).status).toBe(404);
+	});
+});
+
+describe('outbox', () => {
+	it('keeps what an example would have posted to Slack or a sheet, by channel', async () => {
+		expect((await env.op.post('/outbox/slack', { text: 'order funded' })).status).toBe(201);
+		expect((await env.op.post('/outbox/ledger', { paymentOrderId: 'po-1' })).status).toBe(201);
+		const slack = await env.op.get('/outbox?channel=slack');
+		expect(slack.body.messages.map((m: any) => m.body)).toEqual([{ text: 'order funded' }]);
+		expect((await env.op.get('/outbox')).body.messages.map((m: any) => m.channel)).toEqual(['slack', 'ledger']);
 	});
 });

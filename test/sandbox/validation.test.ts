@@ -1,5 +1,5 @@
 /** Validation rules, auth, idempotency, quotes, lists, return details and rulesets, status code by status code. */
-import { Client, Env, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet } from './helpers';
+import { Client, Env, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet, orders } from './helpers';
 
 let env: Env;
 beforeAll(async () => {
@@ -133,7 +133,7 @@ describe('POST /payment validation', () => {
 		expect(b.body).toEqual(a.body);
 		const c = await env.api.post('/payment', { ...body, amountUsd: 101 });
 		expect(c.status).toBe(409);
-		const list = await env.api.get('/payment-orders?limit=1000');
+		const list = await env.api.get(orders('limit=1000'));
 		expect(list.body.paymentOrders.filter((o: any) => o.idempotencyKey === 'idem-1')).toHaveLength(1);
 	});
 
@@ -224,15 +224,15 @@ describe('GET /payment-orders', () => {
 	it('lists newest first with direction SENT and no returns; paginates with total and hasMore', async () => {
 		const a = await createOrder(env, { memo: 'list-a' });
 		const b = await createOrder(env, { memo: 'list-b' });
-		const r = await env.api.get('/payment-orders?limit=2');
+		const r = await env.api.get(orders('limit=2'));
 		expect(r.status).toBe(200);
 		expect(r.body).toMatchObject({ limit: 2, offset: 0, hasMore: true, total: expect.any(Number) });
 		expect(r.body.paymentOrders.map((o: any) => o.id)).toEqual([b.id, a.id]);
 		expect(r.body.paymentOrders[0].direction).toBe('SENT');
 		expect(r.body.paymentOrders[0].returns).toBeUndefined();
-		const page2 = await env.api.get('/payment-orders?limit=1&offset=1');
+		const page2 = await env.api.get(orders('limit=1&offset=1'));
 		expect(page2.body.paymentOrders[0].id).toBe(a.id);
-		const last = await env.api.get(`/payment-orders?limit=1000&offset=${r.body.total - 1}`);
+		const last = await env.api.get(orders(`limit=1000&offset=${r.body.total - 1}`));
 		expect(last.body.hasMore).toBe(false);
 		expect(last.body.paymentOrders).toHaveLength(1);
 	});
@@ -248,18 +248,24 @@ describe('GET /payment-orders', () => {
 		const comma = await env.api.get('/payment-orders?status=CANCELED,AWAITING_FUNDS&limit=1000');
 		expect(rep.body.total).toBe(comma.body.total);
 		expect(rep.body.total).toBeGreaterThan(one.body.total);
-		expect((await env.api.get(`/payment-orders?fromUserId=${env.bob.id}`)).body.total).toBe(0);
+		expect((await env.api.get(orders(`fromUserId=${env.bob.id}`))).body.total).toBe(0);
 		const created = Date.parse(o.createdAt);
-		const win = await env.api.get(`/payment-orders?createdAfter=${new Date(created).toISOString()}&createdBefore=${new Date(created + 1).toISOString()}&limit=1000`);
+		const win = await env.api.get(orders(`createdAfter=${new Date(created).toISOString()}&createdBefore=${new Date(created + 1).toISOString()}&limit=1000`));
 		expect(win.body.paymentOrders.map((x: any) => x.id)).toContain(o.id);
-		const none = await env.api.get(`/payment-orders?createdAfter=${new Date(created + 3600_000).toISOString()}`);
+		const none = await env.api.get(orders(`createdAfter=${new Date(created + 3600_000).toISOString()}`));
 		expect(none.body.total).toBe(0);
 	});
 
-	it.each(['epochId=5', 'status=NOPE', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'createdAfter=yesterday', 'includeSubaccounts=yes', 'subaccountId=x'])('400 on %s', async (qs) => {
-		const r = await env.api.get(`/payment-orders?${qs}`);
+	it.each(['epochId=5', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'createdAfter=yesterday', 'includeSubaccounts=yes', 'subaccountId=x'])('400 on %s', async (qs) => {
+		const r = await env.api.get(orders(qs));
 		expect(r.status).toBe(400);
 		expect(r.body.error).toEqual(expect.any(String));
+	});
+
+	it.each([['no status', 'limit=5'], ['an empty status', 'status=&limit=5'], ['an unknown status', 'status=NOPE']])('status is required (marked so in the reference): 400 with %s', async (_what, qs) => {
+		const r = await env.api.get(`/payment-orders?${qs}`);
+		expect(r.status).toBe(400);
+		expect(r.body).toMatchObject({ error: 'validation_error', path: expect.stringMatching(/^status/) });
 	});
 });
 

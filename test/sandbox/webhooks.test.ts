@@ -11,7 +11,9 @@ let good: Receiver;
 let bad: Receiver;
 
 beforeAll(async () => {
-	env = await setup({ timeScale: 100_000 });
+	// Backoffs become instant; the attempt timeout stays at 2 s, so that a receiver slowed by a loaded
+	// machine is not taken for a timeout (at 250 ms one delivery was retried and received twice).
+	env = await setup({ timeScale: 100_000, attemptTimeoutMs: 2_000 });
 	strict = await setup({ allowLoopbackWebhooks: false });
 	good = await new Receiver().start();
 	bad = await new Receiver().start();
@@ -44,10 +46,65 @@ describe('endpoint URL rules', () => {
 	it('accepts a public https URL', async () => {
 		expect((await strict.api.post('/webhooks/endpoints', { url: 'https://hooks.example.com/x', description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
 	});
+	it.each([
+		'https://hooks.invalid/x', 'https://hooks.test/x', 'https://hooks.example/x', 'https://app.localhost/x', 'https://printer.local/x', 'https://svc.internal/x',
+		'https://router.home.arpa/x', 'https://abc.onion/x', 'https://x.alt/x', 'https://intranet/x', 'https://hooks.test./x', 'https://HOOKS.TEST/x',
+		'https://100.64.0.1/x', 'https://198.18.0.1/x', 'https://192.0.2.1/x', 'https://203.0.113.9/x', 'https://0.0.0.0/x', 'https://255.255.255.255/x', 'https://224.0.0.1/x',
+		'https://0x7f.1/x', 'https://2130706433/x', 'https://[fc00::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[::ffff:10.0.0.1]/x',
+		'https://[2001:db8::1]/x', 'https://[64:ff9b::7f00:1]/x', 'https://[ff02::1]/x', 'https://[::]/x',
+	])('refuses the special-use or non-public host of %s (400)', async (url) => {
+		const r = await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] });
+		expect(r).toMatchObject({ status: 400, body: { error: 'invalid_webhook_url', path: 'url' } });
+	});
+	it.each(['https://8.8.8.8/x', 'https://[2606:4700:4700::1111]/x', 'https://hooks.clearinghouse-nodes.dev/x'])('accepts the public host of %s', async (url) => {
+		expect((await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
+	});
 	it('with the loopback flag: http on 127.0.0.1, localhost and [::1]; never http elsewhere or metadata', async () => {
 		for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x']) expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
 		for (const url of ['http://hooks.example.com/x', 'https://169.254.169.254/x']) expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(400);
 		await clearEndpoints();
+	});
+});
+
+describe('endpoint URL rules with DNS resolution on (--resolve-webhook-hosts)', () => {
+	let dns: Env;
+	const answers: Record<string, string[] | 'NXDOMAIN'> = {
+		'hooks.public.dev': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+		'rebind.public.dev': ['127.0.0.1'],
+		'mixed.public.dev': ['93.184.216.34', '10.0.0.7'],
+		'v6private.public.dev': ['fd12::1'],
+		'gone.public.dev': 'NXDOMAIN',
+	};
+	beforeAll(async () => {
+		dns = await setup({
+			allowLoopbackWebhooks: false,
+			resolveWebhookHosts: true,
+			webhookLookup: async (host) => {
+				const a = answers[host];
+				if (!a || a === 'NXDOMAIN') throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+				return a;
+			},
+		});
+	});
+	afterAll(() => dns.sb.close());
+	const create = (url: string) => dns.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] });
+
+	it('accepts a name that resolves only to public addresses', async () => {
+		expect((await create('https://hooks.public.dev/x')).status).toBe(201);
+	});
+	it.each([
+		['a public name pointing at loopback', 'https://rebind.public.dev/x', /127\.0\.0\.1/],
+		['one private address among public ones', 'https://mixed.public.dev/x', /10\.0\.0\.7/],
+		['a private IPv6 answer', 'https://v6private.public.dev/x', /fd12::1/],
+		['a name that does not resolve', 'https://gone.public.dev/x', /does not resolve/],
+	])('refuses %s (400)', async (_what, url, why) => {
+		const r = await create(url);
+		expect(r).toMatchObject({ status: 400, body: { error: 'invalid_webhook_url' } });
+		expect(r.body.message).toMatch(why);
+	});
+	it('checks a changed URL the same way (PATCH)', async () => {
+		const e = await create('https://hooks.public.dev/y');
+		expect((await dns.api.patch(`/webhooks/endpoints/${e.body.id}`, { url: 'https://rebind.public.dev/y' })).status).toBe(400);
 	});
 });
 
@@ -205,7 +262,7 @@ describe('delivery semantics', () => {
 		await order();
 		await waitFor(async () => (await deliveriesOf(e.id)).find((d) => d.status === 'DELIVERED'));
 		bad.respond = () => 500;
-	});
+	}, 60_000); // its own waits allow 20 s: jest's default 5 s cut it short on a loaded machine
 
 	it('a success resets consecutiveFailures; a timeout counts as a failed attempt', async () => {
 		await clearEndpoints();

@@ -42,8 +42,12 @@ export function chainField(overrides: Partial<INodeProperties> = {}): INodePrope
 	return supportedAssetDropdown({ displayName: 'Chain Name or ID', name: 'toChain' }, 'getChains', overrides);
 }
 
-export function assetField(overrides: Partial<INodeProperties> = {}): INodeProperties {
-	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', overrides);
+/** The asset dropdown lists the assets of the chain chosen in `chainParameter` (reloaded when it changes). */
+export function assetField(overrides: Partial<INodeProperties> = {}, chainParameter = 'toChain'): INodeProperties {
+	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', {
+		typeOptions: { loadOptionsMethod: 'getAssets', loadOptionsDependsOn: [chainParameter] },
+		...overrides,
+	});
 }
 
 export const amountField: INodeProperties = {
@@ -54,7 +58,7 @@ export const amountField: INodeProperties = {
 	default: '',
 	placeholder: '125.50',
 	description:
-		'US dollars to deliver, greater than 0 with at most 4 decimal places (one pip is 0.0001). Checked exactly before anything is sent.',
+		'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
 };
 
 /** Options → Concurrency: read once by the router for the whole run. */
@@ -90,6 +94,13 @@ export const subaccountWriteOption: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. 3f0c9c4e-…',
 	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
+};
+
+/** Subaccount owning an existing order on a write to it (body field `subaccountId`). */
+export const subaccountOrderOption: INodeProperties = {
+	...subaccountWriteOption,
+	description:
+		'The direct child subaccount (UUID) whose order this is. Leave empty for an order of this account: without it the service looks only in this account.',
 };
 
 /** Subaccount on a read (query `subaccountId`). */
@@ -169,7 +180,7 @@ export const paymentOrderLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. po_01HZX…',
+			placeholder: 'e.g. 9b2f6c1e-4d3a-4f8e-a1c7-2e5d8b0f3a69',
 		},
 	],
 };

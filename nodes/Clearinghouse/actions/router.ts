@@ -84,18 +84,29 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
 			if (!continueOnFail) throw outcome.error;
-			// n8n keeps only `{error}` as the json of an item that carries `error`, and merges the paired
-			// input item back in when it routes the item to the node's error output.
-			output.push({
-				json: { error: outcome.error.message },
-				error: outcome.error,
-				pairedItem: { item: itemIndex },
-			});
+			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
 		}
 		for (const json of outcome.records) output.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return [output];
+}
+
+/**
+ * The json of a failed item under Continue On Fail: the error text (with the service's explanation)
+ * and, for an API answer, `details` with its HTTP status and a hint. Only `json.error` is set, no
+ * item-level `error`: on the error output n8n 2.40.7 merges the paired input item's fields in beside
+ * it, but replaces the json of any item that carries an item-level `error` with `{error}` alone
+ * (`normalizeNodeErrors`), dropping the payee and invoice fields the user needs to act on the
+ * failure. n8n routes an item to the error output by `json.error` only while its json has no keys
+ * but `error`, `message` and `details`, so nothing else may be added here.
+ */
+export function failedItemJson(error: NodeApiError | NodeOperationError): IDataObject {
+	const json: IDataObject = { error: error.message };
+	if (error instanceof NodeApiError && error.httpCode) {
+		json.details = { httpCode: error.httpCode, description: error.description ?? '' };
+	}
+	return json;
 }
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {

@@ -1,5 +1,7 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { paymentOrderLabel } from '../../shared/labels';
+import { PAYMENT_ORDER_STATUSES } from '../../shared/paymentOrderStatus';
 import { apiRequest } from '../../shared/transport';
 
 const PAGE_SIZE = 50;
@@ -24,15 +26,13 @@ export async function searchPaymentOrders(
 	const page = await apiRequest.call(this, {
 		method: 'GET',
 		path: '/payment-orders',
-		qs: { limit: PAGE_SIZE, offset },
+		// `status` is required by the reference: every known status.
+		qs: { limit: PAGE_SIZE, offset, status: [...PAYMENT_ORDER_STATUSES] },
 	});
 	const orders = (page.paymentOrders as IDataObject[] | undefined) ?? [];
 	const results = orders
 		.filter((o) => matches(filter, o.id, o.toAddress, o.memo, o.status))
-		.map((o) => ({
-			name: `${String(o.amountUsd ?? '')} USD ${String(o.asset ?? '')} → ${String(o.toAddress ?? '')} (${String(o.status ?? '')})`,
-			value: String(o.id),
-		}));
+		.map((o) => ({ name: paymentOrderLabel(o), value: String(o.id) }));
 	const next = offset + orders.length;
 	const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : orders.length === PAGE_SIZE;
 	return { results, paginationToken: hasMore && orders.length > 0 ? String(next) : undefined };

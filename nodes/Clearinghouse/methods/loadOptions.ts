@@ -1,5 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 
+import { chainDisplayName } from '../../shared/labels';
 import { apiRequest } from '../../shared/transport';
 
 async function supportedAssets(ctx: ILoadOptionsFunctions): Promise<IDataObject[]> {
@@ -9,16 +10,24 @@ async function supportedAssets(ctx: ILoadOptionsFunctions): Promise<IDataObject[
 	})) as unknown as IDataObject[];
 }
 
-function unique(values: string[]): INodePropertyOptions[] {
-	return [...new Set(values)].sort().map((value) => ({ name: value, value }));
+function unique(values: string[], name: (value: string) => string = (value) => value): INodePropertyOptions[] {
+	return [...new Set(values)].sort().map((value) => ({ name: name(value), value }));
 }
 
-/** Chains from GET /supported-assets, the live list. */
+/** Chains from GET /supported-assets, the live list, shown by name (the value stays the API's). */
 export async function getChains(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return unique((await supportedAssets(this)).map((a) => String(a.chain)));
+	return unique((await supportedAssets(this)).map((a) => String(a.chain)), chainDisplayName);
 }
 
-/** Asset symbols from GET /supported-assets. */
+/**
+ * Asset symbols from GET /supported-assets, only those on the chain chosen in the same node (the
+ * field `toChain`, or `deliveredChain` for a receive ruleset); all of them while no chain is
+ * chosen or the chain is an expression.
+ */
 export async function getAssets(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return unique((await supportedAssets(this)).map((a) => String(a.symbol)));
+	const chain = [this.getCurrentNodeParameter('toChain'), this.getCurrentNodeParameter('deliveredChain')].find(
+		(value): value is string => typeof value === 'string' && value !== '' && !value.startsWith('='),
+	);
+	const pairs = await supportedAssets(this);
+	return unique(pairs.filter((a) => chain === undefined || a.chain === chain).map((a) => String(a.symbol)));
 }

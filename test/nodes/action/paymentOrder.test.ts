@@ -2,6 +2,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
+import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 import { listSearch } from '../../helpers/n8n';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
@@ -115,7 +116,7 @@ describe('Create', () => {
 	test.each([
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
-		[{ amountUsd: '1.23456' }, 'Amount (USD) must be a whole number of pips'],
+		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
 		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
@@ -180,7 +181,7 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(3);
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(out[1].json.error).toMatch(/whole number of pips/);
+		expect(out[1].json.error).toMatch(/at most 4 decimal places/);
 		expect(Object.keys(out[1].json)).toEqual(['error']); // what n8n keeps of a failed item's json
 		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
 		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
@@ -214,9 +215,10 @@ describe('Create', () => {
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
-		expect(out[1].json.error).toMatch(/Clearinghouse API error 400: recipient_not_active/);
+		expect(out[1].json.error).toMatch(/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
-		expect((out[1].error as any).httpCode).toBe('400');
+		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/invalid/) });
+		expect(out[1].error).toBeUndefined(); // an item-level error would make n8n drop the input's fields on the error output
 	});
 
 	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {
@@ -417,6 +419,19 @@ describe('Get and Get Many', () => {
 		]);
 	});
 
+	test('status is always sent (required by the reference): every known status when none is picked', async () => {
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5 });
+		await env.run({ resource: 'paymentOrder', operation: 'getMany', returnAll: false, limit: 5, filters: { status: [] } });
+		const setup = { parameters: { resource: 'paymentOrder', operation: 'get' }, credentials: { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl } };
+		await listSearch(node, 'searchPaymentOrders', setup);
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.query.status])).toEqual([
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
+			[200, [...PAYMENT_ORDER_STATUSES]],
+		]);
+	});
+
 	test('the From List search pages through orders 50 at a time and filters', async () => {
 		await env.op('POST', '/payment-orders/bulk', { count: 55, fromUserId: env.alice.id });
 		const setup = {
@@ -547,6 +562,24 @@ describe('Cancel', () => {
 		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/cancel`, status: 202 });
 		expect(req.body).toEqual({ reason: 'customer withdrew' });
 		expect(item.json).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
+	});
+
+	test("a subaccount's order: 404 without Subaccount ID, canceled with it (sent in the body)", async () => {
+		const sub = env.state.subaccounts[0].id;
+		const { paymentOrderId: id } = await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub }).then(async () => {
+			const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+			return { paymentOrderId: ((await page.json()) as any).paymentOrders[0].id as string };
+		});
+		await env.mark();
+		const cancel = (options = {}) => env.run({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'r', options });
+		await expect(cancel()).rejects.toMatchObject({ httpCode: '404' });
+		const [item] = await cancel({ subaccountId: sub });
+		expect(item.json).toMatchObject({ accepted: true, statusCode: 202 });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => [r.status, r.body])).toEqual([
+			[404, { reason: 'r' }],
+			[202, { reason: 'r', subaccountId: sub }],
+		]);
 	});
 
 	test('an un-keyed write is not retried after commit-then-500', async () => {

@@ -30,7 +30,21 @@ describe('Supported Asset and dropdowns', () => {
 		const assets = (await loadOptions(node, 'getAssets', setup)) as any[];
 		const pairs = env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
 		expect(chains.map((c) => c.value)).toEqual([...new Set(pairs.map((p) => p.chain))].sort());
+		expect(chains.map((c) => c.name)).toEqual(['Base', 'Ethereum', 'Solana']);
 		expect(assets.map((a) => a.value)).toEqual([...new Set(pairs.map((p) => p.symbol))].sort());
+	});
+
+	test('the asset list follows the chosen chain (toChain, or deliveredChain for a ruleset)', async () => {
+		await env.op('POST', '/reset', {});
+		const pairs = env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
+		const on = (chain: string) => pairs.filter((p) => p.chain === chain).map((p) => p.symbol).sort();
+		const assetsFor = async (parameters: Record<string, string>) =>
+			((await loadOptions(node, 'getAssets', { parameters, credentials: creds() })) as any[]).map((a) => a.value);
+		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: 'solana' })).toEqual(on('solana'));
+		expect(await assetsFor({ resource: 'receiveRuleset', operation: 'create', deliveredChain: 'base' })).toEqual(on('base'));
+		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: '={{ $json.chain }}' })).toEqual([...new Set(pairs.map((p) => p.symbol))].sort());
+		const field = node.description.properties.find((p) => p.name === 'deliveredAsset');
+		expect(field?.typeOptions).toEqual({ loadOptionsMethod: 'getAssets', loadOptionsDependsOn: ['deliveredChain'] });
 	});
 });
 
@@ -103,7 +117,7 @@ describe('Quote, Deposit Address, Account', () => {
 		});
 		expect(item.json).toMatchObject({ serviceable: true, amountUsd: 10.25 });
 		await env.mark();
-		await expect(env.run({ ...params, amountUsd: '0.00001' })).rejects.toThrow(/Amount \(USD\) must be a whole number of pips/);
+		await expect(env.run({ ...params, amountUsd: '0.00001' })).rejects.toThrow(/Amount \(USD\) must have at most 4 decimal places/);
 		await expect(env.run({ ...params, additionalFields: { name: 'n'.repeat(65) } })).rejects.toThrow(/Name must be 1-64/);
 		expect(await env.requests()).toEqual([]);
 		await env.op('POST', '/faults', { method: 'POST', path: '/quotes$', count: 1, commitThen500: true });

@@ -13,6 +13,7 @@ import {
 	Receiver,
 	requestsSince,
 	sandbox,
+	secretOf,
 	trigger,
 	type Sandbox,
 	type TriggerUnderTest,
@@ -72,7 +73,11 @@ describe('create', () => {
 
 		const state = t.staticData.node();
 		expect(state.url).toBe(receiver.urlOf(t));
-		expect(state.secret).toMatch(/^whsec_[0-9a-f]+$/);
+		// Kept sealed: nothing in the static data (which editors and exports see) is the secret.
+		expect(state.secret).toBeUndefined();
+		expect(state.secretBox).toMatch(/^chbox1\./);
+		expect(JSON.stringify(t.staticData.saved)).not.toContain('whsec_');
+		expect(secretOf(sb, t)).toMatch(/^whsec_[0-9a-f]+$/);
 		const live = await endpointsAt(sb, receiver.urlOf(t));
 		expect(live.map((e) => e.id)).toEqual([state.endpointId]);
 
@@ -128,6 +133,7 @@ describe('checkExists', () => {
 		expect(await trigger.webhookMethods.default.checkExists.call(hook(sb, receiver, t))).toBe(false);
 		expect(t.staticData.node().endpointId).toBeUndefined();
 		expect(t.staticData.node().secret).toBeUndefined();
+		expect(t.staticData.node().secretBox).toBeUndefined();
 
 		await trigger.webhookMethods.default.create.call(hook(sb, receiver, t));
 		const live = await endpointsAt(sb, receiver.urlOf(t));
@@ -140,14 +146,14 @@ describe('checkExists', () => {
 	it('adopts the endpoint at its URL after the state was lost, with a fresh secret, leaving one endpoint', async () => {
 		const t = newTrigger();
 		await activate(sb, receiver, t);
-		const first = { ...t.staticData.node() };
+		const first = { ...t.staticData.node(), secret: secretOf(sb, t) } as Record<string, unknown>;
 
 		t.staticData.saved = {}; // static data lost (workflow re-imported, database restored…)
 		expect(await activate(sb, receiver, t)).toBe('kept');
 		const adopted = t.staticData.node();
 		expect(adopted.endpointId).toBe(first.endpointId);
-		expect(adopted.secret).toMatch(/^whsec_/);
-		expect(adopted.secret).not.toBe(first.secret);
+		expect(secretOf(sb, t)).toMatch(/^whsec_/);
+		expect(secretOf(sb, t)).not.toBe(first.secret);
 		expect(await endpointsAt(sb, receiver.urlOf(t))).toHaveLength(1);
 
 		// The rotation was immediate: only the new secret signs, and our node accepts it.
@@ -155,6 +161,35 @@ describe('checkExists', () => {
 		const attempts = (await operator(sb, 'GET', `webhooks/attempts?endpointId=${adopted.endpointId}`)).attempts;
 		const header = attempts[attempts.length - 1].headers['x-service-webhook-signature'] as string;
 		expect(header.match(/v1=/g)).toHaveLength(1);
+	});
+
+	it('seals a plain secret left by an earlier version (migration on publish), keeping the endpoint', async () => {
+		const t = newTrigger();
+		await activate(sb, receiver, t);
+		const { endpointId, url } = t.staticData.node();
+		const secret = secretOf(sb, t)!;
+		// What versions before the box stored.
+		t.staticData.saved['node:Clearinghouse Trigger'] = { endpointId, secret, url };
+
+		expect(await activate(sb, receiver, t)).toBe('kept');
+		expect(t.staticData.node()).toEqual({ endpointId, url, secretBox: expect.stringMatching(/^chbox1\./) });
+		expect(secretOf(sb, t)).toBe(secret);
+		expect(await pingDelivered(endpointId as string)).toBe(true);
+	});
+
+	it('renews the secret under a changed API key (the old box no longer opens), keeping the endpoint', async () => {
+		const t = newTrigger();
+		await activate(sb, receiver, t);
+		const first = { ...t.staticData.node(), secret: secretOf(sb, t) } as Record<string, unknown>;
+		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
+		expect(secretOf(sb, t)).toBeUndefined();
+
+		expect(await activate(sb, receiver, t)).toBe('kept');
+		expect(t.staticData.node().endpointId).toBe(first.endpointId);
+		expect(secretOf(sb, t)).toMatch(/^whsec_/);
+		expect(secretOf(sb, t)).not.toBe(first.secret);
+		expect(await endpointsAt(sb, receiver.urlOf(t))).toHaveLength(1);
+		expect(await pingDelivered(first.endpointId as string)).toBe(true);
 	});
 
 	it('re-enables a DISABLED endpoint', async () => {

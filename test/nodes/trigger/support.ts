@@ -11,6 +11,7 @@ import { HookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseData } from 'n8n-workflow';
 
 import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
+import { openSecret } from '../../../nodes/shared/secretBox';
 import { startSandbox } from '../../../sandbox/server';
 import type { NodeSetup } from '../../helpers/n8n';
 import { additionalDataFor, makeWorkflow, webhookContext } from '../../helpers/n8n';
@@ -23,7 +24,9 @@ export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
 export async function sandbox(): Promise<Sandbox> {
 	// timeScale speeds up the sandbox's own timers (deposit steps) only; signatures use real time.
-	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50 });
+	// The attempt timeout stays at 5 s (10 s ÷ 50 would be the 250 ms floor), so that a receiver slowed
+	// by a loaded machine is not taken for a timeout and sent the delivery again.
+	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000 });
 }
 
 export async function api(sb: Sandbox, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -108,6 +111,16 @@ export interface TriggerUnderTest {
 	staticData: N8nStaticData;
 	/** 'webhook' for production, 'manual' for the editor's test webhook. */
 	mode?: 'webhook' | 'manual';
+	/** The credential's API key; the sandbox's own key when unset. */
+	apiKey?: string;
+}
+
+/** n8n's node id in the harness's workflows (part of the secret box's scope). */
+export const NODE_ID = 'node-under-test';
+
+/** The endpoint secret the trigger keeps sealed in its static data, opened with its credential's key. */
+export function secretOf(sb: Sandbox, t: TriggerUnderTest): string | undefined {
+	return openSecret(t.staticData.node().secretBox, { apiKey: t.apiKey ?? sb.apiKey, workflowId: t.workflowId, nodeId: NODE_ID });
 }
 
 /** What n8n's webhook server does around webhook() (webhook-helpers.ts), for one request. */
@@ -145,7 +158,7 @@ export function setupFor(sb: Sandbox, t: TriggerUnderTest): NodeSetup {
 	return {
 		name: NODE_NAME,
 		parameters: t.parameters as NodeSetup['parameters'],
-		credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
 		workflowId: t.workflowId,
 		webhookId: `wh-${t.workflowId}`,
 	};

@@ -6,6 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
+import { forgetRenewals } from '../../../nodes/ClearinghouseTrigger/lifecycle';
 import {
 	activate,
 	api,
@@ -17,7 +18,9 @@ import {
 	newOrder,
 	nowSeconds,
 	Receiver,
+	operator,
 	sandbox,
+	secretOf as storedSecret,
 	until,
 	type Outcome,
 	type Sandbox,
@@ -44,9 +47,9 @@ afterAll(async () => {
 });
 
 /** Each test gets its own published trigger, and the others' endpoints are removed (so each order's events reach only it). */
-async function published(parameters: IDataObject = {}): Promise<TriggerUnderTest> {
+async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string): Promise<TriggerUnderTest> {
 	for (const id of endpointIds.splice(0)) await api(sb, 'DELETE', `/webhooks/endpoints/${id}`);
-	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData() };
+	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), apiKey };
 	receiver.serve(t);
 	await activate(sb, receiver, t);
 	endpointIds.push(String(t.staticData.node().endpointId));
@@ -54,8 +57,19 @@ async function published(parameters: IDataObject = {}): Promise<TriggerUnderTest
 	return t;
 }
 
+/** Most tests here sign made-up orders or follow each genuine event's own payload: confirmation off. */
+const published = (parameters: IDataObject = {}) => publishedTrigger(unconfirmed(parameters));
+/** With the node's defaults (confirmation on). */
+const publishedWithDefaults = (parameters: IDataObject = {}) => publishedTrigger(parameters);
+
 function secretOf(t: TriggerUnderTest): string {
-	return t.staticData.node().secret as string;
+	return storedSecret(sb, t) as string;
+}
+
+/** Confirmation with the API off: for tests about something else that sign made-up orders, or that
+ * follow each genuine event's own payload (a confirmed event carries the order's state at delivery). */
+function unconfirmed(parameters: IDataObject = {}): IDataObject {
+	return { ...parameters, options: { ...((parameters.options as IDataObject) ?? {}), confirmWithApi: false } };
 }
 
 function envelope(order: Record<string, unknown>, id = `evt_${Math.random().toString(16).slice(2)}_payment_order`): string {
@@ -179,12 +193,15 @@ describe('verification', () => {
 
 describe('payment_order events from the sandbox', () => {
 	it('become one item each with event id, type, created, accountId, delivery id and the order', async () => {
-		await published();
+		await publishedWithDefaults();
 		const o = await newOrder(sb);
 		const [outcome] = await outcomesFor(o.id, 1);
 		expect(outcome.status).toBe(200);
 		expect(outcome.items).toHaveLength(1);
 		const event = JSON.parse(outcome.rawBody.toString());
+		// Confirmed (the default): the order as the API returns it now, and the event's own copy.
+		const now = (await api(sb, 'GET', `/payment-orders/${o.id}`)).body;
+		expect(now.version).toBe(event.data.payment_order.version);
 		expect(outcome.items![0].json).toEqual({
 			eventId: event.id,
 			type: 'payment_order',
@@ -192,14 +209,15 @@ describe('payment_order events from the sandbox', () => {
 			accountId: event.accountId,
 			deliveryId: outcome.headers['x-service-webhook-delivery-id'],
 			kind: 'status',
-			paymentOrder: event.data.payment_order,
+			paymentOrder: now,
+			eventPaymentOrder: event.data.payment_order,
 		});
 		expect(event.id).toMatch(/^evt_.+_payment_order$/);
 		expect((outcome.items![0].json.paymentOrder as any).id).toBe(o.id);
 	});
 
 	it('drop a duplicate delivery (the service replays the same event id) and acknowledge it', async () => {
-		await published();
+		await publishedWithDefaults();
 		const o = await newOrder(sb);
 		const [first] = await outcomesFor(o.id, 1);
 		expect(first.items).toHaveLength(1);
@@ -244,14 +262,14 @@ describe('payment_order events from the sandbox', () => {
 		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
 	});
 
-	it('let a duplicate through after a restart when nothing saved the mirror (why the README recommends Remove Duplicates)', async () => {
+	it('let a duplicate through after a restart when nothing saved the mirror (why the README keys effects that must happen once on the event id)', async () => {
 		const t = await published();
 		const body = envelope({ id: 'po-lost', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_lost_payment_order');
 		expect((await signed(t, body)).items).toHaveLength(1);
 		forgetMemory();
 		const again = await signed(t, body);
 		expect(again.items).toHaveLength(1);
-		// …and the item carries the event id, the key for n8n's Remove Duplicates node.
+		// …and the item carries the event id, the key idempotent business steps use.
 		expect(again.items![0].json.eventId).toBe('evt_lost_payment_order');
 	});
 
@@ -322,7 +340,10 @@ describe('filters', () => {
 		const o = await newOrder(sb, 10);
 		await deposit(sb, o.id, 4);
 		const outcomes = await outcomesFor(o.id, 3);
-		expect(outcomes.map((x) => x.items?.[0]?.json.kind)).toEqual(['status', 'deposit', 'deposit']);
+		// A fourth deposit event (verified) may already be in when the third is: every later one is a deposit event.
+		const kinds = outcomes.map((x) => x.items?.[0]?.json.kind);
+		expect(kinds[0]).toBe('status');
+		expect(kinds.slice(1).every((k) => k === 'deposit')).toBe(true);
 	});
 
 	it('order statuses: only the selected ones run; the others are acknowledged', async () => {
@@ -384,7 +405,7 @@ describe('webhook.ping', () => {
 
 describe('the test webhook (editor)', () => {
 	it('verifies and emits deliveries to the /webhook-test/ URL with its own secret', async () => {
-		const prod = await published();
+		const prod = await publishedWithDefaults();
 		const test: TriggerUnderTest = { ...prod, mode: 'manual', staticData: new N8nStaticData() };
 		receiver.serve(test);
 		await activate(sb, receiver, test);
@@ -399,5 +420,164 @@ describe('the test webhook (editor)', () => {
 		});
 		expect(new Set(outcomes.map((x) => x.path.split('/')[1]))).toEqual(new Set(['webhook', 'webhook-test']));
 		expect(outcomes.every((x) => x.items?.length === 1)).toBe(true);
+	});
+});
+
+describe('confirmation with the API (on by default): a leaked secret cannot run forged events', () => {
+	const MAX_VERSION = 2 ** 53 - 1;
+
+	/** The order as the single-order GET returns it, shaped as a webhook payload (no returns block). */
+	async function currentOrder(id: string): Promise<Record<string, unknown>> {
+		const { returns: _returns, ...order } = (await api(sb, 'GET', `/payment-orders/${id}`)).body;
+		return order;
+	}
+
+	async function fundedItems(orderId: string) {
+		return await until(async () => {
+			await flush(sb);
+			const items = receiver.outcomes
+				.filter((x) => x.rawBody.toString().includes(orderId))
+				.flatMap((x) => x.items ?? [])
+				.filter((i) => (i.json.paymentOrder as any).status === 'FUNDED');
+			return items.length > 0 ? items : undefined;
+		}, 20_000);
+	}
+
+	it('a forged DISTRIBUTED event for 250,000 USD on an order that does not exist is acknowledged and runs nothing', async () => {
+		const t = await publishedWithDefaults();
+		const forged = envelope({ id: 'po-00000000-does-not-exist', status: 'DISTRIBUTED', amountUsd: 250_000, version: 7, inboundTransfers: [] });
+		expect(await signed(t, forged)).toEqual({ status: 200, body: { received: true, ignored: 'order_not_found' }, items: undefined });
+	});
+
+	it('an event naming an order of another account is acknowledged and runs nothing', async () => {
+		const state = await operator(sb, 'GET', 'state');
+		// The trigger runs with the subaccount's key; the order belongs to the parent account.
+		const t = await publishedTrigger({}, state.subaccounts[0].apiKey);
+		const parentOrder = await newOrder(sb, 20);
+		const forged = envelope({ ...(await currentOrder(parentOrder.id)), status: 'DISTRIBUTED', amountUsd: 250_000 });
+		expect(await signed(t, forged)).toEqual({ status: 200, body: { received: true, ignored: 'order_not_found' }, items: undefined });
+	});
+
+	it('a forged max-version event for a real order is refused (503, nothing recorded), and the real FUNDED event still runs', async () => {
+		const t = await publishedWithDefaults();
+		const o = await newOrder(sb, 10);
+		const [created] = await outcomesFor(o.id, 1);
+		expect(created.items).toHaveLength(1);
+		const forged = envelope({ ...(await currentOrder(o.id)), status: 'FUNDED', version: MAX_VERSION });
+		const outcome = await signed(t, forged);
+		expect(outcome.status).toBe(503);
+		expect(outcome.items).toBeUndefined();
+
+		await deposit(sb, o.id, 10);
+		const [funded] = await fundedItems(o.id);
+		expect(funded.json.paymentOrder).toMatchObject({ id: o.id, status: 'FUNDED' });
+		expect((funded.json.paymentOrder as any).version).toBeLessThan(MAX_VERSION);
+	});
+
+	it('control: with confirmation off, the same forged event runs and the real FUNDED event is suppressed', async () => {
+		const t = await published();
+		const o = await newOrder(sb, 10);
+		await outcomesFor(o.id, 1);
+		const forged = envelope({ ...(await currentOrder(o.id)), status: 'FUNDED', version: MAX_VERSION });
+		expect((await signed(t, forged)).items).toHaveLength(1);
+		await deposit(sb, o.id, 10);
+		const outcomes = await until(async () => {
+			await flush(sb);
+			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id) && x.rawBody.toString().includes('"FUNDED"') && !x.rawBody.toString().includes(String(MAX_VERSION)));
+			return mine.length > 0 ? mine : undefined;
+		}, 20_000);
+		// Acknowledged, so the service never retries it: classified against the forged FUNDED mark
+		// (as a deposit event, or stale), it runs nothing.
+		expect(outcomes[0].status).toBe(200);
+		expect(outcomes[0].items).toBeUndefined();
+		expect(['stale', 'deposit_event']).toContain((outcomes[0].body as any).ignored);
+	});
+
+	it('a late event is emitted with the order as it is now, and the stale filter uses that version', async () => {
+		const t = await publishedWithDefaults();
+		const o = await newOrder(sb, 10);
+		const [created] = await outcomesFor(o.id, 1);
+		await deposit(sb, o.id, 10);
+		await fundedItems(o.id);
+		// The creation event again, under a new event id (not a duplicate), signed now: the order moved on.
+		const late = JSON.parse(created.rawBody.toString());
+		const outcome = await signed(t, envelope(late.data.payment_order));
+		expect(outcome.body).toEqual({ received: true, ignored: 'stale' });
+		// With a fresh memory it runs, with the current order and the event's copy.
+		forgetMemory();
+		t.staticData.saved['node:Clearinghouse Trigger'] = { ...t.staticData.node(), memory: undefined };
+		const again = await signed(t, envelope(late.data.payment_order));
+		expect(again.items).toHaveLength(1);
+		expect(again.items![0].json.paymentOrder).toMatchObject({ id: o.id, status: 'FUNDED' });
+		expect(again.items![0].json.eventPaymentOrder).toMatchObject({ id: o.id, status: 'AWAITING_FUNDS', version: 1 });
+	});
+
+	it('a transient API error during confirmation answers 503 and emits nothing; the retry emits once', async () => {
+		const t = await publishedWithDefaults();
+		const o = await newOrder(sb, 10);
+		await outcomesFor(o.id, 1);
+		const body = envelope({ ...(await currentOrder(o.id)) }, `evt_transient_${Date.now()}_payment_order`);
+		forgetMemory(); // the real creation event was emitted: forget it, so only the fault decides
+		t.staticData.saved['node:Clearinghouse Trigger'] = { ...t.staticData.node(), memory: undefined };
+		// The node's one try fails.
+		await operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${o.id}$`, count: 1, status: 503 });
+		try {
+			const failed = await signed(t, body);
+			expect(failed.status).toBe(503);
+			expect(failed.items).toBeUndefined();
+		} finally {
+			await operator(sb, 'DELETE', 'faults');
+		}
+		expect((await signed(t, body)).items).toHaveLength(1);
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+	});
+});
+
+describe('the sealed secret on delivery', () => {
+	const STATE_KEY = 'node:Clearinghouse Trigger';
+	const ping = () => JSON.stringify({ id: `evt_test_${Date.now()}`, type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
+
+	it('a plain secret left by an earlier version is sealed by the next delivery that starts no run', async () => {
+		const t = await published();
+		const secret = secretOf(t);
+		const { endpointId, url } = t.staticData.node();
+		t.staticData.saved[STATE_KEY] = { endpointId, url, secret };
+		expect((await signed(t, ping(), { secret })).status).toBe(200);
+		expect(t.staticData.node()).toMatchObject({ endpointId, url, secretBox: expect.stringMatching(/^chbox1\./) });
+		expect(t.staticData.node().secret).toBeUndefined();
+		expect(secretOf(t)).toBe(secret);
+	});
+
+	it('after the API key changed, the first delivery renews the secret and is answered 503; the service\'s retry runs', async () => {
+		const t = await publishedWithDefaults();
+		const oldSecret = secretOf(t);
+		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
+		forgetRenewals();
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		const o = await newOrder(sb, 10);
+		const [first, retry] = await outcomesFor(o.id, 2);
+		expect(first.status).toBe(503);
+		expect(first.items).toBeUndefined();
+		expect(retry.status).toBe(200);
+		expect(retry.items).toHaveLength(1);
+		expect(retry.headers['x-service-webhook-id']).toBe(first.headers['x-service-webhook-id']);
+		expect(secretOf(t)).toMatch(/^whsec_/);
+		expect(secretOf(t)).not.toBe(oldSecret);
+		const rotations = (await operator(sb, 'GET', `requests?since=${since}`)).requests.filter((r: any) => /rotate-secret$/.test(r.path));
+		expect(rotations.map((r: any) => r.status)).toEqual([200]);
+	});
+
+	it('concurrent deliveries during a renewal share one rotation; a forged one after it is still refused', async () => {
+		const t = await published();
+		const oldSecret = secretOf(t);
+		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
+		forgetRenewals();
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		const outcomes = await Promise.all([1, 2, 3].map(() => signed(t, ping(), { secret: oldSecret })));
+		expect(outcomes.map((o) => o.status)).toEqual([503, 503, 503]);
+		const rotations = (await operator(sb, 'GET', `requests?since=${since}`)).requests.filter((r: any) => /rotate-secret$/.test(r.path));
+		expect(rotations).toHaveLength(1);
+		expectRefused(await signed(t, ping(), { secret: oldSecret }));
+		expect((await signed(t, ping())).status).toBe(200);
 	});
 });

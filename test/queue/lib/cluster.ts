@@ -7,7 +7,7 @@ import { N8nInstance, sleep, webhookLiveAt, type N8nProcess } from '../../e2e/li
 import { freePort } from '../../e2e/lib/ports';
 import { repoRoot } from '../../e2e/lib/runtime';
 import { PostgresExecutionStore } from './postgres';
-import { RoundRobinProxy } from './proxy';
+import { LossyFront, NginxProxy } from './proxy';
 
 /** PostgreSQL and Redis on loopback, in a folder of their own (scripts/services.sh). */
 export class Services {
@@ -18,8 +18,9 @@ export class Services {
 	) {}
 
 	static async start(dir: string): Promise<Services> {
-		const installed = spawnSync('bash', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null']).status === 0;
-		if (!installed) throw new Error('PostgreSQL or Redis is not installed: run `bash scripts/services.sh install` (root, apt) first');
+		const installed =
+			spawnSync('bash', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null && { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null']).status === 0;
+		if (!installed) throw new Error('PostgreSQL, Redis or nginx is not installed: run `bash scripts/services.sh install` (root, apt) first');
 		const pgPort = await freePort();
 		const redisPort = await freePort();
 		const services = new Services(dir, pgPort, redisPort);
@@ -60,7 +61,7 @@ export class QueueProcess {
 	}
 
 	/** Starts it and waits until /healthz/readiness (the worker's health server, or the webhook server) answers 200. */
-	async start(timeoutMs = 90_000): Promise<void> {
+	async start(timeoutMs = 240_000): Promise<void> {
 		this.process = await this.instance.spawnProcess([this.command, ...this.args], {
 			name: this.logName,
 			readyUrl: `http://127.0.0.1:${this.instance.port}/healthz/readiness`,
@@ -98,7 +99,8 @@ export interface ClusterOptions {
 /**
  * n8n in queue mode, all on loopback: PostgreSQL and Redis, the main process (`n8n start`, which
  * publishes triggers and enqueues executions but serves no production webhooks), workers that
- * execute, and webhook processes behind one round-robin entry point (WEBHOOK_URL).
+ * execute, and webhook processes behind nginx (hash on X-Service-Webhook-Id, the shipped
+ * examples/queue/nginx.conf), reached through a front door that can lose answers (WEBHOOK_URL).
  * Every process has its own user folder and ports: they share nothing but the database, Redis and
  * the encryption key.
  */
@@ -108,7 +110,10 @@ export class QueueCluster {
 	cli!: N8nInstance;
 	workers: QueueProcess[] = [];
 	webhooks: QueueProcess[] = [];
-	proxy!: RoundRobinProxy;
+	/** nginx in front of the webhook processes, with the shipped config (hash on X-Service-Webhook-Id). */
+	nginx!: NginxProxy;
+	/** The public address (WEBHOOK_URL), a pass-through to nginx that can lose answers. */
+	proxy!: LossyFront;
 	services: Services | undefined;
 	store!: PostgresExecutionStore;
 	readonly root: string;
@@ -135,7 +140,7 @@ export class QueueCluster {
 	private async boot(options: ClusterOptions): Promise<void> {
 		this.services = await Services.start(join(this.root, 'services'));
 		this.store = new PostgresExecutionStore(this.services.pgPort);
-		this.proxy = await new RoundRobinProxy().start();
+		const frontPort = await freePort();
 		Object.assign(this.env, {
 			EXECUTIONS_MODE: 'queue',
 			DB_TYPE: 'postgresdb',
@@ -149,11 +154,14 @@ export class QueueCluster {
 			// One key for every process: credentials and the instance id derive from it.
 			N8N_ENCRYPTION_KEY: 'queue-clearinghouse-encryption-key',
 			// The public webhook address is the entry point in front of the webhook processes.
-			WEBHOOK_URL: `${this.proxy.url}/`,
-			// A killed worker's job is declared stalled within seconds (defaults: 30 s lock, 30 s check).
-			QUEUE_WORKER_LOCK_DURATION: '6000',
-			QUEUE_WORKER_LOCK_RENEW_TIME: '2000',
-			QUEUE_WORKER_STALLED_INTERVAL: '3000',
+			WEBHOOK_URL: `http://127.0.0.1:${frontPort}/`,
+			// A killed worker's job is declared stalled sooner than with the defaults (60 s lock). Not
+			// lower: with a 6 s lock at a load of 27, batch runs ended 'error' and 2 of 40 stress events
+			// ran their business step twice, most likely because workers missed their lock renewals and
+			// n8n failed running jobs as stalled (answered 500, so the service retried).
+			QUEUE_WORKER_LOCK_DURATION: '30000',
+			QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
+			QUEUE_WORKER_STALLED_INTERVAL: '10000',
 			N8N_RUNNERS_MODE: 'internal',
 			...options.env,
 		});
@@ -171,7 +179,8 @@ export class QueueCluster {
 				// that job stays 'active' until the surviving worker's stalled-job check fails it.
 			},
 		});
-		await this.main.start({ timeoutMs: 120_000 });
+		// Generous: a fresh PostgreSQL database is migrated first, and the machine may be loaded.
+		await this.main.start({ timeoutMs: 300_000 });
 		// Own task-broker port: `n8n execute` opens one, and the main's is taken.
 		this.cli = await N8nInstance.create({ ...shared, root: join(this.root, 'cli'), env: this.env });
 		for (let i = 1; i <= (options.workers ?? 2); i++) {
@@ -188,13 +197,14 @@ export class QueueCluster {
 			const instance = await N8nInstance.create({ ...shared, root: join(this.root, `webhook${i}`), env: this.env });
 			this.webhooks.push(new QueueProcess(`webhook${i}`, instance, 'webhook'));
 		}
-		this.proxy.setBackends(this.webhooks.map((w) => w.instance.port));
+		this.nginx = NginxProxy.start(this.services.dir, await freePort(), await freePort(), this.webhooks.map((w) => w.instance.port));
+		this.proxy = await new LossyFront(this.nginx).start(frontPort);
 		// Two at a time: the machine has two cores.
 		const all = [...this.workers, ...this.webhooks];
 		for (let i = 0; i < all.length; i += 2) await Promise.all(all.slice(i, i + 2).map((p) => p.start()));
 	}
 
-	/** The public production URL of a webhook path (through the entry point). */
+	/** The public production URL of a webhook path (through the front door and nginx). */
 	webhookUrl(path: string): string {
 		return `${this.proxy.url}/webhook/${path.replace(/^\/+/, '')}`;
 	}
@@ -205,7 +215,7 @@ export class QueueCluster {
 	}
 
 	/** Waits until every webhook process serves the path (a PATCH is answered "did you mean POST"). */
-	async waitForWebhook(path: string, live = true, timeoutMs = 45_000): Promise<void> {
+	async waitForWebhook(path: string, live = true, timeoutMs = 180_000): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (Date.now() < deadline) {
 			const states = await Promise.all(this.webhooks.map((w) => webhookLiveAt(this.webhookUrlOn(w, path))));
@@ -234,6 +244,7 @@ export class QueueCluster {
 		await Promise.all([...this.webhooks, ...this.workers].map((p) => attempt(() => p.stop())));
 		if (this.main) await attempt(() => this.main.stop());
 		if (this.proxy) await attempt(() => this.proxy.close());
+		// services.sh stop also stops nginx (its pid file is in the same folder).
 		if (this.services) await attempt(() => this.services!.stop());
 		if (process.env.E2E_KEEP !== '1') rmSync(this.root, { recursive: true, force: true });
 		if (errors.length) throw errors[0];

@@ -1,87 +1,141 @@
-import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { join } from 'node:path';
 
-export interface ProxiedRequest {
-	/** Index of the backend the request went to. */
+import { repoRoot } from '../../e2e/lib/runtime';
+
+/** One request nginx passed to a webhook process (its access log, one JSON line each). */
+export interface RoutedRequest {
+	/** Index of the webhook process it went to (by port), -1 when none answered. */
 	backend: number;
+	/** Which nginx server: 'hash' (the shipped config) or 'roundRobin'. */
+	via: 'hash' | 'roundRobin';
 	method: string;
 	path: string;
-	/** What the backend answered. */
 	status: number;
-	/** What the client got (differs when the answer was deliberately lost). */
+	eventId?: string;
+}
+
+/**
+ * nginx from Debian's packages (scripts/services.sh proxy) in front of the webhook processes, with
+ * the shipped examples/queue/nginx.conf: hash on X-Service-Webhook-Id on `url`, and a plain
+ * round-robin upstream over the same processes on `roundRobinUrl` for comparison.
+ */
+export class NginxProxy {
+	private constructor(
+		readonly dir: string,
+		readonly port: number,
+		readonly roundRobinPort: number,
+		readonly backends: number[],
+	) {}
+
+	get url(): string {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	get roundRobinUrl(): string {
+		return `http://127.0.0.1:${this.roundRobinPort}`;
+	}
+
+	static start(dir: string, port: number, roundRobinPort: number, backends: number[]): NginxProxy {
+		execFileSync('bash', [join(repoRoot, 'scripts', 'services.sh'), 'proxy', dir, String(port), String(roundRobinPort), ...backends.map(String)], {
+			stdio: ['ignore', 'ignore', 'pipe'],
+			timeout: 60_000,
+		});
+		return new NginxProxy(dir, port, roundRobinPort, backends);
+	}
+
+	/** Every request so far, in the order nginx finished them. */
+	log(): RoutedRequest[] {
+		let text = '';
+		try {
+			text = readFileSync(join(this.dir, 'nginx-access.log'), 'utf8');
+		} catch {
+			return [];
+		}
+		return text
+			.split('\n')
+			.filter((line) => line.startsWith('{'))
+			.map((line) => JSON.parse(line) as Record<string, string>)
+			.map((r) => ({
+				// With a retry to another server nginx lists both ("a, b"): the last one answered.
+				backend: this.backendOf(r.upstream),
+				via: Number(r.port) === this.port ? 'hash' : 'roundRobin',
+				method: r.method,
+				path: r.uri,
+				status: Number(r.status),
+				eventId: r.eventId || undefined,
+			}));
+	}
+
+	backendOf(upstream: string | undefined): number {
+		const last = String(upstream ?? '').split(',').pop()!.trim();
+		return this.backends.indexOf(Number(last.split(':')[1]));
+	}
+}
+
+/** One request through the front door: what the webhook process answered, and what the client got. */
+export interface FrontRequest {
+	backend: number;
+	path: string;
+	status: number;
 	answered: number;
 	eventId?: string;
 }
 
 /**
- * The one public entry point in front of the webhook processes (as a load balancer would be):
- * round-robin over the backends, one request each in turn. `loseAnswers(n)` forwards the next n
- * requests but answers the client 502, as when an acknowledgement is lost on the way back: the
- * backend has already accepted (and n8n run) the delivery, and the sender retries it.
+ * The public address (WEBHOOK_URL): a pass-through to nginx that can lose answers, as a network
+ * can. `loseAnswers(n)` forwards the next n requests but answers the client 502: the webhook process
+ * has accepted (and n8n run) the delivery, and the sender retries it.
  */
-export class RoundRobinProxy {
-	readonly log: ProxiedRequest[] = [];
+export class LossyFront {
+	readonly log: FrontRequest[] = [];
 	url = '';
 	private server: Server | undefined;
-	private next = 0;
 	private toLose = 0;
-	/**
-	 * Route a webhook delivery by its event id (`X-Service-Webhook-Id`) instead of round robin, as a
-	 * load balancer hashing on that header would: every copy of one event reaches the same process.
-	 */
-	routeByEventId = false;
 
-	constructor(private backends: number[] = []) {}
-
-	setBackends(ports: number[]): void {
-		this.backends = ports;
-	}
+	constructor(private readonly nginx: NginxProxy) {}
 
 	loseAnswers(count: number): void {
 		this.toLose += count;
 	}
 
-	async start(port = 0): Promise<this> {
+	async start(port: number): Promise<this> {
 		this.server = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
-				const body = Buffer.concat(chunks);
-				if (this.backends.length === 0) {
-					res.writeHead(503).end('no backend');
-					return;
-				}
 				const eventId = header(req.headers['x-service-webhook-id']);
-				const backend = this.routeByEventId && eventId ? hash(eventId) % this.backends.length : this.next++ % this.backends.length;
 				const lose = this.toLose > 0;
 				if (lose) this.toLose--;
-				const headers: IncomingHttpHeaders = { ...req.headers, host: `127.0.0.1:${this.backends[backend]}` };
-				const upstream = request(
-					{ host: '127.0.0.1', port: this.backends[backend], method: req.method, path: req.url, headers },
-					(answer) => {
-						const answerChunks: Buffer[] = [];
-						answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-						answer.on('end', () => {
-							const status = answer.statusCode ?? 0;
-							this.log.push({ backend, method: req.method ?? '', path: req.url ?? '', status, answered: lose ? 502 : status, eventId });
-							if (lose) {
-								res.writeHead(502, { 'content-type': 'text/plain' }).end('answer lost');
-								return;
-							}
-							res.writeHead(status, answer.headers).end(Buffer.concat(answerChunks));
-						});
-					},
-				);
+				const headers: IncomingHttpHeaders = { ...req.headers, host: `127.0.0.1:${this.nginx.port}` };
+				const upstream = request({ host: '127.0.0.1', port: this.nginx.port, method: req.method, path: req.url, headers }, (answer) => {
+					const answerChunks: Buffer[] = [];
+					answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
+					answer.on('end', () => {
+						const status = answer.statusCode ?? 0;
+						const backend = this.nginx.backendOf(header(answer.headers['x-upstream']));
+						this.log.push({ backend, path: req.url ?? '', status, answered: lose ? 502 : status, eventId });
+						if (lose) {
+							res.writeHead(502, { 'content-type': 'text/plain' }).end('answer lost');
+							return;
+						}
+						res.writeHead(status, answer.headers).end(Buffer.concat(answerChunks));
+					});
+				});
 				upstream.on('error', (error) => {
-					this.log.push({ backend, method: req.method ?? '', path: req.url ?? '', status: 0, answered: 502 });
+					this.log.push({ backend: -1, path: req.url ?? '', status: 0, answered: 502, eventId });
 					if (!res.headersSent) res.writeHead(502).end(String(error));
 				});
-				upstream.end(body);
+				upstream.end(Buffer.concat(chunks));
 			});
 		});
-		await new Promise<void>((done) => this.server!.listen(port, '127.0.0.1', () => done()));
-		const address = this.server.address();
-		this.url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+		await new Promise<void>((done, fail) => {
+			this.server!.once('error', fail);
+			this.server!.listen(port, '127.0.0.1', () => done());
+		});
+		this.url = `http://127.0.0.1:${port}`;
 		return this;
 	}
 
@@ -92,10 +146,6 @@ export class RoundRobinProxy {
 		server.closeAllConnections();
 		await new Promise<void>((done) => server.close(() => done()));
 	}
-}
-
-function hash(value: string): number {
-	return createHash('sha256').update(value).digest().readUInt32BE(0);
 }
 
 function header(value: string | string[] | undefined): string | undefined {

@@ -34,6 +34,14 @@ export class N8nRest {
 		return (text ? JSON.parse(text) : undefined) as T;
 	}
 
+	/** A GET outside /rest with the session, e.g. `/types/nodes.json` (the node types the editor loads). */
+	async getJson<T = any>(path: string): Promise<T> {
+		const response = await fetch(`${this.baseUrl}${path}`, { headers: { cookie: this.cookie, 'browser-id': this.browserId } });
+		const text = await response.text();
+		if (!response.ok) throw new Error(`n8n GET ${path} → ${response.status} ${text.slice(0, 300)}`);
+		return JSON.parse(text) as T;
+	}
+
 	/** The editor's "Retry" of a failed execution (with the workflow as it was then). */
 	retryExecution(id: number | string, loadWorkflow = false) {
 		return this.call('POST', `/executions/${id}/retry`, { loadWorkflow });

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequestWithStatus } from '../../../shared/transport';
-import { locatorValue, optionsCollection, paymentOrderLocator } from '../common';
+import { locatorValue, optionalText, optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../common';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -14,7 +14,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. Customer withdrew the request',
 		description: 'Why the order is canceled; stored on the order as its cancel reason',
 	},
-	optionsCollection(),
+	optionsCollection([subaccountOrderOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -29,10 +29,11 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
 	const reason = String(this.getNodeParameter('reason', itemIndex, '') ?? '');
+	const subaccountId = optionalText((this.getNodeParameter('options', itemIndex, {}) as IDataObject).subaccountId);
 	const { statusCode, body } = await apiRequestWithStatus.call(this, {
 		method: 'POST',
 		path: `/payment-orders/${encodeURIComponent(id)}/cancel`,
-		body: { reason },
+		body: subaccountId ? { reason, subaccountId } : { reason },
 		itemIndex,
 	});
 	const answer = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};

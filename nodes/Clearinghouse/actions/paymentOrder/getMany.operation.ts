@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { paymentOrderStatusOptions } from '../../../shared/paymentOrderStatus';
+import { PAYMENT_ORDER_STATUSES, paymentOrderStatusOptions } from '../../../shared/paymentOrderStatus';
 import { apiRequestAllItems } from '../../../shared/transport';
 import {
 	fail,
@@ -52,7 +52,8 @@ const properties: INodeProperties[] = [
 				type: 'multiOptions',
 				default: [],
 				options: paymentOrderStatusOptions(),
-				description: 'Only orders in one of these statuses',
+				description:
+					'Only orders in one of these statuses. Leave empty for every status the node knows (the API requires the filter, so it is always sent).',
 			},
 			subaccountReadOption,
 		],
@@ -91,7 +92,8 @@ export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, 
 		qs[bound] = new Date(at).toISOString();
 	}
 	const status = Array.isArray(filters.status) ? (filters.status as string[]) : [];
-	if (status.length > 0) qs.status = status;
+	// The reference marks `status` required: none picked means every known status.
+	qs.status = status.length > 0 ? status : [...PAYMENT_ORDER_STATUSES];
 	return qs;
 }
 

@@ -10,9 +10,11 @@ import {
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	locatorValue,
+	optionalText,
 	optionsCollection,
 	paymentOrderLocator,
 	requiredText,
+	subaccountOrderOption,
 	walletsField,
 } from '../common';
 
@@ -26,7 +28,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. usr_…',
+		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 		description: 'System ID of a user of the same account who owns the return wallets',
 	},
 	{
@@ -48,6 +50,7 @@ const properties: INodeProperties[] = [
 			description:
 				'The returns.revision you expect the order to have (sent as If-Match). Leave unset to read the current revision from the order first; set it to refuse replacing details that changed since you read them.',
 		},
+		subaccountOrderOption,
 	]),
 ];
 
@@ -68,6 +71,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const subaccountId = optionalText(options.subaccountId);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
@@ -80,6 +84,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const order = await apiRequest.call(this, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
+			qs: subaccountId ? { subaccountId } : undefined,
 			itemIndex,
 		});
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
@@ -88,7 +93,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
 	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
-	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body: { userId, wallets } as IDataObject, revision });
+	const body: IDataObject = { userId, wallets };
+	if (subaccountId) body.subaccountId = subaccountId;
+	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
 	let response: IDataObject;
 	try {
 		response = await apiRequest.call(this, {

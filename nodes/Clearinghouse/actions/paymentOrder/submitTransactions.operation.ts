@@ -10,6 +10,7 @@ import {
 	optionalText,
 	optionsCollection,
 	paymentOrderLocator,
+	subaccountOrderOption,
 } from '../common';
 
 const properties: INodeProperties[] = [
@@ -60,6 +61,7 @@ const properties: INodeProperties[] = [
 			default: 5,
 			description: 'How long to wait before submitting again',
 		},
+		subaccountOrderOption,
 	]),
 ];
 
@@ -90,6 +92,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
 	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
+	const subaccountId = optionalText(options.subaccountId);
 
 	let attempts = 0;
 	for (;;) {
@@ -97,7 +100,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const response = await apiRequest.call(this, {
 			method: 'POST',
 			path: `/payment-orders/${encodeURIComponent(id)}/transactions`,
-			body: { transactions },
+			body: subaccountId ? { transactions, subaccountId } : { transactions },
 			idempotent: true, // safe by nature (see above)
 			itemIndex,
 		});
@@ -113,7 +116,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (processed > 0) return result;
 		// 0 can also mean the hashes were attributed already (by an earlier submission whose answer
 		// was lost, or another workflow): the order says so.
-		const attributed = await attributedHashes.call(this, id, itemIndex);
+		const attributed = await attributedHashes.call(this, id, itemIndex, subaccountId);
 		const already = transactions.map((t) => t.hash).filter((hash) => attributed.has(normalizeHash(hash)));
 		if (already.length === transactions.length) {
 			return { ...result, indexed: true, alreadyAttributed: already };
@@ -131,10 +134,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** Transaction hashes already attributed to the order (its inbound transfers). */
-async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number): Promise<Set<string>> {
+async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number, subaccountId?: string): Promise<Set<string>> {
 	const order = await apiRequest.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
+		qs: subaccountId ? { subaccountId } : undefined,
 		itemIndex,
 	});
 	const transfers = (order.inboundTransfers as IDataObject[] | undefined) ?? [];

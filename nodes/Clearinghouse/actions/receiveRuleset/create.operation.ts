@@ -20,18 +20,21 @@ import {
 export const RULESET_NAME_MAX = 120;
 
 const properties: INodeProperties[] = [
-	assetField({
-		name: 'deliveredAsset',
-		displayName: 'Delivered Asset Name or ID',
-		description:
-			'Stablecoin delivered to the recipient. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
-	}),
 	chainField({
 		name: 'deliveredChain',
 		displayName: 'Delivered Chain Name or ID',
 		description:
 			'Chain the recipient receives on. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
 	}),
+	assetField(
+		{
+			name: 'deliveredAsset',
+			displayName: 'Delivered Asset Name or ID',
+			description:
+				'Stablecoin delivered to the recipient (the list shows those of the chosen chain). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		},
+		'deliveredChain',
+	),
 	{
 		displayName: 'Recipient Address',
 		name: 'toAddress',

@@ -1,0 +1,80 @@
+import { sleep } from 'n8n-workflow';
+
+/**
+ * "When the Workflow Has Finished" acknowledgement: n8n answers the delivery only when the run has
+ * ended (its `lastNode` response mode), non-2xx when the run failed, so the service retries it.
+ * The trigger then needs to know, per event id, whether a run of it is still in flight: a repeat
+ * that arrives meanwhile (the service's 10-second timeout) must not be acknowledged 2xx, or the
+ * event is lost when that run fails. This module keeps that state, per trigger and process.
+ */
+export type Acknowledge = 'whenReceived' | 'whenFinished';
+
+/** The response mode n8n uses for the trigger's webhook, from the node's `acknowledge` option. */
+export const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "lastNode" : "onReceived" }}';
+
+/** The part of n8n's (Express) response object this module reads. */
+export interface ResponseLike {
+	statusCode: number;
+	readonly writableEnded: boolean;
+	once(event: 'finish', listener: () => void): unknown;
+}
+
+/** How often a run in flight is looked at, for the case where `finish` never comes. */
+export const POLL_MS = 500;
+/**
+ * A run whose answer never comes (its process lost the execution) counts as failed after this, so
+ * a retry runs it again. Keep workflows with this acknowledgement far shorter.
+ */
+export const IN_FLIGHT_MAX_MS = 15 * 60_000;
+/** Per process: at most this many events in flight per trigger (the oldest are forgotten first). */
+export const MAX_IN_FLIGHT = 5_000;
+
+const inFlight = new Map<string, Map<string, number>>();
+
+function runsOf(trigger: string): Map<string, number> {
+	let runs = inFlight.get(trigger);
+	if (!runs) {
+		runs = new Map();
+		inFlight.set(trigger, runs);
+		while (inFlight.size > 100) inFlight.delete(inFlight.keys().next().value as string);
+	}
+	return runs;
+}
+
+export function isInFlight(trigger: string, eventId: string): boolean {
+	return runsOf(trigger).has(eventId);
+}
+
+/**
+ * Marks the event in flight (synchronously: no other delivery of it can pass in between), and
+ * calls `done(succeeded)` once when n8n has answered the delivery: 2xx means the run succeeded.
+ * The answer is seen by the response's `finish` event. When the caller hung up first (the
+ * service's 10 s timeout, possibly before this delivery even reached the trigger on a loaded
+ * machine) there is no `finish`, but n8n still sets the status and ends the response when the run
+ * is over, which `writableEnded` shows: a light poll covers that case.
+ */
+export function trackRun(trigger: string, eventId: string, res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
+	const runs = runsOf(trigger);
+	runs.set(eventId, now);
+	while (runs.size > MAX_IN_FLIGHT) runs.delete(runs.keys().next().value as string);
+	let settled = false;
+	const settle = () => {
+		if (settled) return;
+		settled = true;
+		if (runs.get(eventId) === now) runs.delete(eventId);
+		done(res.writableEnded && res.statusCode >= 200 && res.statusCode < 300);
+	};
+	res.once('finish', settle);
+	void (async () => {
+		for (let waited = 0; !settled && !res.writableEnded && waited < IN_FLIGHT_MAX_MS; waited += POLL_MS) await sleep(POLL_MS);
+		settle();
+	})();
+}
+
+/** For tests: forget every run in flight, as a restart would. */
+export function forgetInFlight(): void {
+	inFlight.clear();
+}
+
+/** With "When Finished", the answer carries no workflow data (and an empty last node is no error). */
+export const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';

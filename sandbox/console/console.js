@@ -1,0 +1,201 @@
+// The sandbox console: plain browser JavaScript, no build step. Every action is one call of the
+// operator API (/sandbox/...) or, where a user's node would make it, of the public API with the
+// sandbox's own key; all requests are same-origin JSON, so each click can also be scripted.
+'use strict';
+
+let state = null;
+let overview = null;
+
+const $ = (selector) => document.querySelector(selector);
+const esc = (value) => String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+const short = (text) => (text && text.length > 16 ? `${text.slice(0, 8)}…${text.slice(-4)}` : text ?? '');
+
+function say(text, isError = false) {
+	const box = $('#message');
+	box.textContent = text;
+	box.className = isError ? 'error' : '';
+}
+
+async function call(method, path, body, headers = {}) {
+	const response = await fetch(path, {
+		method,
+		headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	const parsed = text ? JSON.parse(text) : null;
+	if (!response.ok) throw new Error(`${method} ${path} → ${response.status} ${parsed?.message ?? parsed?.error ?? text}`);
+	return parsed;
+}
+const operator = (method, path, body) => call(method, `/sandbox${path}`, body);
+const publicApi = (method, path, body) => call(method, `/api/v1${path}`, body, { 'x-api-key': state.apiKey });
+
+/** Every wallet of the account's users, as `<option>`s: the senders a deposit can come from. */
+function walletOptions() {
+	return state.users
+		.flatMap((u) => u.wallets.map((w) => `<option value="${esc(`${w.chain}|${w.address}`)}">${esc(u.label)} · ${esc(w.chain)} · ${esc(short(w.address))}${w.status === 'ACTIVE' ? '' : ` (${esc(w.status)})`}</option>`))
+		.join('');
+}
+
+function renderOrders() {
+	const rows = overview.orders.map((o) => {
+		const waiting = o.status === 'AWAITING_FUNDS' || o.status === 'PARTIALLY_FUNDED';
+		const fund = waiting
+			? `<select data-field="sender">${walletOptions()}</select>
+				<select data-field="amount"><option value="full">full</option><option value="partial">partial (half)</option><option value="over">over (+10%)</option></select>`
+			: '';
+		const actions = [
+			waiting ? '<button data-action="fund-attribute">Fund and attribute</button><button data-action="fund-hash">Fund, show hash</button>' : '',
+			o.status === 'FUNDED' ? '<button data-action="fail-distribution">Fail next distribution</button>' : '',
+			waiting ? '<button data-action="expire">Expire</button>' : '',
+		].join('');
+		return `<tr data-order="${esc(o.id)}" data-amount="${esc(o.amountUsd)}">
+			<td><code title="${esc(o.id)}">${esc(o.id)}</code></td><td>${esc(o.memo)}</td>
+			<td>${esc(o.amountUsd)} ${esc(o.asset)}</td><td>${esc(o.toChain)} · ${esc(short(o.toAddress))}</td>
+			<td class="status">${esc(o.status)}</td><td>${esc(o.receivedTotal)}</td><td>${fund}</td><td>${actions}</td></tr>`;
+	});
+	replaceRows('#orders', rows, 'No payment orders yet: run a workflow that creates one.');
+}
+
+function renderWallets() {
+	const rows = state.users.flatMap((u) =>
+		u.wallets.map((w) => `<tr data-chain="${esc(w.chain)}" data-address="${esc(w.address)}"><td>${esc(u.label)} <code class="muted">${esc(u.id)}</code></td>
+			<td>${esc(w.chain)}</td><td><code>${esc(w.address)}</code></td><td class="status">${esc(w.status)}</td>
+			<td>${w.status === 'ACTIVE' ? '' : '<button data-action="activate">Activate</button>'}</td></tr>`),
+	);
+	replaceRows('#wallets', rows, 'No users.');
+}
+
+function renderDeliveries() {
+	const endpoints = new Map(overview.endpoints.map((e) => [e.id, e]));
+	const rows = overview.deliveries.map((d) => {
+		const e = endpoints.get(d.endpointId);
+		return `<tr data-delivery="${esc(d.id)}"><td>${esc(e?.url ?? d.endpointId)}</td><td>${esc(e?.status ?? 'deleted')}</td>
+			<td><code>${esc(short(d.id))}</code> ${esc(d.type)}</td><td>${esc(d.orderStatus)}</td><td class="status">${esc(d.status)}</td>
+			<td>${esc(d.attempts)}${d.lastStatusCode ? ` (last ${esc(d.lastStatusCode)})` : ''}</td>
+			<td><button data-action="replay">Replay</button></td></tr>`;
+	});
+	const idle = overview.endpoints.length ? 'No deliveries yet.' : 'No webhook endpoints: publish a workflow with the Clearinghouse Trigger.';
+	replaceRows('#deliveries', rows, idle);
+}
+
+function renderOutbox() {
+	const rows = overview.outbox.map((m) => `<tr><td>${esc(m.seq)}</td><td>${esc(m.channel)}</td><td>${esc(m.at)}</td>
+		<td>${esc(typeof m.body?.text === 'string' ? m.body.text : JSON.stringify(m.body))}</td></tr>`);
+	replaceRows('#outbox', rows, 'Nothing posted yet.');
+	$('#faults').innerHTML = overview.faults.map((f) => `<li>${esc(f.method ?? 'any')} ${esc(f.path)} → ${esc(f.commitThen500 ? 'commit, then 500' : f.status)} (${esc(f.count)} left)</li>`).join('');
+}
+
+/** Keeps the user's choices (sender, amount) in rows that stay: only rows that changed are replaced. */
+function replaceRows(table, rows, empty) {
+	const body = $(`${table} tbody`);
+	const html = rows.length ? rows : [`<tr><td colspan="8" class="muted">${esc(empty)}</td></tr>`];
+	const old = [...body.children];
+	html.forEach((row, i) => {
+		const template = document.createElement('template');
+		template.innerHTML = row.trim();
+		const fresh = template.content.firstElementChild;
+		const current = old[i];
+		if (!current) body.appendChild(fresh);
+		else if (current.dataset.html !== row) {
+			const keep = [...current.querySelectorAll('select')].map((s) => [s.dataset.field, s.value]);
+			for (const [field, value] of keep) {
+				const select = fresh.querySelector(`select[data-field="${field}"]`);
+				if (select && current.dataset.key === fresh.dataset.order + fresh.dataset.delivery) select.value = value;
+			}
+			body.replaceChild(fresh, current);
+		}
+		const placed = body.children[i];
+		placed.dataset.html = row;
+		placed.dataset.key = placed.dataset.order + placed.dataset.delivery;
+	});
+	for (const extra of old.slice(html.length)) extra.remove();
+}
+
+async function refresh() {
+	try {
+		[state, overview] = await Promise.all([operator('GET', '/state'), operator('GET', '/overview')]);
+		$('#account').textContent = `Account ${state.accountId} · ${state.account.status} · KYB ${state.account.kyb} · clock ${state.clock.now}`;
+		renderOrders();
+		renderWallets();
+		renderDeliveries();
+		renderOutbox();
+		$('#updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+		document.body.dataset.ready = 'true';
+	} catch (error) {
+		say(`Cannot read the sandbox: ${error.message}`, true);
+	}
+}
+
+async function fund(row, attribute) {
+	const [chain, sender] = row.querySelector('select[data-field="sender"]').value.split('|');
+	const kind = row.querySelector('select[data-field="amount"]').value;
+	const amount = Number(row.dataset.amount);
+	const amountUsd = kind === 'partial' ? Math.round(amount * 5000) / 10000 : kind === 'over' ? Math.round(amount * 11000) / 10000 : amount;
+	const paymentOrderId = row.dataset.order;
+	const deposit = await operator('POST', '/deposits', { paymentOrderId, sender, chain, asset: 'USDC', amountUsd });
+	if (!attribute) {
+		say(`Deposited ${amountUsd} USDC on ${chain}. Paste this hash into Submit Transactions: ${deposit.transactionHash}`);
+		return;
+	}
+	const answer = await publicApi('POST', `/payment-orders/${paymentOrderId}/transactions`, { transactions: [{ hash: deposit.transactionHash, chain }] });
+	say(`Deposited ${amountUsd} USDC on ${chain} and attributed ${deposit.transactionHash} (${answer.data.transfersProcessed} transfer processed).`);
+}
+
+const actions = {
+	'close-netting': async () => say(`Netting window closed: ${JSON.stringify(await operator('POST', '/netting/close', {}))}`),
+	'fund-attribute': (row) => fund(row, true),
+	'fund-hash': (row) => fund(row, false),
+	'fail-distribution': async (row) => {
+		await operator('POST', `/payment-orders/${row.dataset.order}/fail-distribution`, {});
+		say(`The next distribution of ${row.dataset.order} will fail.`);
+	},
+	expire: async (row) => {
+		await operator('POST', `/payment-orders/${row.dataset.order}/expire`, {});
+		say(`Order ${row.dataset.order} expired.`);
+	},
+	activate: async (row) => {
+		await operator('POST', '/wallets/activate', { chain: row.dataset.chain, address: row.dataset.address });
+		say(`Wallet ${row.dataset.address} on ${row.dataset.chain} is ACTIVE.`);
+	},
+	replay: async (row) => {
+		const replay = await publicApi('POST', `/webhooks/deliveries/${row.dataset.delivery}/replay`, {});
+		say(`Replayed as delivery ${replay.id ?? JSON.stringify(replay)}.`);
+	},
+};
+
+document.addEventListener('click', async (event) => {
+	const button = event.target.closest('button[data-action]');
+	if (!button || button.closest('form')) return; // the fault form handles its own submit
+	const run = actions[button.dataset.action];
+	if (!run) return;
+	button.disabled = true;
+	try {
+		await run(button.closest('tr'));
+	} catch (error) {
+		say(error.message, true);
+	} finally {
+		button.disabled = false;
+		await refresh();
+	}
+});
+
+$('#fault').addEventListener('submit', async (event) => {
+	event.preventDefault();
+	const form = new FormData(event.target);
+	const fault = { path: form.get('path'), count: Number(form.get('count') || 1) };
+	if (form.get('method')) fault.method = form.get('method');
+	if (form.get('commitThen500')) fault.commitThen500 = true;
+	else if (form.get('status')) fault.status = Number(form.get('status'));
+	if (form.get('retryAfter')) fault.retryAfter = Number(form.get('retryAfter'));
+	try {
+		await operator('POST', '/faults', fault);
+		say(`Fault injected for ${fault.path}.`);
+	} catch (error) {
+		say(error.message, true);
+	}
+	await refresh();
+});
+
+refresh();
+setInterval(refresh, 1500);

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# `npm run test:e2e`: the package inside a real n8n 2.40.7 (jest project e2e). Installs the Node 24 /
+# n8n runtime into its cache outside the clone when missing (minutes, once). No PostgreSQL/Redis.
+# The harness builds and packs the package itself. Extra arguments go to jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/runtime.sh
+source scripts/deps.sh
+# chromium for the sandbox console's browser test, from Debian's packages when missing.
+bash scripts/services.sh install browser
+exec bash scripts/jest.sh --selectProjects e2e "$@"

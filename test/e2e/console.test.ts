@@ -1,0 +1,85 @@
+/**
+ * The sandbox console in a real headless browser (Debian's chromium over the DevTools protocol):
+ * an order created by an n8n workflow is walked to DISTRIBUTED with clicks only (fund from alice's
+ * wallet and attribute, then close the netting window). Screenshots of each step are kept in
+ * .e2e/screenshots/ (git-ignored) as test artefacts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { Browser, CHROMIUM } from './lib/browser';
+import { nodeItems } from './lib/executions';
+import { N8nInstance } from './lib/n8n';
+import { repoRoot } from './lib/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { action, chain } from './lib/workflows';
+
+jest.setTimeout(300_000);
+
+const shots = join(repoRoot, '.e2e', 'screenshots');
+// chromium comes from `scripts/services.sh install` (run by `npm test`), as PostgreSQL and Redis do.
+const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
+
+describeBrowser('sandbox console in a real browser', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let n8n: N8nInstance;
+	let browser: Browser;
+
+	beforeAll(async () => {
+		// Deposits confirm in a few scaled seconds.
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 10 });
+		operator = new Operator(sandbox);
+		n8n = await N8nInstance.create();
+		browser = await Browser.launch();
+	});
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.dispose();
+		await sandbox?.close();
+	});
+
+	test('an order created by n8n is funded, attributed and distributed through clicks in the console', async () => {
+		const state = await operator.state();
+		const [alice, bob] = state.users;
+		const credential = sandboxCredential(sandbox);
+		await n8n.importCredential(credential);
+		await n8n.importWorkflows([
+			chain('consoleOrder0001', 'console: create an order', [
+				action('Create order', 'paymentOrder', 'create', {
+					mode: 'standard', fromUserId: alice.id, toAddress: bob.wallets[0].address, toChain: bob.wallets[0].chain, asset: 'USDC',
+					amountUsd: '42.5', expiry: 'inMinutes', expiresInMinutes: 60, memo: 'INV-CONSOLE-1',
+				}),
+			], { id: credential.id, name: credential.name }),
+		]);
+		const result = await n8n.execute('consoleOrder0001');
+		if (result.code !== 0 || !result.run) throw new Error(`workflow failed\n${result.stdout.slice(-3000)}`);
+		const [created] = nodeItems(result.run.data, 'Create order') as any[];
+		const id = String(created.paymentOrderId ?? created.id);
+		const row = `#orders tr[data-order="${id}"]`;
+		const statusOf = `document.querySelector('${row} td.status')?.textContent`;
+		const shown = `({ message: document.querySelector('#message').textContent, row: document.querySelector('${row}')?.textContent })`;
+
+		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
+		await browser.waitFor('the order row', `${statusOf} === 'AWAITING_FUNDS'`);
+		expect(await browser.evaluate(`document.querySelector('${row}').textContent`)).toContain('INV-CONSOLE-1');
+		// The sender list starts with alice's first wallet: the order's own user.
+		expect(await browser.evaluate(`document.querySelector('${row} select[data-field="sender"]').value`)).toBe(`${alice.wallets[0].chain}|${alice.wallets[0].address}`);
+		await browser.screenshot(join(shots, 'console-1-awaiting-funds.png'));
+
+		await browser.click(`${row} button[data-action="fund-attribute"]`);
+		await browser.waitFor('the attribution message', `document.querySelector('#message').textContent.includes('attributed')`, 60_000, shown);
+		await browser.waitFor('FUNDED', `${statusOf} === 'FUNDED'`, 120_000, shown);
+		await browser.screenshot(join(shots, 'console-2-funded.png'));
+
+		await browser.click('#close-netting');
+		await browser.waitFor('DISTRIBUTED', `${statusOf} === 'DISTRIBUTED'`, 120_000, shown);
+		await browser.screenshot(join(shots, 'console-3-distributed.png'));
+
+		// The sandbox agrees, and the console's own requests were same-origin JSON calls only.
+		expect((await operator.api('GET', `/payment-orders/${id}`)).status).toBe('DISTRIBUTED');
+		expect(await browser.evaluate(`document.querySelector('#message').className`)).toBe('');
+		for (const file of ['console-1-awaiting-funds.png', 'console-2-funded.png', 'console-3-distributed.png']) expect(existsSync(join(shots, file))).toBe(true);
+	});
+});

@@ -1,0 +1,134 @@
+/**
+ * Debian's headless chromium driven over the Chrome DevTools protocol (Node's own WebSocket, no
+ * extra package): open a page, evaluate, click at an element's centre with real mouse events, and
+ * take screenshots.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+export class Browser {
+	private ws!: WebSocket;
+	private nextId = 1;
+	private pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
+	private session = '';
+
+	private constructor(private readonly proc: ChildProcess, private readonly profile: string) {}
+
+	static async launch(): Promise<Browser> {
+		const profile = mkdtempSync(join(tmpdir(), 'clearinghouse-chromium-'));
+		const proc = spawn(
+			CHROMIUM,
+			[
+				'--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+				'--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--remote-debugging-port=0',
+				'--window-size=1400,1000', 'about:blank',
+			],
+			{ stdio: ['ignore', 'ignore', 'pipe'] },
+		);
+		const browser = new Browser(proc, profile);
+		const url = await new Promise<string>((resolve, reject) => {
+			let seen = '';
+			const timer = setTimeout(() => reject(new Error(`chromium did not start in 60 s: ${seen.slice(-2000)}`)), 60_000);
+			proc.stderr!.on('data', (chunk: Buffer) => {
+				seen += chunk.toString();
+				const match = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
+				if (match) {
+					clearTimeout(timer);
+					resolve(match[1]);
+				}
+			});
+			proc.on('exit', (code) => reject(new Error(`chromium exited ${code}: ${seen.slice(-2000)}`)));
+		});
+		await browser.connect(url);
+		const { targetId } = await browser.send('Target.createTarget', { url: 'about:blank' }, false);
+		const { sessionId } = await browser.send('Target.attachToTarget', { targetId, flatten: true }, false);
+		browser.session = sessionId;
+		await browser.send('Page.enable');
+		await browser.send('Runtime.enable');
+		return browser;
+	}
+
+	private connect(url: string): Promise<void> {
+		this.ws = new WebSocket(url);
+		this.ws.onmessage = (event) => {
+			const message = JSON.parse(String(event.data));
+			const waiter = message.id !== undefined ? this.pending.get(message.id) : undefined;
+			if (!waiter) return;
+			this.pending.delete(message.id);
+			if (message.error) waiter.reject(new Error(`${message.error.message} ${message.error.data ?? ''}`));
+			else waiter.resolve(message.result);
+		};
+		return new Promise((resolve, reject) => {
+			this.ws.onopen = () => resolve();
+			this.ws.onerror = () => reject(new Error(`cannot connect to ${url}`));
+		});
+	}
+
+	send(method: string, params: Record<string, unknown> = {}, inPage = true): Promise<any> {
+		const id = this.nextId++;
+		this.ws.send(JSON.stringify({ id, method, params, ...(inPage ? { sessionId: this.session } : {}) }));
+		return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+	}
+
+	async goto(url: string): Promise<void> {
+		await this.send('Page.navigate', { url });
+	}
+
+	/** The value of a page expression (awaited when it is a promise). */
+	async evaluate<T = unknown>(expression: string): Promise<T> {
+		const { result, exceptionDetails } = await this.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise: true });
+		if (exceptionDetails) throw new Error(`page error: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+		return result.value as T;
+	}
+
+	/** Polls a page expression until it is truthy. */
+	async waitFor<T>(what: string, expression: string, timeoutMs = 60_000, explain?: string): Promise<T> {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const value = await this.evaluate<T>(expression).catch(() => undefined);
+			if (value) return value;
+			if (Date.now() > deadline) {
+				const seen = explain ? await this.evaluate(explain).catch((error: Error) => error.message) : undefined;
+				throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `; page shows: ${JSON.stringify(seen)}` : ''}`);
+			}
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+	}
+
+	/** A real mouse click (press and release) at the centre of the element `selector` finds. */
+	async click(selector: string): Promise<void> {
+		const box = await this.waitFor<{ x: number; y: number }>(
+			`a clickable ${selector}`,
+			`(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el || el.disabled) return null;
+				el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`,
+		);
+		for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased']) {
+			await this.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: 1 });
+		}
+	}
+
+	async screenshot(file: string): Promise<void> {
+		const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+		mkdirSync(join(file, '..'), { recursive: true });
+		writeFileSync(file, Buffer.from(data, 'base64'));
+	}
+
+	async close(): Promise<void> {
+		try {
+			this.ws?.close();
+		} catch {
+			// already closed
+		}
+		if (this.proc.exitCode === null) {
+			const exited = new Promise((resolve) => this.proc.once('exit', resolve));
+			this.proc.kill('SIGTERM');
+			await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+			if (this.proc.exitCode === null) this.proc.kill('SIGKILL');
+		}
+		rmSync(this.profile, { recursive: true, force: true });
+	}
+}

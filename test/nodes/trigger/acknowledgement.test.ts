@@ -1,0 +1,79 @@
+import { EventEmitter } from 'node:events';
+
+import { forgetInFlight, isInFlight, trackRun, type ResponseLike } from '../../../nodes/ClearinghouseTrigger/acknowledgement';
+
+/** The parts of an Express response the tracker reads, driven by hand. */
+class FakeResponse extends EventEmitter implements ResponseLike {
+	statusCode = 200;
+	writableEnded = false;
+	/** n8n answers: status, then end; `finish` only when the caller is still connected. */
+	answer(status: number, connected = true) {
+		this.statusCode = status;
+		this.writableEnded = true;
+		if (connected) this.emit('finish');
+	}
+}
+
+const until = async (probe: () => boolean, ms = 5_000) => {
+	const deadline = Date.now() + ms;
+	while (!probe()) {
+		if (Date.now() > deadline) throw new Error('condition not met');
+		await new Promise((done) => setTimeout(done, 20));
+	}
+};
+
+describe('acknowledgement when the workflow has finished: runs in flight', () => {
+	beforeEach(() => forgetInFlight());
+
+	test('an event is in flight from the delivery until n8n answers; a 2xx answer counts as success', () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_1', res, (ok) => outcomes.push(ok));
+		expect(isInFlight('t', 'evt_1')).toBe(true);
+		expect(isInFlight('other-trigger', 'evt_1')).toBe(false);
+		res.answer(200);
+		expect(isInFlight('t', 'evt_1')).toBe(false);
+		expect(outcomes).toEqual([true]);
+	});
+
+	test('a failed run (n8n answers 500) is reported as failed, so a retry runs it again', () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_2', res, (ok) => outcomes.push(ok));
+		res.answer(500);
+		expect(outcomes).toEqual([false]);
+		expect(isInFlight('t', 'evt_2')).toBe(false);
+	});
+
+	test('the caller hung up (the service timed out, even before the trigger ran): still in flight until n8n ends the response, then its status counts', async () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_3', res, (ok) => outcomes.push(ok));
+		await new Promise((done) => setTimeout(done, 700));
+		expect(isInFlight('t', 'evt_3')).toBe(true);
+		expect(outcomes).toEqual([]);
+		res.answer(200, false);
+		await until(() => outcomes.length > 0);
+		expect(outcomes).toEqual([true]);
+		expect(isInFlight('t', 'evt_3')).toBe(false);
+	});
+
+	test('the outcome is reported once, by finish or by the poll, whichever sees it first', async () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_4', res, (ok) => outcomes.push(ok));
+		res.answer(204);
+		await new Promise((done) => setTimeout(done, 1_200));
+		expect(outcomes).toEqual([true]);
+	});
+
+	test('a hung-up run that fails is reported as failed (a retry runs it again)', async () => {
+		const res = new FakeResponse();
+		const outcomes: boolean[] = [];
+		trackRun('t', 'evt_5', res, (ok) => outcomes.push(ok));
+		res.answer(500, false);
+		await until(() => outcomes.length > 0);
+		expect(outcomes).toEqual([false]);
+		expect(isInFlight('t', 'evt_5')).toBe(false);
+	});
+});
