@@ -65,7 +65,8 @@ test('every shipped link into the README names a heading that exists', () => {
 	const anchors = readmeAnchors();
 	const broken = links.filter(({ url }) => {
 		const rest = url.slice(REPO_URL.length);
-		if (rest === '' || rest === '.git') return false;
+		// The repository itself and its issue tracker (package.json `bugs`) are not README links.
+		if (rest === '' || rest === '.git' || rest === '/issues') return false;
 		const hash = /^#(.+)$/.exec(rest);
 		return !hash || !anchors.has(hash[1]);
 	});

@@ -330,7 +330,7 @@ describe('Create with Order Fields → Map Automatically', () => {
 		expect(out.map((o) => o.json.error ?? 'ok')).toEqual([
 			'Input field "toAddress" is missing from the input item',
 			'Input field "reference" is missing from the input item (it holds the business key)',
-			expect.stringMatching(/^Input field "amountUsd" must be a whole number of pips/),
+			expect.stringMatching(/^Input field "amountUsd" must have at most 4 decimal places/),
 			'Input field "toChain" must be text (got object)',
 			'ok',
 		]);
