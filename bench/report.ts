@@ -34,8 +34,8 @@ export function summarize(results: Record<string, unknown>): TargetCheck[] {
 	const listing = results.listing as ListingResult | undefined;
 	if (listing) {
 		checks.push({
-			name: 'Return All within 1.2× of the HTTP Request node',
-			met: listing.ratios.nodeVsHttpRequest.median <= 1.2,
+			name: 'Return All at most 0.85× the HTTP Request node\'s time',
+			met: listing.ratios.nodeVsHttpRequest.median <= 0.85,
 			detail: `node/HTTP Request pagination ${listing.ratios.nodeVsHttpRequest.median}; node/(HTTP Request + Split Out) ${listing.ratios.nodeVsHttpRequestSplitOut.median}`,
 		});
 		if (listing.half) {
