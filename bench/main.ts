@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: the package inside a real n8n (the e2e harness's isolated instance with the
  * packed package) against the sandbox, each figure a median over repeated runs with the ratio to a
- * baseline measured in the same run. Sizes and sections come from the environment (see README
- * section "performance"); results go to bench/results/<timestamp>.json and latest.json.
+ * baseline measured in the same run. Sizes and sections come from the environment (see
+ * bench/README.md); results go to bench/results/<timestamp>.json and latest.json.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The figures of a results file as the Markdown table of the README's performance section:
+ * The figures of a results file as the Markdown table of bench/README.md's figures (bench/readme.ts writes it there):
  * `node -r ts-node/register/transpile-only bench/markdown.ts [bench/results/latest.json]`.
  */
 import { readFileSync } from 'node:fs';

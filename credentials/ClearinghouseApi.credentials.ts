@@ -15,7 +15,7 @@ export class ClearinghouseApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' };
 
-	documentationUrl = 'https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#installing-in-n8n-and-the-credential';
+	documentationUrl = 'https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#credentials';
 
 	properties: INodeProperties[] = [
 		{
