@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Scheduler } from './scheduler';
 import {
-	Account, ChainTx, Data, Delivery, Endpoint, Order, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
+	Account, ChainTx, Data, Delivery, Endpoint, Order, OrderInternal, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
 } from './state';
 import { dict, fail, base58From, evmFrom } from './util';
 
@@ -74,7 +74,15 @@ export class Core {
 		data.paymentIdem = dict(data.paymentIdem);
 		data.rewardIdem = dict(data.rewardIdem);
 		data.usage = dict(data.usage);
-		for (const o of data.orders) o.x.returnIdem = dict(o.x.returnIdem);
+		for (const o of data.orders) {
+			// Data files written before `Order.internal` had its name keep it under `x`.
+			const legacy = o as Order & { x?: OrderInternal };
+			if (legacy.x) {
+				o.internal = legacy.x;
+				delete legacy.x;
+			}
+			o.internal.returnIdem = dict(o.internal.returnIdem);
+		}
 		this.data = data;
 		this.scheduler.offsetMs = data.clockOffsetMs ?? 0;
 		const index = <T>(map: Map<string, T>, items: T[], key: (t: T) => string) => {

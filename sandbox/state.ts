@@ -102,7 +102,8 @@ export interface Order {
 	distributionTransactionHash?: string;
 	distributionExecutedAt?: string;
 	settledAt?: string;
-	x: OrderInternal;
+	/** Sandbox bookkeeping the service keeps out of the public order (owner, returns, timers). */
+	internal: OrderInternal;
 }
 
 export interface Quote {

@@ -1,6 +1,6 @@
 /** Supported assets, users and wallets, deposit addresses and account limits. */
 import type { Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import { SUPPORTED_ASSETS, User } from '../state';
 import { fail, normalizeAddress, uuid } from '../util';
@@ -19,7 +19,7 @@ export function registerAccounts(r: Router, svc: Services): void {
 	r.add('GET', '/api/v1/supported-assets', () => ({ status: 200, body: SUPPORTED_ASSETS }));
 
 	r.add('POST', '/api/v1/add-user-record', (ctx) => {
-		const b = parse(S.addUser, ctx.body);
+		const b = parse(requestSchemas.addUser, ctx.body);
 		const acc = core.writeScope(ctx.auth, b.subaccountId);
 		const wallets = b.wallets.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `wallets[${i}]`) }));
 		const returnWallets = b.returnWallets?.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `returnWallets[${i}]`) }));
@@ -54,14 +54,14 @@ export function registerAccounts(r: Router, svc: Services): void {
 	});
 
 	r.add('GET', '/api/v1/deposit-addresses', (ctx) => {
-		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		const q = parse(requestSchemas.scopeQuery, queryObject(ctx.query));
 		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
 		if (!acc.provisioned) fail(412, 'custody_wallet_not_provisioned', `The custody wallet of account ${acc.id} is not provisioned yet`);
 		return { status: 200, body: { accountId: acc.id, depositAddresses: core.depositAddresses(acc) } };
 	});
 
 	r.add('GET', '/api/v1/account/limits', (ctx) => {
-		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		const q = parse(requestSchemas.scopeQuery, queryObject(ctx.query));
 		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
 		return { status: 200, body: svc.engine.limitsView(acc) };
 	});

@@ -1,6 +1,6 @@
 /** Payment orders: create, list, get, attribute transactions, cancel, return details. */
 import type { Ctx, Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { Order, Quote } from '../state';
 import { ApiError, canonical, fail, isPipMultiple, normalizeAddress, sha, uuid } from '../util';
@@ -14,13 +14,13 @@ import { UNDERFUND_TOLERANCE_USD, WAIT } from '../engine';
 export function scopedOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
 	const account = subaccountId ? svc.core.child(ctx.auth, subaccountId) : ctx.auth.account;
 	const o = svc.core.orders.get(ctx.params.id);
-	if (!o || o.x.accountId !== account.id) fail(404, 'payment_order_not_found', `Payment order ${ctx.params.id} not found`);
+	if (!o || o.internal.accountId !== account.id) fail(404, 'payment_order_not_found', `Payment order ${ctx.params.id} not found`);
 	return o;
 }
 
 function writableOrder(svc: Services, ctx: Ctx, subaccountId?: string): Order {
 	const o = scopedOrder(svc, ctx, subaccountId);
-	svc.core.assertWritable(svc.core.accounts.get(o.x.accountId)!);
+	svc.core.assertWritable(svc.core.accounts.get(o.internal.accountId)!);
 	return o;
 }
 
@@ -42,7 +42,7 @@ export function registerOrders(r: Router, svc: Services): void {
 	const { core, engine } = svc;
 
 	r.add('POST', '/api/v1/payment', (ctx) => {
-		const b = parse(S.payment, ctx.body);
+		const b = parse(requestSchemas.payment, ctx.body);
 		checkAmount(b.amountUsd);
 		const mode = b.mode ?? 'standard';
 		if (mode === 'instant') {
@@ -113,7 +113,7 @@ export function registerOrders(r: Router, svc: Services): void {
 
 	r.add('GET', '/api/v1/payment-orders', (ctx) => {
 		if (ctx.query.has('epochId')) fail(400, 'validation_error', 'epochId has been removed', { path: 'epochId' });
-		const q = parse(S.listOrders, queryObject(ctx.query, ['status']));
+		const q = parse(requestSchemas.listOrders, queryObject(ctx.query, ['status']));
 		const accounts = new Set(core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts).map((a) => a.id));
 		const statuses = new Set<string>(q.status);
 		const after = q.createdAfter ? Date.parse(q.createdAfter) : null;
@@ -125,7 +125,7 @@ export function registerOrders(r: Router, svc: Services): void {
 		const all = core.data.orders;
 		for (let i = all.length - 1; i >= 0; i--) {
 			const o = all[i]; // insertion order is creation order: newest first without sorting
-			if (!accounts.has(o.x.accountId)) continue;
+			if (!accounts.has(o.internal.accountId)) continue;
 			if (!statuses.has(o.status)) continue;
 			if (q.fromUserId && o.fromUserId !== q.fromUserId) continue;
 			if (after !== null || before !== null) {
@@ -140,14 +140,14 @@ export function registerOrders(r: Router, svc: Services): void {
 	});
 
 	r.add('GET', '/api/v1/payment-orders/:id', (ctx) => {
-		const q = parse(S.scopeQuery, queryObject(ctx.query));
+		const q = parse(requestSchemas.scopeQuery, queryObject(ctx.query));
 		if (q.subaccountId && q.includeSubaccounts) fail(400, 'validation_error', 'includeSubaccounts=true cannot be combined with subaccountId');
 		const o = scopedOrder(svc, ctx, q.subaccountId);
 		return { status: 200, body: { ...engine.publicOrder(o), returns: engine.returnsBlock(o) } };
 	});
 
 	r.add('POST', '/api/v1/payment-orders/:id/transactions', (ctx) => {
-		const b = parse(S.transactions, ctx.body);
+		const b = parse(requestSchemas.transactions, ctx.body);
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		// REFUNDED is reopenable: a late deposit there is attributed and returned again.
 		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED') fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
@@ -160,8 +160,8 @@ export function registerOrders(r: Router, svc: Services): void {
 		let processed = 0;
 		for (const t of b.transactions) {
 			const tx = core.chainTxs.get(t.hash);
-			if (!tx || !tx.indexed || tx.chain !== t.chain || tx.accountId !== o.x.accountId || tx.attributedTo) continue;
-			const sender = core.accountWallet(o.x.accountId, tx.chain, tx.sender);
+			if (!tx || !tx.indexed || tx.chain !== t.chain || tx.accountId !== o.internal.accountId || tx.attributedTo) continue;
+			const sender = core.accountWallet(o.internal.accountId, tx.chain, tx.sender);
 			if (!sender || sender.status !== 'ACTIVE') continue; // only activated senders are matched
 			tx.attributedTo = o.id;
 			engine.attribute(o, tx.hash, tx.sender, tx.chain, tx.asset, tx.amountUsd);
@@ -171,7 +171,7 @@ export function registerOrders(r: Router, svc: Services): void {
 	});
 
 	r.add('POST', '/api/v1/payment-orders/:id/cancel', (ctx) => {
-		const b = parse(S.cancel, ctx.body);
+		const b = parse(requestSchemas.cancel, ctx.body);
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		engine.requestCancel(o, b.reason);
 		return { status: 202, body: { message: 'Cancellation requested', data: { paymentOrderId: o.id, status: o.status, cancelRequestedAt: o.cancelRequestedAt } } };
@@ -183,19 +183,19 @@ export function registerOrders(r: Router, svc: Services): void {
 		if (!m) fail(400, 'validation_error', 'If-Match must be the quoted current returns.revision, e.g. "0"', { path: 'headers.if-match' });
 		const key = ctx.headers['idempotency-key'];
 		if (typeof key !== 'string' || key.length < 1 || key.length > 255) fail(400, 'validation_error', 'Idempotency-Key header is required (up to 255 characters)', { path: 'headers.idempotency-key' });
-		const b = parse(S.returnDetails, ctx.body);
+		const b = parse(requestSchemas.returnDetails, ctx.body);
 		if (new Set(b.wallets.map((w) => w.chain)).size !== b.wallets.length) fail(400, 'validation_error', 'wallets: one wallet per chain (duplicate chain)', { path: 'wallets' });
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		const expected = Number(m[1]);
 		const hash = sha(canonical(b));
-		const prev = o.x.returnIdem[key];
+		const prev = o.internal.returnIdem[key];
 		if (prev) {
 			if (prev.hash === `${hash}:${expected}`) return { status: 200, body: prev.response };
 			fail(409, 'idempotency_key_reused', 'Idempotency-Key was already used with different details');
 		}
-		if (expected !== o.x.returnRevision) fail(409, 'stale_revision', `If-Match revision ${expected} is stale; current revision is ${o.x.returnRevision}`);
+		if (expected !== o.internal.returnRevision) fail(409, 'stale_revision', `If-Match revision ${expected} is stale; current revision is ${o.internal.returnRevision}`);
 		const user = core.users.get(b.userId);
-		if (!user || user.accountId !== o.x.accountId) fail(404, 'return_user_not_found', `User ${b.userId} is not in the order's account`);
+		if (!user || user.accountId !== o.internal.accountId) fail(404, 'return_user_not_found', `User ${b.userId} is not in the order's account`);
 		const open = engine.uncommitted(o);
 		if (o.inboundTransfers.filter((t) => t.status !== 'FAILED').length > 0 && open.length === 0) {
 			fail(409, 'returns_committed', 'Every observed transfer already has a committed return destination');
@@ -219,12 +219,12 @@ export function registerOrders(r: Router, svc: Services): void {
 				fail(422, `Chain ${t.chain} (asset ${t.asset}) is missing from the complete wallet list: deposit ${t.transactionHash} needs it`, undefined, { chain: t.chain, asset: t.asset });
 			}
 		}
-		o.x.returnRevision++;
-		o.x.returnDetails = { userId: user.id, wallets, revision: o.x.returnRevision, registeredAt: core.iso(), requestId: uuid() };
+		o.internal.returnRevision++;
+		o.internal.returnDetails = { userId: user.id, wallets, revision: o.internal.returnRevision, registeredAt: core.iso(), requestId: uuid() };
 		o.version++;
 		const block = engine.returnsBlock(o);
 		const response = JSON.parse(JSON.stringify({ ...block, affectedTransfers: open.map((t) => t.transactionHash) })) as unknown;
-		o.x.returnIdem[key] = { hash: `${hash}:${expected}`, response };
+		o.internal.returnIdem[key] = { hash: `${hash}:${expected}`, response };
 		// Registration does not send a return at once: waiting returns pick the new details up shortly.
 		core.scheduler.after(WAIT.returnSettle, () => engine.processReturns(o));
 		return { status: 200, body: response };

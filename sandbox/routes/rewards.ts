@@ -1,6 +1,6 @@
 /** The rewards rules API (own server): rules library with idempotent writes, structure checks, block catalogue. */
 import type { Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { RewardRule } from '../state';
 import { ApiError, canonical, fail, sha, uuid } from '../util';
@@ -124,7 +124,7 @@ export function registerRewards(r: Router, svc: Services): void {
 			if (prev.hash !== hash) fail(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request', { path: 'headers.idempotency-key' });
 			return { status: prev.status, body: prev.response };
 		}
-		const b = parse(S.rewardCreate, ctx.body);
+		const b = parse(requestSchemas.rewardCreate, ctx.body);
 		validateDefinition(b.definition);
 		const active = core.data.rewardRules.filter((x) => x.accountId === ctx.auth.account.id && x.status === 'active');
 		if (active.length >= LIBRARY_SIZE) fail(409, 'library_full', `The rules library is full (${LIBRARY_SIZE} active rules)`, { path: '' });
@@ -141,7 +141,7 @@ export function registerRewards(r: Router, svc: Services): void {
 	});
 
 	r.add('GET', '/api/v1/rewards/rules', (ctx) => {
-		const q = parse(S.rewardList, queryObject(ctx.query));
+		const q = parse(requestSchemas.rewardList, queryObject(ctx.query));
 		const status = q.status ?? 'active';
 		const rules = core.data.rewardRules
 			.filter((x) => x.accountId === ctx.auth.account.id && x.status === status)
