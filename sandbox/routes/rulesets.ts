@@ -19,6 +19,8 @@ export function registerRulesets(r: Router, svc: Services): void {
 		const b = parse(requestSchemas.rulesetCreate, ctx.body);
 		const acc = core.writeScope(ctx.auth, b.subaccountId);
 		const hash = sha(canonical(b));
+		// Not replayOrRecord: the key is kept on the ruleset itself, per write account, and a replay
+		// answers the ruleset as it is now (a later rename shows), not a snapshot of the first answer.
 		if (b.idempotencyKey) {
 			const prev = core.data.rulesets.find((x) => x.accountId === acc.id && x.idempotencyKey === b.idempotencyKey);
 			if (prev) {
