@@ -27,6 +27,37 @@ export interface CreateOrderInput {
 	memo: string | null; mode: 'standard' | 'instant'; expiresAt: string; idempotencyKey?: string; quote?: Quote; rulesetId?: string;
 }
 
+/** The one place an order record is written: a new order with no deposits, returns or timers yet. */
+function newOrder(f: {
+	account: Account; fromUserId: string | null; status: OrderStatus; mode: string; asset: string; toChain: string; toAddress: string;
+	amountUsd: number; memo: string | null; createdAt: string; expiresAt: string; idempotencyKey?: string; rulesetId?: string;
+}): Order {
+	return {
+		id: uuid(),
+		...(f.rulesetId ? { rulesetId: f.rulesetId } : {}),
+		mode: f.mode,
+		senderAccountId: f.account.id,
+		receiverAccountIds: [f.account.id],
+		fromUserId: f.fromUserId,
+		status: f.status,
+		version: 1,
+		asset: f.asset,
+		toChain: f.toChain,
+		toAddress: f.toAddress,
+		amountUsd: f.amountUsd,
+		memo: f.memo,
+		...(f.idempotencyKey !== undefined ? { idempotencyKey: f.idempotencyKey } : {}),
+		createdAt: f.createdAt,
+		expiresAt: f.expiresAt,
+		receivedTotal: 0,
+		inboundTransfers: [],
+		internal: {
+			accountId: f.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
+			failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
+		},
+	};
+}
+
 export class Engine {
 	constructor(private core: Core, private webhooks: Webhooks) {
 		core.onResume.push(() => this.resume());
@@ -89,31 +120,7 @@ export class Engine {
 	// ---- creation -----------------------------------------------------------------------------
 	createOrder(i: CreateOrderInput): Order {
 		const core = this.core;
-		const now = core.now();
-		const o: Order = {
-			id: uuid(),
-			...(i.rulesetId ? { rulesetId: i.rulesetId } : {}),
-			mode: i.mode,
-			senderAccountId: i.account.id,
-			receiverAccountIds: [i.account.id],
-			fromUserId: i.fromUserId,
-			status: 'AWAITING_FUNDS',
-			version: 1,
-			asset: i.asset,
-			toChain: i.toChain,
-			toAddress: i.toAddress,
-			amountUsd: i.amountUsd,
-			memo: i.memo,
-			...(i.idempotencyKey !== undefined ? { idempotencyKey: i.idempotencyKey } : {}),
-			createdAt: core.iso(now),
-			expiresAt: i.expiresAt,
-			receivedTotal: 0,
-			inboundTransfers: [],
-			internal: {
-				accountId: i.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
-				failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
-			},
-		};
+		const o = newOrder({ ...i, status: 'AWAITING_FUNDS', createdAt: core.iso() });
 		if (i.mode === 'instant') {
 			o.payoutDestinationId = uuid();
 			o.instantFeeBps = i.quote?.feeBps ?? 10;
@@ -153,15 +160,10 @@ export class Engine {
 		const chains = ['ethereum', 'solana', 'base'];
 		for (let n = 0; n < count; n++) {
 			const toChain = chains[n % 3];
-			const o: Order = {
-				id: uuid(), mode: 'standard', senderAccountId: acc.id, receiverAccountIds: [acc.id], fromUserId, status, version: 1,
-				asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain), amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`,
-				createdAt: core.iso(now - count + n), expiresAt, receivedTotal: 0, inboundTransfers: [],
-				internal: {
-					accountId: acc.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
-					failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
-				},
-			};
+			const o = newOrder({
+				account: acc, fromUserId, status, mode: 'standard', asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain),
+				amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`, createdAt: core.iso(now - count + n), expiresAt,
+			});
 			core.data.orders.push(o);
 			core.orders.set(o.id, o);
 		}
