@@ -41,7 +41,7 @@ export class Core {
 	chainTxs = new Map<string, ChainTx>();
 	scheduler: Scheduler;
 	dirty = false;
-	/** Hooks set by the engine and webhook modules (avoids import cycles). */
+	/** Set by the engine and webhook modules (avoids import cycles); run once by resume(). */
 	onResume: Array<() => void> = [];
 
 	constructor(public opts: CoreOptions) {
@@ -66,10 +66,11 @@ export class Core {
 	reset(seed: 'demo' | 'empty'): void {
 		this.scheduler.clear();
 		this.scheduler.offsetMs = 0;
-		this.load(emptyData(seed, this.opts.apiKey || DEMO_API_KEY, new Date().toISOString()), false);
+		this.load(emptyData(seed, this.opts.apiKey || DEMO_API_KEY, new Date().toISOString()));
 	}
 
-	load(data: Data, resume = true): void {
+	/** Takes `data` as the whole state and indexes it; the waits it had in progress re-arm in resume(). */
+	load(data: Data): void {
 		// Records keyed by client strings lose their prototype (a data file is plain JSON).
 		data.paymentIdem = dict(data.paymentIdem);
 		data.rewardIdem = dict(data.rewardIdem);
@@ -98,8 +99,15 @@ export class Core {
 		index(this.deliveries, data.deliveries, (d) => d.id);
 		index(this.rules, data.rewardRules, (r) => r.id);
 		index(this.chainTxs, data.chainTxs, (t) => t.hash);
-		if (resume) for (const f of this.onResume) f();
 		this.dirty = true;
+	}
+
+	/**
+	 * Start-up, once the engine and webhook modules have registered their hooks: re-arms every wait
+	 * that the loaded data file had in progress (a fresh seed has none).
+	 */
+	resume(): void {
+		for (const f of this.onResume) f();
 	}
 
 	save(): void {

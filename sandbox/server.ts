@@ -102,8 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	});
 	const webhooks = new Webhooks(core);
 	const engine = new Engine(core, webhooks);
-	// Loading a data file happened before the engine existed: re-arm its pending work now.
-	if (options.dataFile) for (const f of core.onResume) f();
+	core.resume();
 	const traffic = new Traffic();
 	const svc: Services = { core, engine, webhooks, traffic };
 
