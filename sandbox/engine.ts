@@ -282,15 +282,20 @@ export class Engine {
 			r.destination = route.destination;
 			r.refundReference = 'rfd_' + hex(8);
 			r.state = 'RETURNING';
-			const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
-			if (r.kind === 'deposit') t.status = 'RETURNING';
-			t.refundReference = r.refundReference;
-			t.version++;
-			o.version++;
-			this.recomputeTotals(o);
+			this.returnOnTransfer(o, r, 'RETURNING', { refundReference: r.refundReference });
 			this.event(o);
 			this.scheduleReturnSettle(o, r);
 		}
+	}
+
+	/** Shows a return's progress on its deposit (whose status moves only for a whole-deposit return). */
+	private returnOnTransfer(o: Order, r: ReturnItem, depositStatus: string, progress: Partial<InboundTransfer>): void {
+		const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
+		if (r.kind === 'deposit') t.status = depositStatus;
+		Object.assign(t, progress);
+		t.version++;
+		o.version++;
+		this.recomputeTotals(o);
 	}
 
 	private scheduleReturnSettle(o: Order, r: ReturnItem): void {
@@ -300,12 +305,7 @@ export class Engine {
 	private completeReturn(o: Order, r: ReturnItem): void {
 		r.state = 'RETURNED';
 		r.refundTransactionHash = txHashFor(r.chain, 'refund:' + r.refundReference);
-		const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
-		if (r.kind === 'deposit') t.status = 'RETURNED';
-		t.refundTransactionHash = r.refundTransactionHash;
-		t.version++;
-		o.version++;
-		this.recomputeTotals(o);
+		this.returnOnTransfer(o, r, 'RETURNED', { refundTransactionHash: r.refundTransactionHash });
 		if (!this.finalize(o)) this.event(o);
 	}
 

@@ -50,6 +50,13 @@ export function registerOperator(r: Router, svc: Services): void {
 		return a;
 	};
 	const accountView = (a: Account) => ({ ...a });
+	/** A simulated on-chain transfer, not yet attributed to an order. */
+	const recordChainTx = (f: Omit<ChainTx, 'hash' | 'attributedTo' | 'createdAt'>): ChainTx => {
+		const tx: ChainTx = { hash: txHashFor(f.chain, uuid()), ...f, attributedTo: null, createdAt: core.iso() };
+		core.data.chainTxs.push(tx);
+		core.chainTxs.set(tx.hash, tx);
+		return tx;
+	};
 
 	r.add('GET', '/sandbox/state', () => {
 		const root = core.root();
@@ -150,13 +157,11 @@ export function registerOperator(r: Router, svc: Services): void {
 		const o = core.orders.get(b.paymentOrderId);
 		if (!o) fail(404, 'payment_order_not_found');
 		if (!SUPPORTED_ASSETS.some((x) => x.chain === b.chain && x.symbol === b.asset)) fail(400, 'unsupported_asset', `${b.asset} on ${b.chain}`);
-		const tx: ChainTx = {
-			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: o.internal.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
-			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true, attributedTo: null, createdAt: core.iso(),
+		const tx = recordChainTx({
+			paymentOrderId: o.id, accountId: o.internal.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
+			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true,
 			...(b.transferCount && b.transferCount > 1 ? { transferCount: b.transferCount } : {}),
-		};
-		core.data.chainTxs.push(tx);
-		core.chainTxs.set(tx.hash, tx);
+		});
 		const to = core.depositAddresses(core.accounts.get(o.internal.accountId)!).find((d) => d.chain === b.chain && d.symbol === b.asset)!.address;
 		return ok({ transactionHash: tx.hash, chain: tx.chain, to, indexed: tx.indexed }, 201);
 	}, false);
@@ -273,12 +278,7 @@ export function registerOperator(r: Router, svc: Services): void {
 			account, fromUserId: owner?.user.id ?? null, toAddress: rs.toAddress, toChain: rs.deliveredChain, asset: rs.deliveredAsset, amountUsd: b.amountUsd,
 			memo: null, mode: instant ? 'instant' : 'standard', expiresAt: core.iso(core.now() + 86400_000), rulesetId: rs.id,
 		});
-		const tx: ChainTx = {
-			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: account.id, sender, chain: b.chain, asset: b.asset, amountUsd: b.amountUsd,
-			indexed: true, attributedTo: null, createdAt: core.iso(),
-		};
-		core.data.chainTxs.push(tx);
-		core.chainTxs.set(tx.hash, tx);
+		const tx = recordChainTx({ paymentOrderId: o.id, accountId: account.id, sender, chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: true });
 		if (owner?.status === 'ACTIVE') {
 			tx.attributedTo = o.id;
 			engine.attribute(o, tx.hash, sender, b.chain, b.asset, b.amountUsd);
