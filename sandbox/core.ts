@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Scheduler } from './scheduler';
 import {
-	Account, ChainTx, Data, Delivery, Endpoint, Order, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
+	Account, ChainTx, Data, Delivery, Endpoint, Order, OrderInternal, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
 } from './state';
 import { dict, fail, base58From, evmFrom } from './util';
 
@@ -41,7 +41,7 @@ export class Core {
 	chainTxs = new Map<string, ChainTx>();
 	scheduler: Scheduler;
 	dirty = false;
-	/** Hooks set by the engine and webhook modules (avoids import cycles). */
+	/** Set by the engine and webhook modules (avoids import cycles); run once by resume(). */
 	onResume: Array<() => void> = [];
 
 	constructor(public opts: CoreOptions) {
@@ -66,15 +66,24 @@ export class Core {
 	reset(seed: 'demo' | 'empty'): void {
 		this.scheduler.clear();
 		this.scheduler.offsetMs = 0;
-		this.load(emptyData(seed, this.opts.apiKey || DEMO_API_KEY, new Date().toISOString()), false);
+		this.load(emptyData(seed, this.opts.apiKey || DEMO_API_KEY, new Date().toISOString()));
 	}
 
-	load(data: Data, resume = true): void {
+	/** Takes `data` as the whole state and indexes it; the waits it had in progress re-arm in resume(). */
+	load(data: Data): void {
 		// Records keyed by client strings lose their prototype (a data file is plain JSON).
 		data.paymentIdem = dict(data.paymentIdem);
 		data.rewardIdem = dict(data.rewardIdem);
 		data.usage = dict(data.usage);
-		for (const o of data.orders) o.x.returnIdem = dict(o.x.returnIdem);
+		for (const o of data.orders) {
+			// Data files written before `Order.internal` had its name keep it under `x`.
+			const legacy = o as Order & { x?: OrderInternal };
+			if (legacy.x) {
+				o.internal = legacy.x;
+				delete legacy.x;
+			}
+			o.internal.returnIdem = dict(o.internal.returnIdem);
+		}
 		this.data = data;
 		this.scheduler.offsetMs = data.clockOffsetMs ?? 0;
 		const index = <T>(map: Map<string, T>, items: T[], key: (t: T) => string) => {
@@ -90,8 +99,15 @@ export class Core {
 		index(this.deliveries, data.deliveries, (d) => d.id);
 		index(this.rules, data.rewardRules, (r) => r.id);
 		index(this.chainTxs, data.chainTxs, (t) => t.hash);
-		if (resume) for (const f of this.onResume) f();
 		this.dirty = true;
+	}
+
+	/**
+	 * Start-up, once the engine and webhook modules have registered their hooks: re-arms every wait
+	 * that the loaded data file had in progress (a fresh seed has none).
+	 */
+	resume(): void {
+		for (const f of this.onResume) f();
 	}
 
 	save(): void {

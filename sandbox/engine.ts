@@ -27,20 +27,51 @@ export interface CreateOrderInput {
 	memo: string | null; mode: 'standard' | 'instant'; expiresAt: string; idempotencyKey?: string; quote?: Quote; rulesetId?: string;
 }
 
+/** The one place an order record is written: a new order with no deposits, returns or timers yet. */
+function newOrder(f: {
+	account: Account; fromUserId: string | null; status: OrderStatus; mode: string; asset: string; toChain: string; toAddress: string;
+	amountUsd: number; memo: string | null; createdAt: string; expiresAt: string; idempotencyKey?: string; rulesetId?: string;
+}): Order {
+	return {
+		id: uuid(),
+		...(f.rulesetId ? { rulesetId: f.rulesetId } : {}),
+		mode: f.mode,
+		senderAccountId: f.account.id,
+		receiverAccountIds: [f.account.id],
+		fromUserId: f.fromUserId,
+		status: f.status,
+		version: 1,
+		asset: f.asset,
+		toChain: f.toChain,
+		toAddress: f.toAddress,
+		amountUsd: f.amountUsd,
+		memo: f.memo,
+		...(f.idempotencyKey !== undefined ? { idempotencyKey: f.idempotencyKey } : {}),
+		createdAt: f.createdAt,
+		expiresAt: f.expiresAt,
+		receivedTotal: 0,
+		inboundTransfers: [],
+		internal: {
+			accountId: f.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
+			failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
+		},
+	};
+}
+
 export class Engine {
 	constructor(private core: Core, private webhooks: Webhooks) {
 		core.onResume.push(() => this.resume());
 	}
 
 	publicOrder(o: Order): Record<string, unknown> {
-		const { x: _x, ...rest } = o;
-		void _x;
+		const { internal: _internal, ...rest } = o;
+		void _internal;
 		return rest;
 	}
 
 	private event(o: Order): void {
 		this.core.dirty = true;
-		this.webhooks.emit(o.x.accountId, 'payment_order', { payment_order: this.publicOrder(o) });
+		this.webhooks.emit(o.internal.accountId, 'payment_order', { payment_order: this.publicOrder(o) });
 	}
 	private setStatus(o: Order, s: OrderStatus): void {
 		o.status = s;
@@ -89,31 +120,7 @@ export class Engine {
 	// ---- creation -----------------------------------------------------------------------------
 	createOrder(i: CreateOrderInput): Order {
 		const core = this.core;
-		const now = core.now();
-		const o: Order = {
-			id: uuid(),
-			...(i.rulesetId ? { rulesetId: i.rulesetId } : {}),
-			mode: i.mode,
-			senderAccountId: i.account.id,
-			receiverAccountIds: [i.account.id],
-			fromUserId: i.fromUserId,
-			status: 'AWAITING_FUNDS',
-			version: 1,
-			asset: i.asset,
-			toChain: i.toChain,
-			toAddress: i.toAddress,
-			amountUsd: i.amountUsd,
-			memo: i.memo,
-			...(i.idempotencyKey !== undefined ? { idempotencyKey: i.idempotencyKey } : {}),
-			createdAt: core.iso(now),
-			expiresAt: i.expiresAt,
-			receivedTotal: 0,
-			inboundTransfers: [],
-			x: {
-				accountId: i.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
-				failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
-			},
-		};
+		const o = newOrder({ ...i, status: 'AWAITING_FUNDS', createdAt: core.iso() });
 		if (i.mode === 'instant') {
 			o.payoutDestinationId = uuid();
 			o.instantFeeBps = i.quote?.feeBps ?? 10;
@@ -141,7 +148,7 @@ export class Engine {
 	private scheduleExpiry(o: Order): void {
 		const now = this.core.now();
 		const due = now + Math.max(0, Date.parse(o.expiresAt) - now) / this.core.opts.timeScale;
-		o.x.expireDueAt = due;
+		o.internal.expireDueAt = due;
 		this.core.scheduler.at(due, () => this.expire(o));
 	}
 
@@ -153,15 +160,10 @@ export class Engine {
 		const chains = ['ethereum', 'solana', 'base'];
 		for (let n = 0; n < count; n++) {
 			const toChain = chains[n % 3];
-			const o: Order = {
-				id: uuid(), mode: 'standard', senderAccountId: acc.id, receiverAccountIds: [acc.id], fromUserId, status, version: 1,
-				asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain), amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`,
-				createdAt: core.iso(now - count + n), expiresAt, receivedTotal: 0, inboundTransfers: [],
-				x: {
-					accountId: acc.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
-					failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
-				},
-			};
+			const o = newOrder({
+				account: acc, fromUserId, status, mode: 'standard', asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain),
+				amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`, createdAt: core.iso(now - count + n), expiresAt,
+			});
 			core.data.orders.push(o);
 			core.orders.set(o.id, o);
 		}
@@ -210,7 +212,7 @@ export class Engine {
 	private onConfirmed(o: Order, t: InboundTransfer): void {
 		const cancelPending = !!o.cancelRequestedAt && (o.status === 'AWAITING_FUNDS' || o.status === 'FUNDED');
 		if (o.status === 'AWAITING_FUNDS' && !cancelPending) {
-			const funding = o.inboundTransfers.filter((d) => d.status === 'CONFIRMED' && !o.x.returns.some((r) => r.transactionHash === d.transactionHash));
+			const funding = o.inboundTransfers.filter((d) => d.status === 'CONFIRMED' && !o.internal.returns.some((r) => r.transactionHash === d.transactionHash));
 			const total = funding.reduce((s, d) => s + toPips(d.amountUsd), 0);
 			if (total >= toPips(o.amountUsd - UNDERFUND_TOLERANCE_USD)) {
 				this.setStatus(o, 'FUNDED');
@@ -228,15 +230,15 @@ export class Engine {
 		if (cancelPending) return this.afterDepositResolved(o);
 		// Anything else (funded already, expired, refunded, ...) is a late deposit: it goes back.
 		if (o.status === 'REFUNDED' || o.status === 'CANCELED' || o.status === 'EXPIRED') {
-			o.x.pendingFinal = o.status === 'EXPIRED' ? 'EXPIRED' : 'REFUNDED';
-			if (o.status === 'REFUNDED') o.x.refundReason = 'LATE_DEPOSIT';
+			o.internal.pendingFinal = o.status === 'EXPIRED' ? 'EXPIRED' : 'REFUNDED';
+			if (o.status === 'REFUNDED') o.internal.refundReason = 'LATE_DEPOSIT';
 		}
 		this.enqueueReturn(o, t, 'deposit', t.amountUsd);
 		this.processReturns(o);
 	}
 
 	private afterDepositResolved(o: Order): void {
-		if (o.cancelRequestedAt && o.x.cancelDueAt !== null && this.core.now() >= o.x.cancelDueAt) this.settleCancel(o);
+		if (o.cancelRequestedAt && o.internal.cancelDueAt !== null && this.core.now() >= o.internal.cancelDueAt) this.settleCancel(o);
 		else this.maybeFinal(o);
 	}
 
@@ -245,18 +247,18 @@ export class Engine {
 		let amount = amountUsd;
 		if (kind === 'deposit') {
 			// A whole-deposit return replaces a not-yet-committed excess return of the same deposit.
-			o.x.returns = o.x.returns.filter((r) => !(r.transactionHash === t.transactionHash && r.kind === 'excess' && r.state === 'AWAITING'));
-			const sent = o.x.returns.filter((r) => r.transactionHash === t.transactionHash).reduce((s, r) => s + toPips(r.amountUsd), 0);
+			o.internal.returns = o.internal.returns.filter((r) => !(r.transactionHash === t.transactionHash && r.kind === 'excess' && r.state === 'AWAITING'));
+			const sent = o.internal.returns.filter((r) => r.transactionHash === t.transactionHash).reduce((s, r) => s + toPips(r.amountUsd), 0);
 			amount = fromPips(toPips(t.amountUsd) - sent);
 			if (amount <= 0) return;
 		}
-		o.x.returns.push({ transactionHash: t.transactionHash, chain: t.chain, asset: t.asset, amountUsd: amount, kind, state: 'AWAITING' });
+		o.internal.returns.push({ transactionHash: t.transactionHash, chain: t.chain, asset: t.asset, amountUsd: amount, kind, state: 'AWAITING' });
 		this.core.dirty = true;
 	}
 
 	/** Where a return on `chain` would go now: order details, else user default (not for ruleset orders). */
 	route(o: Order, chain: string): { status: 'ROUTED' | 'AWAITING_DETAILS'; reason?: string; destination?: { source: string; address: string } } {
-		const d = o.x.returnDetails;
+		const d = o.internal.returnDetails;
 		if (d) {
 			const w = d.wallets.find((x) => x.chain === chain);
 			return w ? { status: 'ROUTED', destination: { source: 'details', address: w.address } } : { status: 'AWAITING_DETAILS', reason: 'RETURN_DETAILS_INCOMPATIBLE' };
@@ -273,22 +275,27 @@ export class Engine {
 
 	/** Commits a destination for every waiting return that can be routed, and sends it. */
 	processReturns(o: Order): void {
-		for (const r of o.x.returns) {
+		for (const r of o.internal.returns) {
 			if (r.state !== 'AWAITING') continue;
 			const route = this.route(o, r.chain);
 			if (route.status !== 'ROUTED') continue;
 			r.destination = route.destination;
 			r.refundReference = 'rfd_' + hex(8);
 			r.state = 'RETURNING';
-			const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
-			if (r.kind === 'deposit') t.status = 'RETURNING';
-			t.refundReference = r.refundReference;
-			t.version++;
-			o.version++;
-			this.recomputeTotals(o);
+			this.returnOnTransfer(o, r, 'RETURNING', { refundReference: r.refundReference });
 			this.event(o);
 			this.scheduleReturnSettle(o, r);
 		}
+	}
+
+	/** Shows a return's progress on its deposit (whose status moves only for a whole-deposit return). */
+	private returnOnTransfer(o: Order, r: ReturnItem, depositStatus: string, progress: Partial<InboundTransfer>): void {
+		const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
+		if (r.kind === 'deposit') t.status = depositStatus;
+		Object.assign(t, progress);
+		t.version++;
+		o.version++;
+		this.recomputeTotals(o);
 	}
 
 	private scheduleReturnSettle(o: Order, r: ReturnItem): void {
@@ -298,24 +305,19 @@ export class Engine {
 	private completeReturn(o: Order, r: ReturnItem): void {
 		r.state = 'RETURNED';
 		r.refundTransactionHash = txHashFor(r.chain, 'refund:' + r.refundReference);
-		const t = o.inboundTransfers.find((x) => x.transactionHash === r.transactionHash)!;
-		if (r.kind === 'deposit') t.status = 'RETURNED';
-		t.refundTransactionHash = r.refundTransactionHash;
-		t.version++;
-		o.version++;
-		this.recomputeTotals(o);
+		this.returnOnTransfer(o, r, 'RETURNED', { refundTransactionHash: r.refundTransactionHash });
 		if (!this.finalize(o)) this.event(o);
 	}
 
 	/** Reaches the pending terminal state once every return settled and no deposit is in flight. */
 	private finalize(o: Order): boolean {
-		if (!o.x.pendingFinal) return false;
-		if (o.x.returns.some((r) => r.state !== 'RETURNED') || o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status))) return false;
-		const final = o.x.pendingFinal;
-		o.x.pendingFinal = null;
+		if (!o.internal.pendingFinal) return false;
+		if (o.internal.returns.some((r) => r.state !== 'RETURNED') || o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status))) return false;
+		const final = o.internal.pendingFinal;
+		o.internal.pendingFinal = null;
 		if (final === 'REFUNDED') {
-			const last = [...o.x.returns].reverse().find((r) => r.refundTransactionHash);
-			o.refundReason = o.x.refundReason ?? 'CANCELED';
+			const last = [...o.internal.returns].reverse().find((r) => r.refundTransactionHash);
+			o.refundReason = o.internal.refundReason ?? 'CANCELED';
 			o.refundedAt = this.core.iso();
 			if (last) o.refundTransactionHash = last.refundTransactionHash;
 		}
@@ -330,7 +332,7 @@ export class Engine {
 	returnsBlock(o: Order): Record<string, unknown> {
 		const transfers: Record<string, unknown>[] = [];
 		for (const t of o.inboundTransfers) {
-			const items = o.x.returns.filter((r) => r.transactionHash === t.transactionHash);
+			const items = o.internal.returns.filter((r) => r.transactionHash === t.transactionHash);
 			const committed = items.find((r) => r.destination);
 			const base = { transactionHash: t.transactionHash, chain: t.chain, asset: t.asset, amountUsd: t.amountUsd };
 			if (committed) {
@@ -340,12 +342,12 @@ export class Engine {
 				transfers.push({ ...base, ...r, committed: false, ...(items[0] ? { returnStatus: 'AWAITING_DETAILS', returnAmountUsd: items[0].amountUsd } : {}) });
 			}
 		}
-		return { details: o.x.returnDetails, revision: o.x.returnRevision, transfers };
+		return { details: o.internal.returnDetails, revision: o.internal.returnRevision, transfers };
 	}
 
 	/** Deposits whose return destination can still change. */
 	uncommitted(o: Order): InboundTransfer[] {
-		return o.inboundTransfers.filter((t) => t.status !== 'FAILED' && !o.x.returns.some((r) => r.transactionHash === t.transactionHash && r.destination));
+		return o.inboundTransfers.filter((t) => t.status !== 'FAILED' && !o.internal.returns.some((r) => r.transactionHash === t.transactionHash && r.destination));
 	}
 
 	// ---- cancel and expiry --------------------------------------------------------------------
@@ -355,24 +357,24 @@ export class Engine {
 		o.cancelRequestedAt = this.core.iso();
 		if (reason !== undefined) o.cancelReason = reason;
 		o.version++;
-		o.x.cancelDueAt = this.core.scheduler.dueIn(WAIT.cancelSettle);
+		o.internal.cancelDueAt = this.core.scheduler.dueIn(WAIT.cancelSettle);
 		this.core.dirty = true;
-		this.core.scheduler.at(o.x.cancelDueAt, () => this.settleCancel(o));
+		this.core.scheduler.at(o.internal.cancelDueAt, () => this.settleCancel(o));
 	}
 
 	private settleCancel(o: Order): void {
 		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'FUNDED') return;
-		if (o.x.pendingFinal) return this.processReturns(o);
+		if (o.internal.pendingFinal) return this.processReturns(o);
 		if (o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status))) return; // settles when they resolve
 		const confirmed = o.inboundTransfers.filter((t) => t.status === 'CONFIRMED');
-		if (confirmed.length === 0 && !o.x.returns.length) {
+		if (confirmed.length === 0 && !o.internal.returns.length) {
 			o.canceledAt = this.core.iso();
 			this.setStatus(o, 'CANCELED');
 			this.event(o);
 			return;
 		}
-		o.x.pendingFinal = 'REFUNDED';
-		o.x.refundReason = 'CANCELED';
+		o.internal.pendingFinal = 'REFUNDED';
+		o.internal.refundReason = 'CANCELED';
 		for (const t of confirmed) this.enqueueReturn(o, t, 'deposit', t.amountUsd);
 		this.processReturns(o);
 		this.finalize(o);
@@ -387,7 +389,7 @@ export class Engine {
 			return;
 		}
 		this.setStatus(o, 'REMEDIATING_EXPIRED');
-		o.x.pendingFinal = 'EXPIRED';
+		o.internal.pendingFinal = 'EXPIRED';
 		for (const t of live) if (t.status === 'CONFIRMED') this.enqueueReturn(o, t, 'deposit', t.amountUsd);
 		this.event(o);
 		this.processReturns(o);
@@ -395,7 +397,7 @@ export class Engine {
 
 	/** Orders and returns waiting on something the operator changed (wallet activation, new details). */
 	retryWaitingReturns(): void {
-		for (const o of this.core.data.orders) if (o.x.returns.some((r) => r.state === 'AWAITING')) this.processReturns(o);
+		for (const o of this.core.data.orders) if (o.internal.returns.some((r) => r.state === 'AWAITING')) this.processReturns(o);
 	}
 
 	// ---- netting and distribution -------------------------------------------------------------
@@ -427,8 +429,8 @@ export class Engine {
 		this.setStatus(o, 'DISTRIBUTION_PENDING');
 		o.distributionTransactionHash = txHashFor(o.toChain, 'dist:' + o.distributionReference);
 		this.setStatus(o, 'DISTRIBUTION_SUBMITTED');
-		if (o.x.failNextDistribution) {
-			o.x.failNextDistribution = false;
+		if (o.internal.failNextDistribution) {
+			o.internal.failNextDistribution = false;
 			this.setStatus(o, 'DISTRIBUTION_FAILED');
 			this.event(o);
 			return false;
@@ -457,9 +459,9 @@ export class Engine {
 		const core = this.core;
 		for (const o of core.data.orders) {
 			for (const t of o.inboundTransfers) if (IN_FLIGHT.has(t.status)) this.scheduleDepositStep(o, t);
-			for (const r of o.x.returns) if (r.state === 'RETURNING') this.scheduleReturnSettle(o, r);
-			if (o.cancelRequestedAt && (o.status === 'AWAITING_FUNDS' || o.status === 'FUNDED') && o.x.cancelDueAt !== null) core.scheduler.at(o.x.cancelDueAt, () => this.settleCancel(o));
-			if (o.status === 'AWAITING_FUNDS' && o.x.expireDueAt !== null) core.scheduler.at(o.x.expireDueAt, () => this.expire(o));
+			for (const r of o.internal.returns) if (r.state === 'RETURNING') this.scheduleReturnSettle(o, r);
+			if (o.cancelRequestedAt && (o.status === 'AWAITING_FUNDS' || o.status === 'FUNDED') && o.internal.cancelDueAt !== null) core.scheduler.at(o.internal.cancelDueAt, () => this.settleCancel(o));
+			if (o.status === 'AWAITING_FUNDS' && o.internal.expireDueAt !== null) core.scheduler.at(o.internal.expireDueAt, () => this.expire(o));
 		}
 		for (const r of core.data.rulesets) if (r.addresses.some((a) => a.status === 'PENDING')) this.scheduleProvision(r);
 	}

@@ -8,19 +8,20 @@ import { fail, hex, normalizeAddress, txHashFor, uuid } from './util';
 import { publicRuleset } from './routes/rulesets';
 
 // null removes a limit (field notes: the daily limits may be absent from a response).
-const limitsS = z.object({
+const limitsSchema = z.object({
 	maxTxUsd: z.number().positive().nullable().optional(), maxCountPerEpoch: z.number().int().nonnegative().nullable().optional(),
 	maxValuePerEpochUsd: z.number().nonnegative().nullable().optional(), maxCountPerDay: z.number().int().nonnegative().nullable().optional(),
 	maxValuePerDayUsd: z.number().nonnegative().nullable().optional(),
 });
-const O = {
+/** The operator API's request bodies, by endpoint. */
+const operatorSchemas = {
 	reset: z.object({ seed: z.enum(['demo', 'empty']).optional() }),
 	activate: z.object({
 		address: z.string().optional(), chain: z.string().optional(), userId: z.string().optional(), subaccountId: z.string().optional(),
 		status: z.string().min(1).optional(),
 	}).refine((b) => b.userId || (b.address && b.chain), 'give {address, chain} or {userId}'),
 	account: z.object({
-		status: z.string().optional(), kyb: z.string().optional(), capabilities: z.array(z.string()).optional(), limits: limitsS.optional(),
+		status: z.string().optional(), kyb: z.string().optional(), capabilities: z.array(z.string()).optional(), limits: limitsSchema.optional(),
 		subaccountId: z.string().optional(), provisioned: z.boolean().optional(),
 	}),
 	apiKey: z.object({ subaccountId: z.string().optional(), revokeOthers: z.boolean().optional() }),
@@ -49,6 +50,13 @@ export function registerOperator(r: Router, svc: Services): void {
 		return a;
 	};
 	const accountView = (a: Account) => ({ ...a });
+	/** A simulated on-chain transfer, not yet attributed to an order. */
+	const recordChainTx = (f: Omit<ChainTx, 'hash' | 'attributedTo' | 'createdAt'>): ChainTx => {
+		const tx: ChainTx = { hash: txHashFor(f.chain, uuid()), ...f, attributedTo: null, createdAt: core.iso() };
+		core.data.chainTxs.push(tx);
+		core.chainTxs.set(tx.hash, tx);
+		return tx;
+	};
 
 	r.add('GET', '/sandbox/state', () => {
 		const root = core.root();
@@ -63,7 +71,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/reset', (ctx) => {
-		const b = parse(O.reset, ctx.body);
+		const b = parse(operatorSchemas.reset, ctx.body);
 		core.reset(b.seed ?? core.data.seed);
 		traffic.faults = [];
 		webhooks.attemptsLog = [];
@@ -71,7 +79,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/wallets/activate', (ctx) => {
-		const b = parse(O.activate, ctx.body);
+		const b = parse(operatorSchemas.activate, ctx.body);
 		const status = b.status ?? 'ACTIVE';
 		const accountId = b.subaccountId ? accountOf(b.subaccountId).id : null;
 		const changed: unknown[] = [];
@@ -90,7 +98,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/account', (ctx) => {
-		const b = parse(O.account, ctx.body);
+		const b = parse(operatorSchemas.account, ctx.body);
 		const a = accountOf(b.subaccountId);
 		if (b.status) a.status = b.status;
 		if (b.kyb) a.kyb = b.kyb;
@@ -106,7 +114,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/subaccounts', (ctx) => {
-		const b = parse(O.subaccount, ctx.body);
+		const b = parse(operatorSchemas.subaccount, ctx.body);
 		const root = core.root();
 		const a: Account = {
 			id: uuid(), parentId: root.id, name: b.name ?? 'Subaccount', status: b.status ?? 'ACTIVE', kyb: b.kyb ?? 'APPROVED',
@@ -121,7 +129,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	// A second key for the same account, as the developer console issues one (key rotation);
 	// `revokeOthers` then retires every earlier key of that account.
 	r.add('POST', '/sandbox/api-keys', (ctx) => {
-		const b = parse(O.apiKey, ctx.body);
+		const b = parse(operatorSchemas.apiKey, ctx.body);
 		const a = accountOf(b.subaccountId);
 		const apiKey = (a.parentId ? 'sk_sandbox_sub_' : 'sk_sandbox_') + hex(12);
 		if (b.revokeOthers) {
@@ -134,7 +142,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/subaccounts/:id', (ctx) => {
-		const b = parse(O.subaccount, ctx.body);
+		const b = parse(operatorSchemas.subaccount, ctx.body);
 		const a = accountOf(ctx.params.id);
 		if (b.name !== undefined) a.name = b.name;
 		if (b.status !== undefined) a.status = b.status;
@@ -145,18 +153,16 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/deposits', (ctx) => {
-		const b = parse(O.deposit, ctx.body);
+		const b = parse(operatorSchemas.deposit, ctx.body);
 		const o = core.orders.get(b.paymentOrderId);
 		if (!o) fail(404, 'payment_order_not_found');
 		if (!SUPPORTED_ASSETS.some((x) => x.chain === b.chain && x.symbol === b.asset)) fail(400, 'unsupported_asset', `${b.asset} on ${b.chain}`);
-		const tx: ChainTx = {
-			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: o.x.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
-			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true, attributedTo: null, createdAt: core.iso(),
+		const tx = recordChainTx({
+			paymentOrderId: o.id, accountId: o.internal.accountId, sender: normalizeAddress(b.chain, b.sender) ?? b.sender,
+			chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: b.indexed ?? true,
 			...(b.transferCount && b.transferCount > 1 ? { transferCount: b.transferCount } : {}),
-		};
-		core.data.chainTxs.push(tx);
-		core.chainTxs.set(tx.hash, tx);
-		const to = core.depositAddresses(core.accounts.get(o.x.accountId)!).find((d) => d.chain === b.chain && d.symbol === b.asset)!.address;
+		});
+		const to = core.depositAddresses(core.accounts.get(o.internal.accountId)!).find((d) => d.chain === b.chain && d.symbol === b.asset)!.address;
 		return ok({ transactionHash: tx.hash, chain: tx.chain, to, indexed: tx.indexed }, 201);
 	}, false);
 
@@ -168,7 +174,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/deposits/:hash/status', (ctx) => {
-		const b = parse(O.depositStatus, ctx.body);
+		const b = parse(operatorSchemas.depositStatus, ctx.body);
 		const tx = core.chainTxs.get(ctx.params.hash);
 		const o = tx?.attributedTo ? core.orders.get(tx.attributedTo) : undefined;
 		const t = o?.inboundTransfers.find((x) => x.transactionHash === ctx.params.hash);
@@ -180,7 +186,7 @@ export function registerOperator(r: Router, svc: Services): void {
 	r.add('POST', '/sandbox/netting/close', () => ok(engine.closeNetting()), false);
 
 	r.add('POST', '/sandbox/payment-orders/bulk', (ctx) => {
-		const b = parse(O.bulk, ctx.body);
+		const b = parse(operatorSchemas.bulk, ctx.body);
 		const acc = accountOf(b.subaccountId);
 		const from = b.fromUserId ?? core.data.users.find((u) => u.accountId === acc.id)?.id ?? null;
 		const created = engine.createBulk(acc, b.count, from, b.status ?? 'AWAITING_FUNDS');
@@ -190,13 +196,15 @@ export function registerOperator(r: Router, svc: Services): void {
 	r.add('GET', '/sandbox/payment-orders/:id', (ctx) => {
 		const o = core.orders.get(ctx.params.id);
 		if (!o) fail(404, 'payment_order_not_found');
-		return ok({ ...o, returns: engine.returnsBlock(o) });
+		// The operator API names the order's bookkeeping `x`, as it always has.
+		const { internal, ...order } = o;
+		return ok({ ...order, x: internal, returns: engine.returnsBlock(o) });
 	}, false);
 
 	r.add('POST', '/sandbox/payment-orders/:id/fail-distribution', (ctx) => {
 		const o = core.orders.get(ctx.params.id);
 		if (!o) fail(404, 'payment_order_not_found');
-		o.x.failNextDistribution = true;
+		o.internal.failNextDistribution = true;
 		return ok({ paymentOrderId: o.id, failNextDistribution: true });
 	}, false);
 
@@ -208,13 +216,13 @@ export function registerOperator(r: Router, svc: Services): void {
 	}, false);
 
 	r.add('POST', '/sandbox/clock/advance', (ctx) => {
-		const b = parse(O.advance, ctx.body);
+		const b = parse(operatorSchemas.advance, ctx.body);
 		const ran = core.scheduler.advance(b.seconds);
 		return ok({ now: core.iso(), offsetMs: core.scheduler.offsetMs, tasksRun: ran });
 	}, false);
 
 	r.add('POST', '/sandbox/faults', (ctx) => {
-		const b = parse(O.fault, ctx.body);
+		const b = parse(operatorSchemas.fault, ctx.body);
 		let re: RegExp;
 		try {
 			re = new RegExp(b.path);
@@ -256,7 +264,7 @@ export function registerOperator(r: Router, svc: Services): void {
 
 	// A transfer to a ruleset's dedicated address creates an order linked to the ruleset (and attributes it).
 	r.add('POST', '/sandbox/rulesets/:id/deposits', (ctx) => {
-		const b = parse(O.rulesetDeposit, ctx.body);
+		const b = parse(operatorSchemas.rulesetDeposit, ctx.body);
 		const rs = core.rulesets.get(ctx.params.id);
 		if (!rs) fail(404, 'ruleset_not_found');
 		if (rs.status !== 'ACTIVE') fail(409, 'ruleset_deactivated');
@@ -270,12 +278,7 @@ export function registerOperator(r: Router, svc: Services): void {
 			account, fromUserId: owner?.user.id ?? null, toAddress: rs.toAddress, toChain: rs.deliveredChain, asset: rs.deliveredAsset, amountUsd: b.amountUsd,
 			memo: null, mode: instant ? 'instant' : 'standard', expiresAt: core.iso(core.now() + 86400_000), rulesetId: rs.id,
 		});
-		const tx: ChainTx = {
-			hash: txHashFor(b.chain, uuid()), paymentOrderId: o.id, accountId: account.id, sender, chain: b.chain, asset: b.asset, amountUsd: b.amountUsd,
-			indexed: true, attributedTo: null, createdAt: core.iso(),
-		};
-		core.data.chainTxs.push(tx);
-		core.chainTxs.set(tx.hash, tx);
+		const tx = recordChainTx({ paymentOrderId: o.id, accountId: account.id, sender, chain: b.chain, asset: b.asset, amountUsd: b.amountUsd, indexed: true });
 		if (owner?.status === 'ACTIVE') {
 			tx.attributedTo = o.id;
 			engine.attribute(o, tx.hash, sender, b.chain, b.asset, b.amountUsd);
@@ -311,7 +314,7 @@ export function registerOperator(r: Router, svc: Services): void {
 		return ok({
 			orders: newest(core.data.orders, 100).map((o) => ({
 				id: o.id, memo: o.memo, amountUsd: o.amountUsd, asset: o.asset, toChain: o.toChain, toAddress: o.toAddress, status: o.status,
-				receivedTotal: o.receivedTotal, createdAt: o.createdAt, accountId: o.x.accountId,
+				receivedTotal: o.receivedTotal, createdAt: o.createdAt, accountId: o.internal.accountId,
 			})),
 			endpoints: core.data.endpoints.filter((e) => !e.deletedAt).map((e) => ({ id: e.id, url: e.url, status: e.status, consecutiveFailures: e.consecutiveFailures })),
 			deliveries: newest(core.data.deliveries, 100).map((d) => {

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ORDER_STATUSES } from './state';
 import { ApiError } from './util';
 
-const uuidS = z.string().uuid();
+const uuidString = z.string().uuid();
 const isoDateTime = z.string().datetime({ offset: true });
 const chainAddress = z.object({ chain: z.string().min(1), address: z.string().min(1) });
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -11,12 +11,13 @@ const intQuery = (min: number, max: number) =>
 	z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(min).max(max));
 const positiveUsd = z.number().finite().gt(0, 'must be greater than 0');
 
-export const S = {
+/** The public API's request bodies and queries, by endpoint. */
+export const requestSchemas = {
 	addUser: z.object({
 		label: z.string().min(1).max(255),
 		wallets: z.array(chainAddress),
 		returnWallets: z.array(chainAddress).optional(),
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 	}),
 	payment: z.object({
 		fromUserId: z.string().min(1),
@@ -29,7 +30,7 @@ export const S = {
 		idempotencyKey: z.string().min(1).max(255).optional(),
 		mode: z.enum(['standard', 'instant']).optional(),
 		quoteId: z.string().min(1).optional(),
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 	}),
 	quote: z.object({
 		toChain: z.string().min(1),
@@ -38,10 +39,10 @@ export const S = {
 		toAddress: z.string().min(1).optional(),
 		mode: z.literal('standard').optional(),
 		name: z.string().min(1).max(64).optional(),
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 	}),
 	listOrders: z.object({
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 		includeSubaccounts: boolQuery.optional(),
 		fromUserId: z.string().min(1).optional(),
 		// Marked required in the reference: a strict service answers 400 without it.
@@ -53,13 +54,13 @@ export const S = {
 		limit: intQuery(1, 1000).optional(),
 		offset: intQuery(0, Number.MAX_SAFE_INTEGER).optional(),
 	}),
-	scopeQuery: z.object({ subaccountId: uuidS.optional(), includeSubaccounts: boolQuery.optional() }),
+	scopeQuery: z.object({ subaccountId: uuidString.optional(), includeSubaccounts: boolQuery.optional() }),
 	transactions: z.object({
 		transactions: z.array(z.object({ hash: z.string().min(1), chain: z.string().min(1) })).min(1),
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 	}),
-	cancel: z.object({ reason: z.string().optional(), subaccountId: uuidS.optional() }),
-	returnDetails: z.object({ userId: z.string().min(1), wallets: z.array(chainAddress).min(1).max(32), subaccountId: uuidS.optional() }),
+	cancel: z.object({ reason: z.string().optional(), subaccountId: uuidString.optional() }),
+	returnDetails: z.object({ userId: z.string().min(1), wallets: z.array(chainAddress).min(1).max(32), subaccountId: uuidString.optional() }),
 	rulesetCreate: z.object({
 		deliveredAsset: z.string().min(1),
 		deliveredChain: z.string().min(1),
@@ -68,9 +69,9 @@ export const S = {
 		name: z.string().trim().min(1).max(120).optional(),
 		metadata: z.record(z.unknown()).optional(),
 		idempotencyKey: z.string().min(1).max(255).optional(),
-		subaccountId: uuidS.optional(),
+		subaccountId: uuidString.optional(),
 	}),
-	rulesetRename: z.object({ name: z.string().trim().min(1).max(120), subaccountId: uuidS.optional() }),
+	rulesetRename: z.object({ name: z.string().trim().min(1).max(120), subaccountId: uuidString.optional() }),
 	endpointCreate: z.object({
 		url: z.string().min(1),
 		description: z.string().max(500).nullable().optional(),
@@ -85,7 +86,7 @@ export const S = {
 		.refine((b) => b.url !== undefined || b.description !== undefined || b.status !== undefined, 'at least one of url, description, status'),
 	rotateQuery: z.object({ immediate: boolQuery.optional() }),
 	deliveriesQuery: z.object({
-		endpointId: uuidS.optional(),
+		endpointId: uuidString.optional(),
 		status: z.enum(['PENDING', 'DISPATCHED', 'DELIVERED', 'FAILED', 'SKIPPED']).optional(),
 		type: z.literal('payment_order').optional(),
 		limit: intQuery(1, 1000).optional(),

@@ -6,11 +6,14 @@ import { Core } from './core';
 import { Engine } from './engine';
 import { registerOperator } from './operator';
 import { Router, Traffic, makeHandler } from './router';
-import { registerAccounts } from './routes/accounts';
+import { registerDepositAddresses } from './routes/depositAddresses';
+import { registerLimits } from './routes/limits';
 import { registerOrders } from './routes/orders';
 import { registerQuotes } from './routes/quotes';
 import { registerRewards } from './routes/rewards';
 import { registerRulesets } from './routes/rulesets';
+import { registerSupportedAssets } from './routes/supportedAssets';
+import { registerUsers } from './routes/users';
 import { registerWebhookRoutes } from './routes/webhooks';
 import type { Services } from './services';
 import { DEMO_API_KEY } from './state';
@@ -102,13 +105,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	});
 	const webhooks = new Webhooks(core);
 	const engine = new Engine(core, webhooks);
-	// Loading a data file happened before the engine existed: re-arm its pending work now.
-	if (options.dataFile) for (const f of core.onResume) f();
+	core.resume();
 	const traffic = new Traffic();
 	const svc: Services = { core, engine, webhooks, traffic };
 
 	const main = new Router();
-	registerAccounts(main, svc);
+	registerSupportedAssets(main);
+	registerUsers(main, svc);
+	registerDepositAddresses(main, svc);
+	registerLimits(main, svc);
 	registerOrders(main, svc);
 	registerQuotes(main, svc);
 	registerRulesets(main, svc);

@@ -53,11 +53,15 @@ export interface ReturnItem {
 
 export interface ReturnDetails { userId: string; wallets: ChainAddress[]; revision: number; registeredAt: string; requestId: string }
 
+/** What a keyed write recorded (sandbox/idempotency.ts): the hash of its request and the answer it gave. */
+export interface IdempotencyRecord { hash: string; response: unknown }
+
 export interface OrderInternal {
 	accountId: string;
 	returnDetails: ReturnDetails | null;
 	returnRevision: number;
-	returnIdem: Record<string, { hash: string; response: unknown }>;
+	/** Idempotency-Key -> hash of details and If-Match revision, and the recorded 200 response. */
+	returnIdem: Record<string, IdempotencyRecord>;
 	returns: ReturnItem[];
 	/** Terminal status reached once every queued return has settled. */
 	pendingFinal: 'REFUNDED' | 'EXPIRED' | null;
@@ -102,7 +106,8 @@ export interface Order {
 	distributionTransactionHash?: string;
 	distributionExecutedAt?: string;
 	settledAt?: string;
-	x: OrderInternal;
+	/** Sandbox bookkeeping the service keeps out of the public order (owner, returns, timers). */
+	internal: OrderInternal;
 }
 
 export interface Quote {
@@ -167,8 +172,9 @@ export interface Data {
 	rewardRules: RewardRule[];
 	chainTxs: ChainTx[];
 	/** `${accountId}:${key}` -> body hash and the recorded 201 response. */
-	paymentIdem: Record<string, { hash: string; response: unknown }>;
-	rewardIdem: Record<string, { hash: string; status: number; response: unknown }>;
+	paymentIdem: Record<string, IdempotencyRecord>;
+	/** `${accountId}:POST:/rewards/rules:${key}` -> request hash and the recorded 201 response. */
+	rewardIdem: Record<string, IdempotencyRecord>;
 	/** Usage per root account (limits belong to the parent; subaccounts count toward it). */
 	usage: Record<string, Usage>;
 	epoch: number;

@@ -1,6 +1,6 @@
 /** Quotes: instant when possible, standard as fallback, serviceable:false above what the service can take. */
 import type { Router } from '../router';
-import { S, parse } from '../schemas';
+import { parse, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { Quote } from '../state';
 import { fail, fromPips, normalizeAddress, toPips, uuid } from '../util';
@@ -18,7 +18,7 @@ const QUOTE_MIN_REAL_MS = 10_000;
 export function registerQuotes(r: Router, svc: Services): void {
 	const { core, engine } = svc;
 	r.add('POST', '/api/v1/quotes', (ctx) => {
-		const b = parse(S.quote, ctx.body);
+		const b = parse(requestSchemas.quote, ctx.body);
 		checkAmount(b.amountUsd);
 		const acc = core.writeScope(ctx.auth, b.subaccountId);
 		const caps = acc.capabilities;

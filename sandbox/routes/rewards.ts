@@ -1,9 +1,10 @@
 /** The rewards rules API (own server): rules library with idempotent writes, structure checks, block catalogue. */
 import type { Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { RewardRule } from '../state';
 import { ApiError, canonical, fail, sha, uuid } from '../util';
+import { replayOrRecord } from '../idempotency';
 
 export const LIBRARY_SIZE = 50;
 
@@ -117,31 +118,28 @@ export function registerRewards(r: Router, svc: Services): void {
 
 	r.add('POST', '/api/v1/rewards/rules', (ctx) => {
 		const key = requireKey(ctx.headers);
-		const idemKey = `${ctx.auth.account.id}:POST:/rewards/rules:${key}`;
-		const hash = sha(canonical(ctx.body ?? null));
-		const prev = core.data.rewardIdem[idemKey];
-		if (prev) {
-			if (prev.hash !== hash) fail(409, 'idempotency_key_reused', 'Idempotency-Key was already used with a different request', { path: 'headers.idempotency-key' });
-			return { status: prev.status, body: prev.response };
-		}
-		const b = parse(S.rewardCreate, ctx.body);
-		validateDefinition(b.definition);
-		const active = core.data.rewardRules.filter((x) => x.accountId === ctx.auth.account.id && x.status === 'active');
-		if (active.length >= LIBRARY_SIZE) fail(409, 'library_full', `The rules library is full (${LIBRARY_SIZE} active rules)`, { path: '' });
-		const now = core.iso();
-		const rule: RewardRule = {
-			id: 'rule_' + uuid().replace(/-/g, '').slice(0, 20), accountId: ctx.auth.account.id, name: b.name, description: b.description ?? null,
-			version: 1, status: 'active', isDefault: b.isDefault ?? false, definition: b.definition, summary: summarize(b.definition), usedBy: [], createdAt: now, updatedAt: now,
-		};
-		core.data.rewardRules.push(rule);
-		core.rules.set(rule.id, rule);
-		const body = publicRule(rule);
-		core.data.rewardIdem[idemKey] = { hash, status: 201, response: body };
-		return { status: 201, body };
+		// Checked before the body is validated: a replay answers even if the rules library filled up since.
+		return replayOrRecord({
+			store: core.data.rewardIdem, key: `${ctx.auth.account.id}:POST:/rewards/rules:${key}`, hash: sha(canonical(ctx.body ?? null)),
+			status: 201, reused: { message: 'Idempotency-Key was already used with a different request', extra: { path: 'headers.idempotency-key' } },
+		}, () => {
+			const b = parse(requestSchemas.rewardCreate, ctx.body);
+			validateDefinition(b.definition);
+			const active = core.data.rewardRules.filter((x) => x.accountId === ctx.auth.account.id && x.status === 'active');
+			if (active.length >= LIBRARY_SIZE) fail(409, 'library_full', `The rules library is full (${LIBRARY_SIZE} active rules)`, { path: '' });
+			const now = core.iso();
+			const rule: RewardRule = {
+				id: 'rule_' + uuid().replace(/-/g, '').slice(0, 20), accountId: ctx.auth.account.id, name: b.name, description: b.description ?? null,
+				version: 1, status: 'active', isDefault: b.isDefault ?? false, definition: b.definition, summary: summarize(b.definition), usedBy: [], createdAt: now, updatedAt: now,
+			};
+			core.data.rewardRules.push(rule);
+			core.rules.set(rule.id, rule);
+			return publicRule(rule);
+		});
 	});
 
 	r.add('GET', '/api/v1/rewards/rules', (ctx) => {
-		const q = parse(S.rewardList, queryObject(ctx.query));
+		const q = parse(requestSchemas.rewardList, queryObject(ctx.query));
 		const status = q.status ?? 'active';
 		const rules = core.data.rewardRules
 			.filter((x) => x.accountId === ctx.auth.account.id && x.status === status)

@@ -1,6 +1,6 @@
 /** Receive rulesets: immutable definitions with dedicated deposit addresses; only the name can change. */
 import type { Router } from '../router';
-import { S, parse } from '../schemas';
+import { parse, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import { CHAINS, Ruleset } from '../state';
 import { canonical, fail, normalizeAddress, sha, uuid } from '../util';
@@ -16,9 +16,11 @@ export function registerRulesets(r: Router, svc: Services): void {
 	const { core, engine } = svc;
 
 	r.add('POST', '/api/v1/rulesets', (ctx) => {
-		const b = parse(S.rulesetCreate, ctx.body);
+		const b = parse(requestSchemas.rulesetCreate, ctx.body);
 		const acc = core.writeScope(ctx.auth, b.subaccountId);
 		const hash = sha(canonical(b));
+		// Not replayOrRecord: the key is kept on the ruleset itself, per write account, and a replay
+		// answers the ruleset as it is now (a later rename shows), not a snapshot of the first answer.
 		if (b.idempotencyKey) {
 			const prev = core.data.rulesets.find((x) => x.accountId === acc.id && x.idempotencyKey === b.idempotencyKey);
 			if (prev) {
@@ -45,7 +47,7 @@ export function registerRulesets(r: Router, svc: Services): void {
 	});
 
 	r.add('PATCH', '/api/v1/rulesets/:id', (ctx) => {
-		const b = parse(S.rulesetRename, ctx.body);
+		const b = parse(requestSchemas.rulesetRename, ctx.body);
 		const rs = core.rulesets.get(ctx.params.id);
 		const account = b.subaccountId ? core.child(ctx.auth, b.subaccountId) : ctx.auth.account;
 		if (!rs || rs.accountId !== account.id) fail(404, 'ruleset_not_found', `Ruleset ${ctx.params.id} not found`);

@@ -1,6 +1,6 @@
 /** Webhook endpoints and the deliveries log. Always the caller's own account (scoping has no effect). */
 import type { Ctx, Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { Endpoint } from '../state';
 import { fail, uuid } from '../util';
@@ -23,7 +23,7 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 	};
 
 	r.add('POST', '/api/v1/webhooks/endpoints', async (ctx) => {
-		const b = parse(S.endpointCreate, ctx.body);
+		const b = parse(requestSchemas.endpointCreate, ctx.body);
 		await checkUrl(b.url);
 		const now = core.iso();
 		const e: Endpoint = {
@@ -44,7 +44,7 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 	r.add('GET', '/api/v1/webhooks/endpoints/:id', (ctx) => ({ status: 200, body: publicEndpoint(endpoint(ctx)) }));
 
 	r.add('PATCH', '/api/v1/webhooks/endpoints/:id', async (ctx) => {
-		const b = parse(S.endpointPatch, ctx.body);
+		const b = parse(requestSchemas.endpointPatch, ctx.body);
 		const e = endpoint(ctx);
 		if (b.url !== undefined) {
 			await checkUrl(b.url);
@@ -71,7 +71,7 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 	});
 
 	r.add('POST', '/api/v1/webhooks/endpoints/:id/rotate-secret', (ctx) => {
-		const q = parse(S.rotateQuery, queryObject(ctx.query));
+		const q = parse(requestSchemas.rotateQuery, queryObject(ctx.query));
 		const e = endpoint(ctx);
 		const next = newSecret();
 		if (q.immediate) {
@@ -96,7 +96,7 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 	r.add('POST', '/api/v1/webhooks/endpoints/:id/test', async (ctx) => ({ status: 200, body: await webhooks.ping(endpoint(ctx)) }));
 
 	r.add('GET', '/api/v1/webhooks/deliveries', (ctx) => {
-		const q = parse(S.deliveriesQuery, queryObject(ctx.query));
+		const q = parse(requestSchemas.deliveriesQuery, queryObject(ctx.query));
 		const limit = q.limit ?? 100;
 		const offset = q.offset ?? 0;
 		const all = core.data.deliveries;

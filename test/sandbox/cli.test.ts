@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, paymentBody, setup } from './helpers';
+import { Client, createOrder, getOrder, paymentBody, setup } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -73,6 +73,46 @@ describe('data file', () => {
 			expect(got.body.status).toBe('AWAITING_FUNDS');
 			const replay = await b.api.post('/payment', paymentBody(a, { idempotencyKey: 'persist-1' }));
 			expect(replay.status).toBe(409); // same key, different body (a new expiresAt): the key survived the restart
+		} finally {
+			await b.sb.close();
+		}
+	});
+
+	it('re-arms the waits in progress once at start: a cancel requested before the restart settles after it', async () => {
+		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const a = await setup({ dataFile: file });
+		const order = await createOrder(a);
+		expect((await a.api.post(`/payment-orders/${order.id}/cancel`, {})).status).toBe(202);
+		await a.sb.close(); // before the cancel's 5 s settle
+		const b = await setup({ dataFile: file });
+		try {
+			expect((await getOrder(b, order.id)).status).toBe('AWAITING_FUNDS');
+			// The only wait due within 10 s is the cancel's settle: armed once, so one task runs.
+			const advanced = await b.op.post('/clock/advance', { seconds: 10 });
+			expect(advanced.body.tasksRun).toBe(1);
+			expect((await getOrder(b, order.id)).status).toBe('CANCELED');
+		} finally {
+			await b.sb.close();
+		}
+	});
+
+	it('loads a data file written before Order.internal had its name (orders keep it under x)', async () => {
+		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const a = await setup({ dataFile: file });
+		const order = await createOrder(a);
+		await a.sb.close();
+		const data = JSON.parse(fs.readFileSync(file, 'utf8'));
+		for (const o of data.orders) {
+			o.x = o.internal;
+			delete o.internal;
+		}
+		fs.writeFileSync(file, JSON.stringify(data));
+		const b = await setup({ dataFile: file });
+		try {
+			expect((await getOrder(b, order.id)).status).toBe('AWAITING_FUNDS');
+			const operatorView = await b.op.get(`/payment-orders/${order.id}`);
+			expect(operatorView.body.x).toMatchObject({ accountId: a.state.accountId, returnRevision: 0 });
+			expect(operatorView.body.internal).toBeUndefined();
 		} finally {
 			await b.sb.close();
 		}

@@ -1,25 +1,23 @@
-/** Supported assets, users and wallets, deposit addresses and account limits. */
+/** Users and their wallets: `POST /add-user-record` creates a user or adds wallets to one. */
 import type { Router } from '../router';
-import { S, parse, queryObject } from '../schemas';
+import { parse, requestSchemas } from '../schemas';
 import type { Services } from '../services';
-import { SUPPORTED_ASSETS, User } from '../state';
+import type { User } from '../state';
 import { fail, normalizeAddress, uuid } from '../util';
 
 /** Validates chain support and address shape; returns the normalized address. */
-export function checkedAddress(svc: Services, chain: string, address: string, path: string): string {
+function checkedAddress(svc: Services, chain: string, address: string, path: string): string {
 	if (!svc.core.isSupported(chain)) fail(400, 'validation_error', `${path}.chain: unsupported chain ${chain}`, { path: `${path}.chain` });
 	const a = normalizeAddress(chain, address);
 	if (!a) fail(400, 'validation_error', `${path}.address: not a valid ${chain} address`, { path: `${path}.address` });
 	return a;
 }
 
-export function registerAccounts(r: Router, svc: Services): void {
+export function registerUsers(r: Router, svc: Services): void {
 	const { core } = svc;
 
-	r.add('GET', '/api/v1/supported-assets', () => ({ status: 200, body: SUPPORTED_ASSETS }));
-
 	r.add('POST', '/api/v1/add-user-record', (ctx) => {
-		const b = parse(S.addUser, ctx.body);
+		const b = parse(requestSchemas.addUser, ctx.body);
 		const acc = core.writeScope(ctx.auth, b.subaccountId);
 		const wallets = b.wallets.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `wallets[${i}]`) }));
 		const returnWallets = b.returnWallets?.map((w, i) => ({ chain: w.chain, address: checkedAddress(svc, w.chain, w.address, `returnWallets[${i}]`) }));
@@ -51,18 +49,5 @@ export function registerAccounts(r: Router, svc: Services): void {
 				data: { id: u.id, label: u.label, accountId: u.accountId, wallets: u.wallets.map((w) => ({ ...w })), returnWallets: u.returnWallets },
 			},
 		};
-	});
-
-	r.add('GET', '/api/v1/deposit-addresses', (ctx) => {
-		const q = parse(S.scopeQuery, queryObject(ctx.query));
-		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
-		if (!acc.provisioned) fail(412, 'custody_wallet_not_provisioned', `The custody wallet of account ${acc.id} is not provisioned yet`);
-		return { status: 200, body: { accountId: acc.id, depositAddresses: core.depositAddresses(acc) } };
-	});
-
-	r.add('GET', '/api/v1/account/limits', (ctx) => {
-		const q = parse(S.scopeQuery, queryObject(ctx.query));
-		const [acc] = core.readScope(ctx.auth, q.subaccountId, q.includeSubaccounts);
-		return { status: 200, body: svc.engine.limitsView(acc) };
 	});
 }
