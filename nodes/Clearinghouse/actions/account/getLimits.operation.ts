@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionalText, optionsCollection, subaccountReadOption } from '../common';
+import { optionsCollection, subaccountReadOption } from '../fields';
+import { optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	optionsCollection([

@@ -2,20 +2,16 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
+import { assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import {
-	assetField,
-	chainField,
 	fail,
-	idempotencyFields,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	jsonObject,
 	optionalText,
-	optionsCollection,
 	requiredText,
-	subaccountWriteOption,
-} from '../common';
+} from '../parameters';
 
 export const RULESET_NAME_MAX = 120;
 

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { fail, optionalText, optionsCollection } from '../common';
+import { optionsCollection } from '../fields';
+import { fail, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{
