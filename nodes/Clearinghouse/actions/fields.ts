@@ -17,8 +17,7 @@ function supportedAssetDropdown(
 		typeOptions: { loadOptionsMethod },
 		required: true,
 		default: '',
-		description:
-			'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>',
+		description: DYNAMIC_OPTIONS_HINT,
 		...overrides,
 	} as INodeProperties;
 }

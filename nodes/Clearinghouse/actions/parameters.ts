@@ -280,6 +280,23 @@ export function withoutSecrets(record: IDataObject): IDataObject {
 	return rest;
 }
 
+/** A response body whose shape the spec leaves open: its fields without secrets, or undefined when it is not an object. */
+export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
+	return body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body as IDataObject) : undefined;
+}
+
+/** The `subaccountId` query of a read from its Subaccount ID option; undefined for this account. */
+export function subaccountQuery(options: IDataObject): IDataObject | undefined {
+	const subaccountId = optionalText(options.subaccountId);
+	return subaccountId ? { subaccountId } : undefined;
+}
+
+/** A webhook URL the service will take: it refuses anything but https. */
+export function httpsUrl(ctx: IExecuteFunctions, url: string, itemIndex: number): string {
+	if (!/^https:\/\//i.test(url)) throw fail(ctx, `URL must start with https:// (got "${url}")`, itemIndex);
+	return url;
+}
+
 /** Parses a JSON parameter (object or text) into an object. */
 export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: number, label: string): IDataObject {
 	let parsed: unknown = value;

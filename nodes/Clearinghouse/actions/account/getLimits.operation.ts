@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountReadOption } from '../fields';
-import { optionalText } from '../parameters';
+import { subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
 	optionsCollection([
@@ -23,11 +23,10 @@ export const description = updateDisplayOptions(
 /** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
 	return await apiRequest.call(this, {
 		method: 'GET',
 		path: '/account/limits',
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccountQuery(options),
 		itemIndex,
 	});
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountReadOption } from '../fields';
-import { optionalText } from '../parameters';
+import { subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [optionsCollection([subaccountReadOption])];
 
@@ -28,11 +28,10 @@ export function depositAddressEntries(body: unknown): IDataObject[] {
 /** GET /deposit-addresses: one item per {chain, symbol, address}. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
 	const body = await apiRequest.call(this, {
 		method: 'GET',
 		path: '/deposit-addresses',
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccountQuery(options),
 		itemIndex,
 	});
 	return depositAddressEntries(body);

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
-import { locatorValue, withoutSecrets } from '../parameters';
+import { locatorValue, recordWithoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
@@ -20,6 +20,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
 		itemIndex,
 	});
-	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	const answer = recordWithoutSecrets(body) ?? {};
 	return { id, deleted: true, ...answer };
 }
