@@ -1,13 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { AmountError, parseUsdAmount, type UsdAmount } from '../../shared/amounts';
+import { parseUsdAmount, type UsdAmount } from '../../shared/amounts';
+import { FieldError } from '../../shared/fieldError';
 import { firstTry, type FirstTry } from '../../shared/firstTries';
 import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
-	IdempotencyKeyError,
 	LINEAGE_CUSTOM_DATA_KEY,
 	type Lineage,
 	mintLineage,
@@ -74,6 +74,12 @@ export function fail(
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
+/** A FieldError as the item's error naming the field and the rule; anything else wrapped as it is. */
+function itemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+	if (error instanceof FieldError) return fail(ctx, `${error.field} ${error.rule}`, itemIndex);
+	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
 /** parseUsdAmount with the error as a NodeOperationError naming the field and the rule. */
 export function usdAmount(
 	ctx: IExecuteFunctions,
@@ -84,8 +90,7 @@ export function usdAmount(
 	try {
 		return parseUsdAmount(input, field);
 	} catch (error) {
-		if (error instanceof AmountError) throw fail(ctx, `${error.field} ${error.rule}`, itemIndex);
-		throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+		throw itemError(ctx, error, itemIndex);
 	}
 }
 
@@ -185,8 +190,7 @@ export function keyedWrite(
 				: validateIdempotencyKey(itemParameter(ctx, 'idempotencyKey', itemIndex, ''), 'Business Key');
 			return { key, lineage, newKey: false };
 		} catch (error) {
-			if (error instanceof IdempotencyKeyError) throw fail(ctx, `${error.field} ${error.rule}`, itemIndex);
-			throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+			throw itemError(ctx, error, itemIndex);
 		}
 	}
 	if (!lineage) {
