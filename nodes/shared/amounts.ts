@@ -5,7 +5,7 @@ import { FieldError } from './fieldError';
  * number of pips (0.0001). We parse the user's text (or number) as a decimal string, never through
  * float arithmetic, and send a number whose shortest decimal form is exactly that string.
  */
-export const PIPS_PER_USD = 10_000n;
+const PIPS_PER_USD = 10_000n;
 
 export interface UsdAmount {
 	/** Whole pips (1 USD = 10,000 pips). */

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'crypto';
 import { FieldError } from './fieldError';
 
 /** The API takes idempotency keys of 1-255 characters (body field or header). */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** Checks a key the user gave (for example an invoice number). */
 export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): string {

@@ -46,7 +46,7 @@ export const amountField: INodeProperties = {
 };
 
 /** Options → Concurrency: read once by the router for the whole run. */
-export const concurrencyOption: INodeProperties = {
+const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
 	type: 'number',

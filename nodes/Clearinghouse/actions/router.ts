@@ -50,7 +50,7 @@ export const properties: INodeProperties[] = [
 	...Object.values(resources).flatMap(({ operations }) => operations.description),
 ];
 
-export function findOperation(resource: string, operation: string): Operation | undefined {
+function findOperation(resource: string, operation: string): Operation | undefined {
 	const candidate = resources[resource]?.operations[operation] as Operation | undefined;
 	return candidate && typeof candidate.execute === 'function' ? candidate : undefined;
 }

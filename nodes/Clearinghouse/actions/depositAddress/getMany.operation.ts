@@ -13,7 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 /** The entries of a response whose envelope the specification does not show. */
-export function depositAddressEntries(body: unknown): IDataObject[] {
+function depositAddressEntries(body: unknown): IDataObject[] {
 	if (Array.isArray(body)) return body as IDataObject[];
 	if (body && typeof body === 'object') {
 		for (const key of ['depositAddresses', 'addresses', 'data']) {
