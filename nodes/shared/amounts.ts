@@ -1,19 +1,11 @@
+import { FieldError } from './fieldError';
+
 /**
  * Exact USD amounts. The API takes `amountUsd` as a JSON number that must be > 0 and a whole
  * number of pips (0.0001). We parse the user's text (or number) as a decimal string, never through
  * float arithmetic, and send a number whose shortest decimal form is exactly that string.
  */
-export const PIPS_PER_USD = 10_000n;
-
-export class AmountError extends Error {
-	constructor(
-		readonly field: string,
-		readonly rule: string,
-	) {
-		super(`${field}: ${rule}`);
-		this.name = 'AmountError';
-	}
-}
+const PIPS_PER_USD = 10_000n;
 
 export interface UsdAmount {
 	/** Whole pips (1 USD = 10,000 pips). */
@@ -26,37 +18,37 @@ export interface UsdAmount {
 
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
-/** Parses an amount in USD exactly; throws AmountError naming the field and the broken rule. */
+/** Parses an amount in USD exactly; throws FieldError naming the field and the broken rule. */
 export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	let text: string;
 	if (typeof input === 'number') {
-		if (!Number.isFinite(input)) throw new AmountError(field, 'must be a finite number');
+		if (!Number.isFinite(input)) throw new FieldError(field, 'must be a finite number');
 		// String(n) is the shortest text that round-trips, so 0.1 + 0.2 shows up as 0.30000000000000004
 		// and is refused below instead of being rounded silently.
 		text = numberToPlainText(input);
 	} else if (typeof input === 'string') {
 		text = input.trim().replace(/_/g, '');
 	} else {
-		throw new AmountError(field, 'is required (a number of US dollars, e.g. 125.50)');
+		throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
 	}
-	if (text === '') throw new AmountError(field, 'is required (a number of US dollars, e.g. 125.50)');
-	if (text.startsWith('-')) throw new AmountError(field, 'must be greater than 0');
+	if (text === '') throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
+	if (text.startsWith('-')) throw new FieldError(field, 'must be greater than 0');
 	if (text.startsWith('+')) text = text.slice(1);
 	if (text.startsWith('.')) text = `0${text}`;
 	const match = DECIMAL.exec(text);
 	if (!match) {
-		throw new AmountError(field, `must be a plain decimal number of US dollars (got "${String(input)}")`);
+		throw new FieldError(field, `must be a plain decimal number of US dollars (got "${String(input)}")`);
 	}
 	const whole = match[1];
 	const fraction = (match[2] ?? '').replace(/0+$/, '');
 	if (fraction.length > 4) {
-		throw new AmountError(
+		throw new FieldError(
 			field,
 			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")`,
 		);
 	}
 	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
-	if (pips <= 0n) throw new AmountError(field, 'must be greater than 0');
+	if (pips <= 0n) throw new FieldError(field, 'must be greater than 0');
 	return fromPips(pips);
 }
 
@@ -66,7 +58,7 @@ export function fromPips(pips: bigint): UsdAmount {
 	const text = fraction ? `${whole}.${fraction}` : whole.toString();
 	const value = Number(text);
 	if (!Number.isSafeInteger(Number(pips)) || numberToPlainText(value) !== text) {
-		throw new AmountError('amountUsd', 'is too large to be sent exactly');
+		throw new FieldError('amountUsd', 'is too large to be sent exactly');
 	}
 	return { pips, text, value };
 }

@@ -1,27 +1,19 @@
 import { createHash, randomBytes } from 'crypto';
 
-/** The API takes idempotency keys of 1-255 characters (body field or header). */
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+import { FieldError } from './fieldError';
 
-export class IdempotencyKeyError extends Error {
-	constructor(
-		readonly field: string,
-		readonly rule: string,
-	) {
-		super(`${field}: ${rule}`);
-		this.name = 'IdempotencyKeyError';
-	}
-}
+/** The API takes idempotency keys of 1-255 characters (body field or header). */
+const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /** Checks a key the user gave (for example an invoice number). */
 export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): string {
 	if (typeof key !== 'string' && typeof key !== 'number') {
-		throw new IdempotencyKeyError(field, 'must be text of 1 to 255 characters');
+		throw new FieldError(field, 'must be text of 1 to 255 characters');
 	}
 	const text = String(key).trim();
-	if (text.length === 0) throw new IdempotencyKeyError(field, 'must not be empty');
+	if (text.length === 0) throw new FieldError(field, 'must not be empty');
 	if (text.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-		throw new IdempotencyKeyError(
+		throw new FieldError(
 			field,
 			`must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (got ${text.length})`,
 		);

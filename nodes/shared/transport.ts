@@ -47,7 +47,7 @@ export interface RetryPolicy {
 	maxRetryAfterMs: number;
 }
 
-export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+const DEFAULT_RETRY_POLICY: RetryPolicy = {
 	maxAttempts: 4,
 	baseDelayMs: 500,
 	maxDelayMs: 8000,
@@ -86,7 +86,7 @@ const STATUS_HINTS: Record<number, string> = {
  * Origin of one of the two APIs from the credential, without trailing slashes or `/api/v1`,
  * or the reason the field cannot be used (reported before any request is sent).
  */
-export function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { problem: string } {
+function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { problem: string } {
 	const field = api === 'rewards' ? 'rewardsUrl' : 'baseUrl';
 	const label = api === 'rewards' ? 'Rewards URL' : 'Base URL';
 	const raw = String(credentials[field] ?? '').trim();
@@ -106,7 +106,7 @@ export function apiOrigin(credentials: IDataObject, api: Api): { origin: string 
 }
 
 /** Full URL of a path below `/api/v1`, or the credential problem that prevents building it. */
-export function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string } | { problem: string } {
+function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string } | { problem: string } {
 	const resolved = apiOrigin(credentials, api);
 	if ('problem' in resolved) return resolved;
 	return { url: `${resolved.origin}/api/v1${path.startsWith('/') ? path : `/${path}`}` };
@@ -154,7 +154,7 @@ function errorBody(body: unknown): JsonObject {
  * Continue On Fail item) carries the service's `error` code and, when it sent one, its `message`
  * sentence and `path`; the description adds a hint for the status.
  */
-export function apiError(
+function apiError(
 	ctx: ApiContext,
 	statusCode: number,
 	body: unknown,

@@ -1,4 +1,5 @@
-import { AmountError, fromPips, parseUsdAmount, toPips } from '../../nodes/shared/amounts';
+import { fromPips, parseUsdAmount, toPips } from '../../nodes/shared/amounts';
+import { FieldError } from '../../nodes/shared/fieldError';
 
 describe('parseUsdAmount', () => {
 	test.each([
@@ -46,10 +47,10 @@ describe('parseUsdAmount', () => {
 		} catch (e) {
 			error = e;
 		}
-		expect(error).toBeInstanceOf(AmountError);
-		expect((error as AmountError).message).toMatch(/^Amount \(USD\): /);
-		expect((error as AmountError).message).toContain(rule);
-		expect((error as AmountError).field).toBe('Amount (USD)');
+		expect(error).toBeInstanceOf(FieldError);
+		expect((error as FieldError).message).toMatch(/^Amount \(USD\): /);
+		expect((error as FieldError).message).toContain(rule);
+		expect((error as FieldError).field).toBe('Amount (USD)');
 	});
 
 	test('the number sent serialises to exactly the canonical text', () => {

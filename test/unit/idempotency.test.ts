@@ -2,13 +2,13 @@ import {
 	createdByThisRequest,
 	deriveIdempotencyKey,
 	formatLineage,
-	IdempotencyKeyError,
 	mintLineage,
 	parseLineage,
 	relativeExpiry,
 	stableStringify,
 	validateIdempotencyKey,
 } from '../../nodes/shared/idempotency';
+import { FieldError } from '../../nodes/shared/fieldError';
 import { firstTry } from '../../nodes/shared/firstTries';
 
 const parts = {
@@ -107,7 +107,7 @@ describe('validateIdempotencyKey', () => {
 		[undefined, 'must be text of 1 to 255 characters'],
 		[{}, 'must be text of 1 to 255 characters'],
 	])('refuses %p naming the field and the rule', (input, rule) => {
-		expect(() => validateIdempotencyKey(input, 'Business Key')).toThrow(IdempotencyKeyError);
+		expect(() => validateIdempotencyKey(input, 'Business Key')).toThrow(FieldError);
 		expect(() => validateIdempotencyKey(input, 'Business Key')).toThrow(`Business Key: ${rule}`);
 	});
 });

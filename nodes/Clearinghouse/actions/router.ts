@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as account from './account';
@@ -13,22 +13,45 @@ import * as user from './user';
 import * as webhookDelivery from './webhookDelivery';
 import * as webhookEndpoint from './webhookEndpoint';
 
-/** resource → operation → module. Adding an operation is one file plus one line in its index. */
-export const resources: Record<string, Record<string, Operation | unknown>> = {
-	account,
-	depositAddress,
-	paymentOrder,
-	quote,
-	receiveRuleset,
-	rewardRule,
-	supportedAsset,
-	user,
-	webhookDelivery,
-	webhookEndpoint,
+interface Resource {
+	/** The name in the node's Resource dropdown. */
+	displayName: string;
+	/** The resource's index: its operation modules and `description` (its Operation field and their fields). */
+	operations: Record<string, Operation | unknown> & { description: INodeProperties[] };
+}
+
+/**
+ * resource → its name and operations. The node's Resource field and properties are built from it
+ * (`properties` below), so adding an operation is one file plus its lines in the resource's index.
+ */
+export const resources: Record<string, Resource> = {
+	account: { displayName: 'Account', operations: account },
+	depositAddress: { displayName: 'Deposit Address', operations: depositAddress },
+	paymentOrder: { displayName: 'Payment Order', operations: paymentOrder },
+	quote: { displayName: 'Quote', operations: quote },
+	receiveRuleset: { displayName: 'Receive Ruleset', operations: receiveRuleset },
+	rewardRule: { displayName: 'Reward Rule', operations: rewardRule },
+	supportedAsset: { displayName: 'Supported Asset', operations: supportedAsset },
+	user: { displayName: 'User', operations: user },
+	webhookDelivery: { displayName: 'Webhook Delivery', operations: webhookDelivery },
+	webhookEndpoint: { displayName: 'Webhook Endpoint', operations: webhookEndpoint },
 };
 
-export function findOperation(resource: string, operation: string): Operation | undefined {
-	const candidate = resources[resource]?.[operation] as Operation | undefined;
+/** The node's properties: the Resource field, then each resource's Operation field and fields. */
+export const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: Object.entries(resources).map(([value, { displayName }]) => ({ name: displayName, value })),
+		default: 'paymentOrder',
+	},
+	...Object.values(resources).flatMap(({ operations }) => operations.description),
+];
+
+function findOperation(resource: string, operation: string): Operation | undefined {
+	const candidate = resources[resource]?.operations[operation] as Operation | undefined;
 	return candidate && typeof candidate.execute === 'function' ? candidate : undefined;
 }
 

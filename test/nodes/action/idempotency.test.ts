@@ -6,7 +6,7 @@
  */
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
-import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/common';
+import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/fields';
 import { type Env, json, node, payment, startEnv } from './env';
 
 let env: Env;

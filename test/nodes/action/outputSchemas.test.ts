@@ -107,7 +107,7 @@ afterAll(async () => {
 	await env?.sb.close();
 });
 
-const operations = Object.entries(resources).flatMap(([resource, ops]) =>
+const operations = Object.entries(resources).flatMap(([resource, { operations: ops }]) =>
 	Object.keys(ops).filter((operation) => typeof (ops[operation] as { execute?: unknown })?.execute === 'function').map((operation) => `${resource}/${operation}`),
 );
 

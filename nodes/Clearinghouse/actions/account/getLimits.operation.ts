@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionalText, optionsCollection, subaccountReadOption } from '../common';
+import { optionsCollection, subaccountReadOption } from '../fields';
+import { subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
 	optionsCollection([
@@ -22,11 +23,10 @@ export const description = updateDisplayOptions(
 /** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
 	return await apiRequest.call(this, {
 		method: 'GET',
 		path: '/account/limits',
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccountQuery(options),
 		itemIndex,
 	});
 }

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionalText, optionsCollection, subaccountReadOption } from '../common';
+import { optionsCollection, subaccountReadOption } from '../fields';
+import { subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [optionsCollection([subaccountReadOption])];
 
@@ -12,7 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 /** The entries of a response whose envelope the specification does not show. */
-export function depositAddressEntries(body: unknown): IDataObject[] {
+function depositAddressEntries(body: unknown): IDataObject[] {
 	if (Array.isArray(body)) return body as IDataObject[];
 	if (body && typeof body === 'object') {
 		for (const key of ['depositAddresses', 'addresses', 'data']) {
@@ -27,11 +28,10 @@ export function depositAddressEntries(body: unknown): IDataObject[] {
 /** GET /deposit-addresses: one item per {chain, symbol, address}. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
 	const body = await apiRequest.call(this, {
 		method: 'GET',
 		path: '/deposit-addresses',
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccountQuery(options),
 		itemIndex,
 	});
 	return depositAddressEntries(body);

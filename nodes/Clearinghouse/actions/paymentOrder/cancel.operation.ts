@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequestWithStatus } from '../../../shared/transport';
-import { locatorValue, optionalText, optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../common';
+import { optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
+import { locatorValue, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,

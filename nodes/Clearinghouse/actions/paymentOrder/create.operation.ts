@@ -14,18 +14,20 @@ import {
 	amountField,
 	assetField,
 	chainField,
-	fail,
 	idempotencyFields,
+	optionsCollection,
+	subaccountWriteOption,
+} from '../fields';
+import {
+	fail,
 	itemParameter,
 	keyedWrite,
 	keyedWriteError,
 	optionalText,
-	optionsCollection,
 	requiredText,
 	sameRequestAsFirstTry,
-	subaccountWriteOption,
 	usdAmount,
-} from '../common';
+} from '../parameters';
 
 const properties: INodeProperties[] = [
 	{

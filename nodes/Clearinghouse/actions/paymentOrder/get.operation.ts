@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { locatorValue, optionalText, optionsCollection, paymentOrderLocator, subaccountReadOption } from '../common';
+import { optionsCollection, paymentOrderLocator, subaccountReadOption } from '../fields';
+import { locatorValue, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,

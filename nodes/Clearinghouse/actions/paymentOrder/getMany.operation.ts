@@ -4,16 +4,13 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { PAYMENT_ORDER_STATUSES, paymentOrderStatusOptions } from '../../../shared/paymentOrderStatus';
 import { apiRequestAllItems } from '../../../shared/transport';
 import {
-	fail,
 	includeSubaccountsOption,
-	listLimit,
-	optionalText,
 	optionsCollection,
-	pageSize,
 	pageSizeOption,
 	returnAllFields,
 	subaccountReadOption,
-} from '../common';
+} from '../fields';
+import { fail, listLimit, optionalText, pageSize } from '../parameters';
 
 const properties: INodeProperties[] = [
 	...returnAllFields(),

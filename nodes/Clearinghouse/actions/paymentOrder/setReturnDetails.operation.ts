@@ -3,20 +3,22 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import {
+	idempotencyFields,
+	optionsCollection,
+	paymentOrderLocator,
+	subaccountOrderOption,
+	walletsField,
+} from '../fields';
+import {
 	chainWallets,
 	fail,
-	idempotencyFields,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	locatorValue,
 	optionalText,
-	optionsCollection,
-	paymentOrderLocator,
 	requiredText,
-	subaccountOrderOption,
-	walletsField,
-} from '../common';
+} from '../parameters';
 
 const MAX_RETURN_WALLETS = 32;
 

@@ -5,13 +5,11 @@ import { apiRequest } from '../../../shared/transport';
 import {
 	chainField,
 	DYNAMIC_OPTIONS_HINT,
-	fail,
-	locatorValue,
-	optionalText,
 	optionsCollection,
 	paymentOrderLocator,
 	subaccountOrderOption,
-} from '../common';
+} from '../fields';
+import { fail, locatorValue, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,

@@ -2,17 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	amountField,
-	assetField,
-	chainField,
-	fail,
-	optionalText,
-	optionsCollection,
-	requiredText,
-	subaccountWriteOption,
-	usdAmount,
-} from '../common';
+import { amountField, assetField, chainField, optionsCollection, subaccountWriteOption } from '../fields';
+import { fail, optionalText, requiredText, usdAmount } from '../parameters';
 
 const properties: INodeProperties[] = [
 	chainField(),

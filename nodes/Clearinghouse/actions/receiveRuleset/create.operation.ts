@@ -5,17 +5,20 @@ import { apiRequest } from '../../../shared/transport';
 import {
 	assetField,
 	chainField,
-	fail,
+	DYNAMIC_OPTIONS_HINT,
 	idempotencyFields,
+	optionsCollection,
+	subaccountWriteOption,
+} from '../fields';
+import {
+	fail,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	jsonObject,
 	optionalText,
-	optionsCollection,
 	requiredText,
-	subaccountWriteOption,
-} from '../common';
+} from '../parameters';
 
 export const RULESET_NAME_MAX = 120;
 
@@ -23,15 +26,14 @@ const properties: INodeProperties[] = [
 	chainField({
 		name: 'deliveredChain',
 		displayName: 'Delivered Chain Name or ID',
-		description:
-			'Chain the recipient receives on. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		description: `Chain the recipient receives on. ${DYNAMIC_OPTIONS_HINT}.`,
 	}),
 	assetField(
 		{
 			name: 'deliveredAsset',
 			displayName: 'Delivered Asset Name or ID',
 			description:
-				'Stablecoin delivered to the recipient (the list shows those of the chosen chain). Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+				`Stablecoin delivered to the recipient (the list shows those of the chosen chain). ${DYNAMIC_OPTIONS_HINT}.`,
 		},
 		'deliveredChain',
 	),

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { fail, optionsCollection, requiredText } from '../common';
+import { optionsCollection } from '../fields';
+import { fail, requiredText } from '../parameters';
 import { RULESET_NAME_MAX } from './create.operation';
 
 const properties: INodeProperties[] = [

@@ -2,15 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	idempotencyFields,
-	keyedWrite,
-	keyedWriteError,
-	sameRequestAsFirstTry,
-	jsonObject,
-	optionsCollection,
-	requiredText,
-} from '../common';
+import { idempotencyFields, optionsCollection } from '../fields';
+import { keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, requiredText } from '../parameters';
 
 const EXAMPLE_DEFINITION = {
 	measure: { type: 'daily_balance', metricKey: 'balance_usd' },

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { listLimit, optionsCollection, returnAllFields } from '../common';
+import { optionsCollection, returnAllFields } from '../fields';
+import { listLimit } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionsCollection } from '../common';
+import { optionsCollection } from '../fields';
 
 const properties: INodeProperties[] = [optionsCollection()];
 

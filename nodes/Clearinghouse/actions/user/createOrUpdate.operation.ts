@@ -2,15 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	chainWallets,
-	fail,
-	optionalText,
-	optionsCollection,
-	requiredText,
-	subaccountWriteOption,
-	walletsField,
-} from '../common';
+import { optionsCollection, subaccountWriteOption, walletsField } from '../fields';
+import { chainWallets, fail, optionalText, requiredText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{

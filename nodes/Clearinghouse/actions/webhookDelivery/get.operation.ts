@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionsCollection, requiredText, withoutSecrets } from '../common';
+import { optionsCollection } from '../fields';
+import { requiredText, withoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequestAllItems } from '../../../shared/transport';
-import { listLimit, optionalText, optionsCollection, pageSize, pageSizeOption, returnAllFields, withoutSecrets } from '../common';
+import { optionsCollection, pageSizeOption, returnAllFields } from '../fields';
+import { listLimit, optionalText, pageSize, withoutSecrets } from '../parameters';
 import { DELIVERY_STATUSES } from './shared';
 
 const properties: INodeProperties[] = [

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { optionsCollection, requiredText, withoutSecrets } from '../common';
+import { optionsCollection } from '../fields';
+import { requiredText, recordWithoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
@@ -23,6 +24,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		path: `/webhooks/deliveries/${encodeURIComponent(id)}/replay`,
 		itemIndex,
 	});
-	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	const answer = recordWithoutSecrets(body) ?? {};
 	return { replayedDeliveryId: id, ...answer };
 }

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { fail, optionalText, optionsCollection } from '../common';
+import { optionsCollection } from '../fields';
+import { fail, httpsUrl, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{
@@ -44,9 +45,9 @@ export const description = updateDisplayOptions(
  * second endpoint with a secret nobody saw.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const url = optionalText(this.getNodeParameter('url', itemIndex, ''));
-	if (!url) throw fail(this, 'URL is required', itemIndex);
-	if (!/^https:\/\//i.test(url)) throw fail(this, `URL must start with https:// (got "${url}")`, itemIndex);
+	const given = optionalText(this.getNodeParameter('url', itemIndex, ''));
+	if (!given) throw fail(this, 'URL is required', itemIndex);
+	const url = httpsUrl(this, given, itemIndex);
 	const eventTypes = this.getNodeParameter('eventTypes', itemIndex, ['payment_order']) as string[];
 	if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
 		throw fail(this, 'Event Types: choose at least one event type', itemIndex);

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+import { optionsCollection, webhookEndpointLocator } from '../fields';
+import { locatorValue, recordWithoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
@@ -19,6 +20,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
 		itemIndex,
 	});
-	const answer = body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body) : {};
+	const answer = recordWithoutSecrets(body) ?? {};
 	return { id, deleted: true, ...answer };
 }

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { locatorValue, optionsCollection, webhookEndpointLocator } from '../common';
+import { optionsCollection, webhookEndpointLocator } from '../fields';
+import { locatorValue } from '../parameters';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,

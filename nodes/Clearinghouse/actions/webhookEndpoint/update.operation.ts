@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { fail, locatorValue, optionsCollection, webhookEndpointLocator, withoutSecrets } from '../common';
+import { optionsCollection, webhookEndpointLocator } from '../fields';
+import { fail, httpsUrl, locatorValue, withoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,
@@ -58,9 +59,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const body: IDataObject = {};
 	if (fields.url !== undefined) {
-		const url = String(fields.url).trim();
-		if (!/^https:\/\//i.test(url)) throw fail(this, `URL must start with https:// (got "${url}")`, itemIndex);
-		body.url = url;
+		body.url = httpsUrl(this, String(fields.url).trim(), itemIndex);
 	}
 	if (fields.description !== undefined) body.description = String(fields.description);
 	if (fields.status !== undefined) body.status = fields.status;

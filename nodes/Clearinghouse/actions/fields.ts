@@ -1,0 +1,259 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Field descriptions shared by the operations. Each operation file still owns its own fields. */
+
+export const DYNAMIC_OPTIONS_HINT =
+	'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
+
+/** A dropdown loaded from GET /supported-assets (chains or asset symbols); expressions still work. */
+function supportedAssetDropdown(
+	base: Pick<INodeProperties, 'displayName' | 'name'>,
+	loadOptionsMethod: string,
+	overrides: Partial<INodeProperties>,
+): INodeProperties {
+	return {
+		...base,
+		type: 'options',
+		typeOptions: { loadOptionsMethod },
+		required: true,
+		default: '',
+		description: DYNAMIC_OPTIONS_HINT,
+		...overrides,
+	} as INodeProperties;
+}
+
+export function chainField(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return supportedAssetDropdown({ displayName: 'Chain Name or ID', name: 'toChain' }, 'getChains', overrides);
+}
+
+/** The asset dropdown lists the assets of the chain chosen in `chainParameter` (reloaded when it changes). */
+export function assetField(overrides: Partial<INodeProperties> = {}, chainParameter = 'toChain'): INodeProperties {
+	return supportedAssetDropdown({ displayName: 'Asset Name or ID', name: 'asset' }, 'getAssets', {
+		typeOptions: { loadOptionsMethod: 'getAssets', loadOptionsDependsOn: [chainParameter] },
+		...overrides,
+	});
+}
+
+export const amountField: INodeProperties = {
+	displayName: 'Amount (USD)',
+	name: 'amountUsd',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: '125.50',
+	description:
+		'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
+};
+
+/** Options → Concurrency: read once by the router for the whole run. */
+const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 50 },
+	default: 5,
+	description:
+		'How many input items are processed at the same time. Output order, paired items and Continue On Fail behave exactly as one at a time. Set to 1 to process items one after another.',
+};
+
+/** The Options collection of an operation: its own options plus Concurrency. */
+export function optionsCollection(options: INodeProperties[] = []): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options: [...options, concurrencyOption].sort((a, b) =>
+			a.displayName.localeCompare(b.displayName),
+		),
+	};
+}
+
+/** Subaccount on a write (body field `subaccountId`). */
+export const subaccountWriteOption: INodeProperties = {
+	displayName: 'Subaccount ID',
+	name: 'subaccountId',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 3f0c9c4e-…',
+	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
+};
+
+/** Subaccount owning an existing order on a write to it (body field `subaccountId`). */
+export const subaccountOrderOption: INodeProperties = {
+	...subaccountWriteOption,
+	description:
+		'The direct child subaccount (UUID) whose order this is. Leave empty for an order of this account: without it the service looks only in this account.',
+};
+
+/** Subaccount on a read (query `subaccountId`). */
+export const subaccountReadOption: INodeProperties = {
+	...subaccountWriteOption,
+	description: 'Read a direct child subaccount of this account (UUID). Leave empty for this account.',
+};
+
+export const includeSubaccountsOption: INodeProperties = {
+	displayName: 'Include Subaccounts',
+	name: 'includeSubaccounts',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to span this account and all its subaccounts. Cannot be combined with Subaccount ID.',
+};
+
+/** Return All / Limit for a list operation. */
+export function returnAllFields(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}
+
+/** Options → Page Size of the list operations that page through limit/offset. */
+export const pageSizeOption: INodeProperties = {
+	displayName: 'Page Size',
+	name: 'pageSize',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 1000 },
+	default: 1000,
+	description: 'How many records to ask for per request (1-1000); smaller pages mean more, shorter requests',
+};
+
+export const paymentOrderLocator: INodeProperties = {
+	displayName: 'Payment Order',
+	name: 'paymentOrderId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The payment order to act on',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchPaymentOrders', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 9b2f6c1e-4d3a-4f8e-a1c7-2e5d8b0f3a69',
+		},
+	],
+};
+
+export const webhookEndpointLocator: INodeProperties = {
+	displayName: 'Webhook Endpoint',
+	name: 'endpointId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The webhook endpoint to act on',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			typeOptions: { searchListMethod: 'searchWebhookEndpoints', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 6a1f3c2e-…',
+		},
+	],
+};
+
+/** A wallets fixedCollection (`{wallet: [{chain, address}]}`). */
+export function walletsField(name: string, displayName: string, description: string): INodeProperties {
+	return {
+		displayName,
+		name,
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Wallet',
+		default: {},
+		description,
+		options: [
+			{
+				displayName: 'Wallet',
+				name: 'wallet',
+				values: [
+					chainField({ name: 'chain', description: `Chain of the wallet. ${DYNAMIC_OPTIONS_HINT}.` }),
+					{
+						displayName: 'Address',
+						name: 'address',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
+						description: 'Wallet address on that chain',
+					},
+				],
+			},
+		],
+	};
+}
+
+/** Shown on the keyed writes while Derived is selected, and in the field's description. */
+export const DERIVED_KEY_WARNING =
+	"n8n's Retry (Retry On Fail, and Retry in the executions list) sends the same Derived key, so an item that already succeeded is not written again. A new execution (Execute Workflow, a schedule, a new webhook call) gets new Derived keys and writes again: use a Business Key for scheduled and batch payouts.";
+
+/**
+ * "Idempotency Key": derived (default) or a business key. The derived key is anchored on the
+ * execution's lineage (see executionLineage), so n8n's retries send the same key.
+ */
+export const idempotencyFields: INodeProperties[] = [
+	{
+		displayName: 'Idempotency Key',
+		name: 'idempotencyKeyMode',
+		type: 'options',
+		default: 'derived',
+		options: [
+			{
+				name: 'Derived',
+				value: 'derived',
+				description: 'Same key in n8n retries of this execution; new key in a new execution',
+			},
+			{
+				name: 'Business Key',
+				value: 'custom',
+				description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
+			},
+		],
+		description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
+	},
+	{
+		displayName: DERIVED_KEY_WARNING,
+		name: 'derivedKeyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
+	},
+	{
+		displayName: 'Business Key',
+		name: 'idempotencyKey',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. {{ $json.invoiceNumber }}',
+		description:
+			'1-255 characters, unique for each intended write. Sending the same key again returns the original result instead of acting twice.',
+		displayOptions: { show: { idempotencyKeyMode: ['custom'] } },
+	},
+];
