@@ -4,7 +4,7 @@
  * Events filter that the editor's nodes panel turns into one trigger entry per event. The editor
  * reads the built package, so the last block loads dist/ when it exists (`npm run build`).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeProperties, INodeType, IWebhookDescription } from 'n8n-workflow';
@@ -121,5 +121,13 @@ describe.each([
 		const notice = node!.description.properties.find((p) => p.type === 'notice' && shownIn(p, 2) && !shownIn(p, 1))!;
 		expect(notice.displayName).toMatch(/Publish the workflow/);
 		expect(notice.displayName).not.toMatch(/WEBHOOK_URL|401|https/);
+	});
+});
+
+describe('output schema', () => {
+	it('v2 ships the same item schema as v1 (the item did not change; test/e2e/examples.test.ts checks v1 against real items)', () => {
+		const dir = join(__dirname, '..', '..', '..', 'nodes', 'ClearinghouseTrigger', '__schema__');
+		const read = (v: string) => JSON.parse(readFileSync(join(dir, v, 'output.json'), 'utf8')) as unknown;
+		expect(read('v2.0.0')).toEqual(read('v1.0.0'));
 	});
 });
