@@ -23,6 +23,9 @@ import { benchTrigger, unpublishTriggers } from './trigger';
 import { benchVerification } from './verification';
 import { benchWorkflows, PLAIN_PATH, WEBHOOK_PATHS, type BatchOrderFields } from './workflows';
 
+/** A loaded machine can take minutes to start n8n (its database ping alone timed out once at 90 s). */
+const START_TIMEOUT_MS = 300_000;
+
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
 function config(): BenchConfig {
@@ -45,7 +48,7 @@ async function restartWith(n8n: N8nInstance, changes: Record<string, string | un
 		if (value === undefined) delete n8n.env[name];
 		else n8n.env[name] = value;
 	}
-	await n8n.start();
+	await n8n.start({ timeoutMs: START_TIMEOUT_MS });
 	await n8n.waitForWebhook(livePath);
 }
 
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
 		const sectionOf = (id: string) => (id.startsWith('benchBatch') ? 'batch' : id.startsWith('benchList') ? 'listing' : 'trigger');
 		const published = Object.entries(WEBHOOK_PATHS).filter(([id]) => cfg.sections.includes(sectionOf(id)));
 		await Promise.all(published.map(([id]) => instance.publish(id)));
-		await n8n.start();
+		await n8n.start({ timeoutMs: START_TIMEOUT_MS });
 		for (const [id, path] of published) {
 			if (await n8n.webhookLive(path)) continue;
 			log(`  (workflow ${id} was not active after the parallel publish: publishing it again)`);

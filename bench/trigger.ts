@@ -209,7 +209,7 @@ async function restartWith(ctx: BenchContext, name: string, value: string | unde
 	await ctx.n8n.stop();
 	if (value === undefined) delete ctx.n8n.env[name];
 	else ctx.n8n.env[name] = value;
-	await ctx.n8n.start();
+	await ctx.n8n.start({ timeoutMs: 300_000 });
 	for (const c of CONTENDERS) await ctx.n8n.waitForWebhook(pathOf(c));
 }
 
@@ -222,7 +222,7 @@ const DEFAULT_LABEL = '3. Trigger throughput';
 export async function benchTrigger(ctx: BenchContext, label = DEFAULT_LABEL): Promise<TriggerResult> {
 	const { deliveries: count, deliveryConcurrency, runs } = ctx.config;
 	ctx.log(`\n## ${label}: ${count} signed deliveries per run, ${deliveryConcurrency} in flight, ${runs} runs`);
-	if (!ctx.n8n.running) await ctx.n8n.start();
+	if (!ctx.n8n.running) await ctx.n8n.start({ timeoutMs: 300_000 });
 	// Published into the running n8n, as a user does: create() registers the endpoint and stores its
 	// secret. It stays published across restarts (n8n calls no webhook method then).
 	const secrets = await publishTriggers(ctx);
