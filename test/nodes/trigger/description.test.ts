@@ -99,6 +99,7 @@ describe('webhook description: resolved by n8n without the expression engine', (
 describe.each([
 	['source', () => source],
 	// The editor reads the built package: prove it there too (skipped only before the first build).
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built file exists only after a build
 	['built (dist/)', () => (existsSync(built) ? (new (require(built).ClearinghouseTrigger)() as INodeType) : undefined)],
 ])('Events (v2), %s', (_label, load) => {
 	const node = load();
