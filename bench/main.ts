@@ -19,9 +19,12 @@ import { startSandboxProcess } from './lib/sandbox-process';
 import { benchListing } from './listing';
 import { benchPackage } from './package-cost';
 import { compareWithPrevious, summarize } from './report';
-import { benchTrigger } from './trigger';
+import { benchTrigger, unpublishTriggers } from './trigger';
 import { benchVerification } from './verification';
-import { benchWorkflows, IDS, WEBHOOK_PATHS, type BatchOrderFields } from './workflows';
+import { benchWorkflows, PLAIN_PATH, WEBHOOK_PATHS, type BatchOrderFields } from './workflows';
+
+/** A loaded machine can take minutes to start n8n (its database ping alone timed out once at 90 s). */
+const START_TIMEOUT_MS = 300_000;
 
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
@@ -45,7 +48,7 @@ async function restartWith(n8n: N8nInstance, changes: Record<string, string | un
 		if (value === undefined) delete n8n.env[name];
 		else n8n.env[name] = value;
 	}
-	await n8n.start();
+	await n8n.start({ timeoutMs: START_TIMEOUT_MS });
 	await n8n.waitForWebhook(livePath);
 }
 
@@ -95,10 +98,13 @@ async function main(): Promise<void> {
 		// the sandbox, which would then send deliveries for every order the other sections create.
 		// In parallel (each is an n8n process of a few seconds); one that lost a race on the database
 		// is published again once n8n runs, until every webhook is live.
+		// Only the workflows of the sections asked for (BENCH_SECTIONS=trigger publishes one).
 		const instance = n8n;
-		await Promise.all(Object.keys(WEBHOOK_PATHS).map((id) => instance.publish(id)));
-		await n8n.start();
-		for (const [id, path] of Object.entries(WEBHOOK_PATHS)) {
+		const sectionOf = (id: string) => (id.startsWith('benchBatch') ? 'batch' : id.startsWith('benchList') ? 'listing' : 'trigger');
+		const published = Object.entries(WEBHOOK_PATHS).filter(([id]) => cfg.sections.includes(sectionOf(id)));
+		await Promise.all(published.map(([id]) => instance.publish(id)));
+		await n8n.start({ timeoutMs: START_TIMEOUT_MS });
+		for (const [id, path] of published) {
 			if (await n8n.webhookLive(path)) continue;
 			log(`  (workflow ${id} was not active after the parallel publish: publishing it again)`);
 			await n8n.publish(id);
@@ -119,16 +125,16 @@ async function main(): Promise<void> {
 			diagnostics.batchLegacyExpressionEngine = await benchBatch(ctx, 'Diagnostic: batch payouts with N8N_EXPRESSION_ENGINE=legacy');
 		}
 		if (want('trigger')) {
-			await restartWith(n8n, { N8N_EXPRESSION_ENGINE: undefined }, 'bench-batch-node');
+			await restartWith(n8n, { N8N_EXPRESSION_ENGINE: undefined }, PLAIN_PATH);
 			results.trigger = await benchTrigger(ctx);
 			if (want('diagnostics')) {
 				// Two isolates instead of one: if deliveries queue for the isolate, the trigger gains.
-				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' }, 'bench-batch-node');
+				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: '2' }, PLAIN_PATH);
 				diagnostics.triggerIsolatePoolOf2 = await benchTrigger(ctx, 'Diagnostic: trigger throughput with N8N_EXPRESSION_ENGINE_POOL_SIZE=2');
-				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: undefined, N8N_EXPRESSION_ENGINE: 'legacy' }, 'bench-batch-node');
+				await restartWith(n8n, { N8N_EXPRESSION_ENGINE_POOL_SIZE: undefined, N8N_EXPRESSION_ENGINE: 'legacy' }, PLAIN_PATH);
 				diagnostics.triggerLegacyExpressionEngine = await benchTrigger(ctx, 'Diagnostic: trigger throughput with N8N_EXPRESSION_ENGINE=legacy');
 			}
-			await n8n.unpublish(IDS.trigger);
+			await unpublishTriggers(ctx);
 		}
 		if (Object.keys(diagnostics).length) results.diagnostics = diagnostics;
 		await n8n.stop();

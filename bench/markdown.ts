@@ -52,7 +52,12 @@ export function markdown(record: any): string {
 		if (l.half) out.push(`| 2. Growth from ${l.half.listed} to ${l.listed} orders (data ×${(l.listed / l.half.listed).toFixed(1)}; one run at the half) | ×${l.half.growthRatio.node} (${l.half.rssGrowthMb.node} MB → ${l.rssGrowthMb.node.median} MB) | HTTP Request + Split Out ×${l.half.growthRatio.httpRequestSplitOut} | target: no faster than the data |`);
 	}
 	const t = r.trigger;
-	if (t) out.push(`| 3. Trigger: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s | ${f(t.executionsPerSecond.trigger)} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)} | ${f(t.ratio)} (target ≥ 0.9) |`);
+	if (t) out.push(`| 3. Trigger v2: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s, n8n's default settings | ${f(t.executionsPerSecond.trigger)} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)} | ${f(t.ratio)} |`);
+	if (t?.lazyAcquire) {
+		const l = t.lazyAcquire;
+		out.push(`| 3. Trigger v2 with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true | ${f(l.executionsPerSecond.trigger)} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)} | ${f(l.ratio)} (target ≥ 0.9) |`);
+		out.push(`| 3. Trigger v2 confirmed with the API, lazy acquire | ${f(l.executionsPerSecond.triggerConfirmed)} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)} | ${f(l.ratioConfirmed)} |`);
+	}
 	const v = r.verification;
 	if (v) out.push(`| 3. Verification alone per delivery (${v.bodyBytes} B body) | verifySignature ${f(v.verifySignatureUs)} | bare HMAC ${f(v.bareHmacUs)} | checks cost ${f(v.overheadUs)} |`);
 	if (v?.bookkeepingUs) out.push(`| 3. The trigger's other own work per delivery (duplicate/stale memory full, static-data mirror) | ${f(v.bookkeepingUs)} | | |`);

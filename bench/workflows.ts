@@ -19,6 +19,8 @@ export const IDS = {
 	listHttp: 'benchListHttp001',
 	listHttpSplit: 'benchListHttpSp1',
 	trigger: 'benchTrigger0001',
+	triggerConfirmed: 'benchTriggerConf',
+	triggerV1: 'benchTriggerV1001',
 	plainWebhook: 'benchPlainHook01',
 	trivial: 'benchTrivial0001',
 } as const;
@@ -39,6 +41,13 @@ export const WEBHOOK_PATHS: Record<string, string> = {
 
 export const TRIGGER_WEBHOOK_ID = 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000001';
 export const TRIGGER_PATH = `${TRIGGER_WEBHOOK_ID}/webhook`;
+/** The trigger contenders: v2 (the default for new nodes) with and without confirmation, and v1. */
+export const TRIGGER_CONTENDERS = {
+	trigger: { id: IDS.trigger, webhookId: TRIGGER_WEBHOOK_ID, typeVersion: 2, confirmWithApi: false },
+	triggerConfirmed: { id: IDS.triggerConfirmed, webhookId: 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000002', typeVersion: 2, confirmWithApi: true },
+	triggerV1: { id: IDS.triggerV1, webhookId: 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000003', typeVersion: 1, confirmWithApi: false },
+} as const;
+export type TriggerContender = keyof typeof TRIGGER_CONTENDERS;
 export const PLAIN_PATH = 'bench-plain-webhook';
 
 /** Execution data of the timed runs is not saved: saving 100,000 items would be timed too. */
@@ -242,20 +251,27 @@ export function benchWorkflows(o: {
 			credential,
 		),
 		// Trigger contenders keep n8n's default saving: an execution counts once it is in the database.
-		{
-			...graph(
-				IDS.trigger,
-				'bench: Clearinghouse Trigger',
+		// Made-up orders (and the figure is verification against a plain Webhook): confirmation off,
+		// except for the confirmed contender, whose deliveries name one real order at new event ids
+		// (stale dropping off there, so that each of them runs; its cost is what the API read adds).
+		...Object.entries(TRIGGER_CONTENDERS).map(([name, c]) =>
+			graph(
+				c.id,
+				`bench: Clearinghouse Trigger (${name})`,
 				[
-					// Made-up orders, and the figure is verification against a plain Webhook: confirmation off
-					// (its cost per delivery is measured by bench/confirmation.ts).
-					{ name: 'Trigger', type: TRIGGER_NODE, webhookId: TRIGGER_WEBHOOK_ID, parameters: { options: { confirmWithApi: false } } },
+					{
+						name: 'Trigger',
+						type: TRIGGER_NODE,
+						typeVersion: c.typeVersion,
+						webhookId: c.webhookId,
+						parameters: { options: c.confirmWithApi ? { dropStaleEvents: false } : { confirmWithApi: false } },
+					},
 					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
 				],
 				[['Trigger', 'Received']],
 				credential,
 			),
-		},
+		),
 		graph(IDS.plainWebhook, 'bench: plain Webhook', [hook(PLAIN_PATH, 'onReceived'), { name: 'Received', type: 'n8n-nodes-base.noOp' }], [['Webhook', 'Received']]),
 	];
 }

@@ -20,7 +20,8 @@ import {
 	STATIC_MAX_ORDERS,
 } from './events';
 import type { Acknowledge } from './acknowledgement';
-import { isInFlight, RESPONSE_DATA_EXPRESSION, RESPONSE_MODE_EXPRESSION, trackRun } from './acknowledgement';
+import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
+import { eventOptions } from './eventOptions';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook, deliverySecret, secretScope } from './lifecycle';
 
@@ -48,7 +49,10 @@ export class ClearinghouseTrigger implements INodeType {
 		name: 'clearinghouseTrigger',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['trigger'],
-		version: [1],
+		// v2: the Events filter (one nodes-panel entry per event), a notice for users, and no engine
+		// call per delivery (n8n evaluates `options.binaryData` for every v1 delivery, by version).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: 'payment_order events',
 		description: 'Starts the workflow on signed payment order events from the clearinghouse',
 		defaults: { name: 'Clearinghouse Trigger' },
@@ -59,8 +63,7 @@ export class ClearinghouseTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: RESPONSE_MODE_EXPRESSION,
-				responseData: RESPONSE_DATA_EXPRESSION,
+				...ACKNOWLEDGE_WEBHOOK_FIELDS,
 				path: 'webhook',
 			},
 		],
@@ -71,6 +74,7 @@ export class ClearinghouseTrigger implements INodeType {
 				name: 'notice',
 				type: 'notice',
 				default: '',
+				displayOptions: { show: { '@version': [1] } },
 			},
 			{
 				displayName: 'Order Statuses',
@@ -80,6 +84,25 @@ export class ClearinghouseTrigger implements INodeType {
 				default: [],
 				description:
 					'Emit only events whose order has one of these statuses. Leave empty for every known status.',
+				displayOptions: { show: { '@version': [1] } },
+			},
+			{
+				displayName:
+					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { '@version': [2] } },
+			},
+			{
+				// Named `statuses` like v1's filter: the values are the statuses the order has after the event.
+				displayName: 'Events',
+				name: 'statuses',
+				type: 'multiOptions',
+				options: eventOptions(),
+				default: [],
+				description: 'What must have happened to an order for the workflow to start. Leave empty for every event.',
+				displayOptions: { show: { '@version': [2] } },
 			},
 			{
 				displayName: 'Pass Unknown Statuses',

@@ -78,3 +78,32 @@ export function forgetInFlight(): void {
 
 /** With "When Finished", the answer carries no workflow data (and an empty last node is no error). */
 export const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';
+
+function acknowledgeOf(parameters: Record<string, unknown>): unknown {
+	const options = parameters.options as Record<string, unknown> | undefined;
+	return options?.acknowledge;
+}
+
+/**
+ * n8n 2.40's native resolvers for the two webhook description values above (the mechanism its own
+ * Webhook node uses, `webhookDescriptionFields` in n8n-workflow). When the node's parameters hold no
+ * expression, n8n reads `responseMode`/`responseData` with these functions instead of evaluating
+ * the templates in the expression engine on every delivery; the templates stay for the editor and
+ * for older n8n, which ignores the symbol key. Each resolver must give what its template gives
+ * (test/nodes/trigger/webhookDescription.test.ts checks both against n8n's engine).
+ * Built here rather than imported so that the node still loads in an n8n without these helpers.
+ */
+export const ACKNOWLEDGE_WEBHOOK_FIELDS = {
+	responseMode: RESPONSE_MODE_EXPRESSION,
+	responseData: RESPONSE_DATA_EXPRESSION,
+	[Symbol.for('n8n.webhookDescriptionResolvers')]: {
+		responseMode: {
+			template: RESPONSE_MODE_EXPRESSION,
+			resolve: (parameters: Record<string, unknown>) => (acknowledgeOf(parameters) === 'whenFinished' ? 'lastNode' : 'onReceived'),
+		},
+		responseData: {
+			template: RESPONSE_DATA_EXPRESSION,
+			resolve: (parameters: Record<string, unknown>) => (acknowledgeOf(parameters) === 'whenFinished' ? 'noData' : 'firstEntryJson'),
+		},
+	},
+};

@@ -102,7 +102,7 @@ describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the 
 				w.id,
 				name,
 				[
-					{ name: TRIGGER, type: TRIGGER_NODE, webhookId: w.webhookId, parameters: {} },
+					{ name: TRIGGER, type: TRIGGER_NODE, typeVersion: 2, webhookId: w.webhookId, parameters: {} },
 					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
 				],
 				[[TRIGGER, 'Received']],

@@ -19,6 +19,8 @@ const WORKFLOW_ID = 'e2eTriggerFlow01';
 const WEBHOOK_ID = 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0001';
 const TRIGGER = 'Clearinghouse Trigger';
 const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
+/** A workflow saved before typeVersion 2: published by the last test only. */
+const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 
 // Written before the trigger existed; runs as soon as nodes/ClearinghouseTrigger is in the tree.
 const describeTrigger = hasTriggerSource() ? describe : describe.skip;
@@ -67,18 +69,21 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		n8n = await N8nInstance.create();
 		const credential = sandboxCredential(sandbox);
 		await n8n.importCredential(credential);
-		await n8n.importWorkflow(
+		const workflow = (id: string, name: string, webhookId: string, typeVersion: number) =>
 			graph(
-				WORKFLOW_ID,
-				'e2e: payment-order events',
+				id,
+				name,
 				[
-					{ name: TRIGGER, type: TRIGGER_NODE, webhookId: WEBHOOK_ID, parameters: {} },
+					{ name: TRIGGER, type: TRIGGER_NODE, typeVersion, webhookId, parameters: {} },
 					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
 				],
 				[[TRIGGER, 'Received']],
 				credential,
-			),
-		);
+			);
+		await n8n.importWorkflows([
+			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID, 2),
+			workflow(V1.id, 'e2e: payment-order events, trigger v1', V1.webhookId, 1),
+		]);
 		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
 		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.publish(WORKFLOW_ID);
@@ -266,6 +271,19 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		const order = await createOrder(4.5);
 		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
 		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ paymentOrder: { id: order.id } });
+	});
+
+	test('a workflow saved with trigger version 1 still registers its endpoint and runs on signed deliveries', async () => {
+		await n8n.publish(V1.id);
+		await n8n.waitForWebhook(`${V1.webhookId}/webhook`);
+		const endpoints = await waitForLiveEndpoints(2);
+		expect(endpoints.map((e) => e.url)).toContain(n8n.webhookUrl(`${V1.webhookId}/webhook`));
+		const order = await createOrder(6.5);
+		const [run] = await n8n.waitForExecutions(V1.id, 1);
+		expect(run.status).toBe('success');
+		expect(nodeItems(run.data, TRIGGER)[0]).toMatchObject({ type: 'payment_order', paymentOrder: { id: order.id, status: 'AWAITING_FUNDS' } });
+		await n8n.unpublish(V1.id);
+		await waitForLiveEndpoints(1);
 	});
 });
 

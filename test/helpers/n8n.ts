@@ -57,6 +57,8 @@ export interface NodeSetup {
 	continueOnFail?: boolean;
 	mode?: WorkflowExecuteMode;
 	webhookId?: string;
+	/** The node's typeVersion; the newest the node declares when unset. */
+	typeVersion?: number;
 }
 
 const credentialType = new ClearinghouseApi();
@@ -74,7 +76,7 @@ function makeNode(nodeType: INodeType, setup: NodeSetup): INode {
 		id: 'node-under-test',
 		name: setup.name ?? nodeType.description.defaults.name ?? nodeType.description.displayName,
 		type: `n8n-nodes-clearinghouse.${nodeType.description.name}`,
-		typeVersion: ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
+		typeVersion: setup.typeVersion ?? ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
 		position: [0, 0],
 		parameters: setup.parameters,
 		credentials: { clearinghouseApi: { id: 'cred-1', name: 'Clearinghouse sandbox' } },

@@ -113,6 +113,8 @@ export interface TriggerUnderTest {
 	mode?: 'webhook' | 'manual';
 	/** The credential's API key; the sandbox's own key when unset. */
 	apiKey?: string;
+	/** The node's typeVersion; the newest when unset. */
+	typeVersion?: number;
 }
 
 /** n8n's node id in the harness's workflows (part of the secret box's scope). */
@@ -161,6 +163,7 @@ export function setupFor(sb: Sandbox, t: TriggerUnderTest): NodeSetup {
 		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
 		workflowId: t.workflowId,
 		webhookId: `wh-${t.workflowId}`,
+		typeVersion: t.typeVersion,
 	};
 }
 

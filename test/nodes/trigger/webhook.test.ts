@@ -47,9 +47,9 @@ afterAll(async () => {
 });
 
 /** Each test gets its own published trigger, and the others' endpoints are removed (so each order's events reach only it). */
-async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string): Promise<TriggerUnderTest> {
+async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string, typeVersion?: number): Promise<TriggerUnderTest> {
 	for (const id of endpointIds.splice(0)) await api(sb, 'DELETE', `/webhooks/endpoints/${id}`);
-	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), apiKey };
+	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), apiKey, typeVersion };
 	receiver.serve(t);
 	await activate(sb, receiver, t);
 	endpointIds.push(String(t.staticData.node().endpointId));
@@ -358,6 +358,21 @@ describe('filters', () => {
 		expect(outcomes.every((x) => x.status === 200)).toBe(true);
 		const emitted = outcomes.flatMap((x) => x.items ?? []);
 		expect(emitted.map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
+		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
+	});
+
+	it('version 1 (workflows saved before v2) registers its endpoint and emits with its Order Statuses filter, as before', async () => {
+		const t = await publishedTrigger(unconfirmed({ statuses: ['FUNDED'] }), undefined, 1);
+		expect(t.staticData.node().endpointId).toEqual(expect.any(String));
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 10);
+		const outcomes = await until(async () => {
+			await flush(sb);
+			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
+			return mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED') ? mine : undefined;
+		});
+		expect(outcomes.every((x) => x.status === 200)).toBe(true);
+		expect(outcomes.flatMap((x) => x.items ?? []).map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
 		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
 	});
 

@@ -70,7 +70,7 @@ export function stressWorkflow(id: string, webhookId: string, acknowledge: 'when
 		`queue stress: acknowledge ${acknowledge}`,
 		[
 			// The events are about made-up orders: confirmation with the API (on by default) would drop them.
-			{ name: STRESS_TRIGGER, type: TRIGGER_NODE, webhookId, parameters: { options: { acknowledge, confirmWithApi: false } } },
+			{ name: STRESS_TRIGGER, type: TRIGGER_NODE, typeVersion: 2, webhookId, parameters: { options: { acknowledge, confirmWithApi: false } } },
 			{
 				name: STRESS_STEP,
 				type: 'n8n-nodes-base.httpRequest',
