@@ -319,12 +319,59 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} catch (error) {
 		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
 	}
+	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const created = createdByThisRequest({
 		firstPossibleUse: newKey && first,
-		createdAt: (response.paymentOrder as IDataObject | undefined)?.createdAt,
+		createdAt: order.createdAt,
 		requestStartedMs: startedMs,
 	});
-	return { created, ...response, idempotencyKey: key };
+	return flatOrder(response, created, key);
+}
+
+/**
+ * The order flat, as Get returns it (`$json.status`, `$json.id`), beside what only Create knows:
+ * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`).
+ */
+export function flatOrder(response: IDataObject, created: boolean, key: string): IDataObject {
+	const order = (response.paymentOrder ?? {}) as IDataObject;
+	const depositAddresses = Array.isArray(response.depositAddresses) ? (response.depositAddresses as IDataObject[]) : [];
+	return {
+		created,
+		paymentOrderId: response.paymentOrderId ?? order.id,
+		...order,
+		...payHere(order, depositAddresses),
+		depositAddresses,
+		idempotencyKey: key,
+	};
+}
+
+/**
+ * The one deposit address to fund the order: the entry for the order's own asset on its own chain
+ * (the sender pays what the recipient receives, on the same chain). The service accepts any
+ * supported stablecoin on any chain; the full list stays in `depositAddresses` for that.
+ */
+export function payHere(
+	order: IDataObject,
+	depositAddresses: IDataObject[],
+): { depositAddress: string | null; depositAddressNote: string } {
+	const chain = String(order.toChain ?? '');
+	const asset = String(order.asset ?? '');
+	const match = depositAddresses.find(
+		(entry) => entry.chain === chain && String(entry.symbol ?? '').toUpperCase() === asset.toUpperCase(),
+	);
+	if (match && typeof match.address === 'string' && match.address !== '') {
+		return {
+			depositAddress: match.address,
+			depositAddressNote: `Send ${asset} on ${chain} (the order's asset and chain) from an activated wallet of the sender to this address, then submit the transaction hash (Payment Order → Submit Transactions). Any other supported stablecoin and chain also funds the order: see depositAddresses.`,
+		};
+	}
+	return {
+		depositAddress: null,
+		depositAddressNote:
+			depositAddresses.length === 0
+				? 'The service returned no deposit address for this order.'
+				: `None of the ${depositAddresses.length} deposit addresses is for ${asset} on ${chain}: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.`,
+	};
 }
 
 interface Limit {
