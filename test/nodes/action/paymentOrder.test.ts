@@ -141,8 +141,10 @@ describe('Create', () => {
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
 		[{ expiry: 'at', expiresAt: '' }, 'Expires At is required for standard orders'],
 		[{ mode: 'instant', quoteId: '' }, 'Quote ID is required for instant orders'],
+		// A fixed Instant mode hides these fields (n8n then drops their values); a mode expression
+		// keeps them shown, so each item is checked at run time.
 		[
-			{ mode: 'instant', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
+			{ mode: '={{ "instant" }}', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
 			'Expires At is not accepted for instant orders',
 		],
 		[
