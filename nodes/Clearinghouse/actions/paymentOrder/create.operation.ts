@@ -83,7 +83,7 @@ const properties: INodeProperties[] = [
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'e.g. usr_…',
+			placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 			description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
 		},
 		{
