@@ -53,3 +53,19 @@ test('Instant shows no field twice, and Map Automatically keeps the mode rules',
 	expect(names(shown({ mode: 'instant', dataMode: 'autoMapInputData' }))).toEqual(expect.arrayContaining(['quoteId']));
 	expect(names(shown({ mode: 'instant', dataMode: 'autoMapInputData' }))).not.toContain('expiry');
 });
+
+test('ID placeholders in the action node have the shape users see: UUIDs (no usr_ or po_ prefixes)', () => {
+	const found: Array<[string, string]> = [];
+	const walk = (list: unknown[]): void => {
+		for (const entry of list as Array<Record<string, unknown>>) {
+			if (typeof entry.placeholder === 'string' && /(^|[a-z])I[Dd]s?$|Id$/.test(String(entry.name))) found.push([String(entry.name), entry.placeholder]);
+			for (const key of ['options', 'values', 'modes']) if (Array.isArray(entry[key])) walk(entry[key] as unknown[]);
+		}
+	};
+	walk(properties);
+	expect(found.length).toBeGreaterThanOrEqual(6);
+	for (const [name, placeholder] of found) {
+		expect([name, placeholder]).toEqual([name, expect.stringMatching(/^e\.g\. [0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)]);
+	}
+	expect(JSON.stringify(properties)).not.toMatch(/usr_|po_01|-…/);
+});
