@@ -47,3 +47,9 @@ describe('flatOrder', () => {
 		});
 	});
 });
+
+test('flatOrder keeps any other top-level field of the answer', () => {
+	const out = flatOrder({ paymentOrderId: 'po-2', paymentOrder: { id: 'po-2' }, depositAddresses: [], requestId: 'r-1' }, false, 'k');
+	expect(out).toMatchObject({ created: false, paymentOrderId: 'po-2', id: 'po-2', requestId: 'r-1', depositAddress: null, idempotencyKey: 'k' });
+	expect(out).not.toHaveProperty('paymentOrder');
+});

@@ -356,14 +356,17 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 /**
  * The order flat, as Get returns it (`$json.status`, `$json.id`), beside what only Create knows:
- * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`).
+ * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`), and any
+ * other top-level field of the answer passes through unchanged.
  */
 export function flatOrder(response: IDataObject, created: boolean, key: string): IDataObject {
-	const order = (response.paymentOrder ?? {}) as IDataObject;
-	const depositAddresses = Array.isArray(response.depositAddresses) ? (response.depositAddresses as IDataObject[]) : [];
+	const { paymentOrder, depositAddresses: list, paymentOrderId, ...other } = response;
+	const order = (paymentOrder ?? {}) as IDataObject;
+	const depositAddresses = Array.isArray(list) ? (list as IDataObject[]) : [];
 	return {
 		created,
-		paymentOrderId: response.paymentOrderId ?? order.id,
+		paymentOrderId: paymentOrderId ?? order.id,
+		...other,
 		...order,
 		...payHere(order, depositAddresses),
 		depositAddresses,
