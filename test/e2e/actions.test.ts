@@ -257,8 +257,11 @@ describe('Clearinghouse action node inside n8n', () => {
 		const { items, requests } = await execute(ids.orders);
 		const [created] = items('Create order');
 		const id = created.paymentOrderId;
-		expect(created).toMatchObject({ paymentOrder: { status: 'AWAITING_FUNDS', amountUsd: 10.5, memo: `e2e order ${run}` }, idempotencyKey: `e2e-order-${run}` });
+		// Flat, as Get returns it, with the one address to pay (the order's asset and chain) beside the list.
+		expect(created).toMatchObject({ id, status: 'AWAITING_FUNDS', amountUsd: 10.5, memo: `e2e order ${run}`, idempotencyKey: `e2e-order-${run}` });
+		expect(created).not.toHaveProperty('paymentOrder');
 		expect(created.depositAddresses.length).toBeGreaterThan(0);
+		expect(created.depositAddress).toBe(state.depositAddresses.find((d: any) => d.chain === created.toChain && d.symbol === created.asset).address);
 		// Pre-flight limits, then the order itself with the business key.
 		const limitsCheck = requests.findIndex((r) => r.path === '/api/v1/account/limits');
 		const post = requests.findIndex((r) => r.method === 'POST' && r.path === '/api/v1/payment');

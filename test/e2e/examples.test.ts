@@ -110,7 +110,14 @@ describe('example workflows in a real n8n', () => {
 		// The batch date is n8n's (its timezone), so take it from the summary.
 		expect(first.summary.batchDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['INV-1001', 'INV-1002', 'INV-1003'].map((r) => `payout-${first.summary.batchDate}-${r}`));
-		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS' && /^0x[0-9a-f]{40}$/.test(o.fundTo))).toBe(true);
+		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS')).toBe(true);
+		// Each order is paid at the deposit address for its own asset and chain (the node's depositAddress).
+		const payAt = (chain: string) => state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
+		expect(first.summary.orders.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
+			['INV-1001', 'USDC on ethereum', payAt('ethereum')],
+			['INV-1002', 'USDC on base', payAt('base')],
+			['INV-1003', 'USDC on solana', payAt('solana')],
+		]);
 		const limitsAt = first.requests.findIndex((r) => r.path === '/api/v1/account/limits');
 		const posts = first.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(limitsAt).toBe(0);

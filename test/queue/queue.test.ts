@@ -166,10 +166,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		const shape = (items: any[], prefix: string) =>
 			items.map((item) => ({
 				key: String(item.idempotencyKey).replace(prefix, ''),
-				status: item.paymentOrder.status,
-				amountUsd: item.paymentOrder.amountUsd,
-				memo: String(item.paymentOrder.memo).replace(prefix, ''),
-				expiresAt: item.paymentOrder.expiresAt,
+				status: item.status,
+				amountUsd: item.amountUsd,
+				memo: String(item.memo).replace(prefix, ''),
+				expiresAt: item.expiresAt,
 				fields: Object.keys(item).sort(),
 			}));
 		expect(queuedItems).toHaveLength(queued.length);
@@ -321,7 +321,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const byMemo = new Map(all.map((o) => [o.memo, o.id]));
 			const rerunItems = nodeItems(rerun.data, 'Create orders') as any[];
 			expect(rerunItems).toHaveLength(batch.length);
-			for (const item of rerunItems) expect(item.paymentOrderId).toBe(byMemo.get(item.paymentOrder.memo));
+			for (const item of rerunItems) expect(item.paymentOrderId).toBe(byMemo.get(item.memo));
 			console.log(
 				`[queue kill] ${worker!.name} killed after ${createdBeforeRetry} of ${batch.length} orders; execution ${victim!.id} ended ${failed!.status} ("${failure}"); ` +
 					`n8n retry ${retry!.id} ${retry!.status}, ran Create orders: ${retryRanCreate}; re-run ${rerun.id} ${rerun.status}: ${posts.length} POSTs for ${batch.length} keys, ${all.length} orders`,

@@ -76,7 +76,7 @@ export const subaccountWriteOption: INodeProperties = {
 	name: 'subaccountId',
 	type: 'string',
 	default: '',
-	placeholder: 'e.g. 3f0c9c4e-…',
+	placeholder: 'e.g. 3f0c9c4e-8a21-4b7d-9e65-1c2d3e4f5a6b',
 	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
 };
 
@@ -175,7 +175,7 @@ export const webhookEndpointLocator: INodeProperties = {
 			displayName: 'By ID',
 			name: 'id',
 			type: 'string',
-			placeholder: 'e.g. 6a1f3c2e-…',
+			placeholder: 'e.g. 6a1f3c2e-5b7d-4e09-8c14-9d2a7f3b1e58',
 		},
 	],
 };

@@ -40,10 +40,29 @@ describe('Create', () => {
 		expect(expiresAt).toBeLessThanOrEqual(Date.now() + 65 * 60_000);
 		expect(req.body.idempotencyKey).toMatch(/^n8n-[0-9a-f]{48}$/);
 		expect(item.json.idempotencyKey).toBe(req.body.idempotencyKey);
-		expect(item.json.paymentOrderId).toBe((item.json.paymentOrder as any).id);
-		expect((item.json.paymentOrder as any).status).toBe('AWAITING_FUNDS');
+		expect(item.json.paymentOrderId).toBe(item.json.id);
+		expect(item.json.status).toBe('AWAITING_FUNDS');
 		expect(Array.isArray(item.json.depositAddresses)).toBe(true);
 		expect(item.pairedItem).toEqual({ item: 0 });
+	});
+
+	test('the output is the order flat, as Get returns it, plus created, the key and where to pay', async () => {
+		const [item] = await env.run(payment(env, { toChain: 'base', toAddress: walletOf(env.bob, 'base') }));
+		const { depositAddresses } = (await env.op('GET', '/state')) as { depositAddresses: IDataObject[] };
+		const [got] = await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: String(item.json.id) } });
+		expect(item.json).not.toHaveProperty('paymentOrder');
+		const { created, paymentOrderId, depositAddress, depositAddressNote, depositAddresses: list, idempotencyKey, ...order } = item.json;
+		expect({ created, paymentOrderId, idempotencyKey }).toEqual({ created: true, paymentOrderId: got.json.id, idempotencyKey: got.json.idempotencyKey });
+		// Every order field Get shows (Get adds only the returns block) is at the top level with the same value.
+		const { returns, ...fromGet } = got.json;
+		expect(returns).toBeDefined();
+		expect({ ...order, idempotencyKey }).toEqual(expect.objectContaining({ ...fromGet, status: 'AWAITING_FUNDS', toChain: 'base', asset: 'USDC' }));
+		// The one address to pay: USDC on base, the order's asset and chain; the full list beside it.
+		const base = depositAddresses.find((d) => d.chain === 'base' && d.symbol === 'USDC');
+		expect(depositAddress).toBe(base!.address);
+		expect(depositAddressNote).toMatch(/^Send USDC on base \(the order's asset and chain\)/);
+		expect(list).toEqual(depositAddresses);
+		expect(Object.keys(item.json).slice(0, 2)).toEqual(['created', 'paymentOrderId']);
 	});
 
 	test('an explicit Expires At is sent as ISO time', async () => {
@@ -122,12 +141,14 @@ describe('Create', () => {
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
 		[{ expiry: 'at', expiresAt: '' }, 'Expires At is required for standard orders'],
 		[{ mode: 'instant', quoteId: '' }, 'Quote ID is required for instant orders'],
+		// A fixed Instant mode hides these fields (n8n then drops their values); a mode expression
+		// keeps them shown, so each item is checked at run time.
 		[
-			{ mode: 'instant', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
+			{ mode: '={{ "instant" }}', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
 			'Expires At is not accepted for instant orders',
 		],
 		[
-			{ mode: 'instant', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } },
+			{ mode: '={{ "instant" }}', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } },
 			'Subaccount ID is not accepted for instant orders',
 		],
 		[{ idempotencyKeyMode: 'custom', idempotencyKey: '' }, 'Business Key must not be empty'],
@@ -156,7 +177,7 @@ describe('Create', () => {
 		const [req] = await env.requests();
 		expect(req.body).toMatchObject({ mode: 'instant', quoteId: quote.json.quoteId, amountUsd: 50 });
 		expect(req.body).not.toHaveProperty('expiresAt');
-		expect((item.json.paymentOrder as any).mode).toBe('instant');
+		expect(item.json.mode).toBe('instant');
 	});
 
 	test('limit pre-flight fails the item with a clear message and creates nothing', async () => {
@@ -183,8 +204,8 @@ describe('Create', () => {
 		expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(out[1].json.error).toMatch(/at most 4 decimal places/);
 		expect(Object.keys(out[1].json)).toEqual(['error']); // what n8n keeps of a failed item's json
-		expect((out[0].json.paymentOrder as any).amountUsd).toBe(10);
-		expect((out[2].json.paymentOrder as any).amountUsd).toBe(30);
+		expect(out[0].json.amountUsd).toBe(10);
+		expect(out[2].json.amountUsd).toBe(30);
 		expect(await orderCount()).toBe(2);
 	});
 
@@ -196,7 +217,7 @@ describe('Create', () => {
 			continueOnFail: true,
 		});
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
-		expect(out.map((o) => (o.json.error ? 'error' : (o.json.paymentOrder as any).amountUsd))).toEqual([
+		expect(out.map((o) => (o.json.error ? 'error' : o.json.amountUsd))).toEqual([
 			1, 'error', 3, 'error', 5, 'error', 7,
 		]);
 		expect(await orderCount()).toBe(4);
@@ -205,7 +226,7 @@ describe('Create', () => {
 	test('Settlement Mode from an expression: each item gets its own mode and checks', async () => {
 		const items = [{ json: { mode: 'standard' } }, { json: { mode: 'instant' } }];
 		const out = await env.run(payment(env, { mode: '={{ $json.mode }}' }), { items, continueOnFail: true });
-		expect((out[0].json.paymentOrder as any).mode).toBe('standard');
+		expect(out[0].json.mode).toBe('standard');
 		expect(out[1].json.error).toBe('Quote ID is required for instant orders');
 		expect((await env.requests()).map((r) => r.body.mode)).toEqual(['standard']);
 	});
@@ -240,7 +261,7 @@ describe('Create', () => {
 		// The sandbox logs a request when it answers: item 0 was answered after later items.
 		const answered = (await env.requests()).map((r) => r.body.amountUsd);
 		expect(answered.indexOf(1)).toBeGreaterThan(0);
-		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6]);
+		expect(out.map((o) => o.json.amountUsd)).toEqual([1, 2, 3, 4, 5, 6]);
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 	});
 
@@ -252,7 +273,7 @@ describe('Create', () => {
 		const data = createRunExecutionData();
 		const out = await env.run(params, { items, runExecutionData: data });
 		const elapsed = Date.now() - started;
-		expect(out.map((o) => (o.json.paymentOrder as any).amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+		expect(out.map((o) => o.json.amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		expect(elapsed).toBeLessThan(10 * 150);
 		// The same run one at a time gives the same keys: they depend on the item, not on timing.

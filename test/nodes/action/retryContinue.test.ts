@@ -21,7 +21,7 @@ test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exact
 	});
 	const [bad, good] = json(out);
 	expect(bad.error).toMatch(/Amount \(USD\) must have at most 4 decimal places/);
-	expect((good.paymentOrder as any).amountUsd).toBe(12.5);
+	expect(good.amountUsd).toBe(12.5);
 
 	const sent = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 	expect(sent).toHaveLength(3); // the good item went out on every one of the 3 tries...

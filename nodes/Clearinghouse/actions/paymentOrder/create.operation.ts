@@ -85,7 +85,7 @@ const properties: INodeProperties[] = [
 			type: 'string',
 			required: true,
 			default: '',
-			placeholder: 'e.g. usr_…',
+			placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 			description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
 		},
 		{
@@ -101,52 +101,68 @@ const properties: INodeProperties[] = [
 		assetField(),
 		amountField,
 	]),
+	// Two panels for one parameter: required when Settlement Mode is Instant, optional otherwise.
+	// When the mode is an expression n8n shows any `show` field, so both use `hide`: the optional
+	// one and the standard-only fields stay, the required one goes. execute() checks each item.
 	{
 		displayName: 'Quote ID',
 		name: 'quoteId',
 		type: 'string',
+		required: true,
 		default: '',
-		placeholder: 'e.g. 4b1e2c3d-…',
-		description:
-			"Quote from Create Quote. Required for instant orders. Optional for standard orders, where it must be a Standard Quote: the order then takes the quote's rate and window and must match its terms.",
+		placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+		description: 'Quote from Create Quote (Quote → Create): the instant order settles against it',
+		displayOptions: { hide: { mode: [{ _cnd: { not: 'instant' } }] } },
 	},
-	{
-		displayName: 'Expires',
-		name: 'expiry',
-		type: 'options',
-		default: 'inMinutes',
-		options: [
-			{
-				name: 'In a Number of Minutes',
-				value: 'inMinutes',
-				description: 'For standard orders; instant orders ignore it, the service sets their funding window',
-			},
-			{
-				name: 'At a Date and Time',
-				value: 'at',
-				description: 'For standard orders only; refused for instant orders',
-			},
-		],
-		description: 'When a standard order stops accepting funds (it needs a future time)',
-	},
-	{
-		displayName: 'Expires In (Minutes)',
-		name: 'expiresInMinutes',
-		type: 'number',
-		typeOptions: { minValue: 1 },
-		default: 60,
-		description:
-			"Minutes until the order stops accepting funds, counted from the start of the execution (n8n's retries of it keep that start, so a retry sends the same request)",
-		displayOptions: { show: { expiry: ['inMinutes'] } },
-	},
-	{
-		displayName: 'Expires At',
-		name: 'expiresAt',
-		type: 'dateTime',
-		default: '',
-		description: 'Future date and time when the order stops accepting funds',
-		displayOptions: { show: { expiry: ['at'] } },
-	},
+	...standardOnly([
+		{
+			displayName: 'Quote ID',
+			name: 'quoteId',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+			description:
+				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
+		},
+		{
+			displayName: 'Expires',
+			name: 'expiry',
+			type: 'options',
+			default: 'inMinutes',
+			options: [
+				{
+					name: 'In a Number of Minutes',
+					value: 'inMinutes',
+					description: 'Counted from the start of the execution',
+				},
+				{
+					name: 'At a Date and Time',
+					value: 'at',
+					description: 'A fixed future date and time',
+				},
+			],
+			description:
+				'When the order stops accepting funds. Standard orders only: the service sets the funding window of an instant order.',
+		},
+		{
+			displayName: 'Expires In (Minutes)',
+			name: 'expiresInMinutes',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 60,
+			description:
+				"Minutes until the order stops accepting funds, counted from the start of the execution (n8n's retries of it keep that start, so a retry sends the same request)",
+			displayOptions: { show: { expiry: ['inMinutes'] } },
+		},
+		{
+			displayName: 'Expires At',
+			name: 'expiresAt',
+			type: 'dateTime',
+			default: '',
+			description: 'Future date and time when the order stops accepting funds',
+			displayOptions: { show: { expiry: ['at'] } },
+		},
+	]),
 	...definedBelow([
 		{
 			displayName: 'Memo',
@@ -170,20 +186,22 @@ const properties: INodeProperties[] = [
 			'Name of the input field that holds each order\'s business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.',
 		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
-	{
-		displayName: 'Additional Fields',
-		name: 'additionalFields',
-		type: 'collection',
-		placeholder: 'Add Field',
-		default: {},
-		options: [
-			{
-				...subaccountWriteOption,
-				description:
-					'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
-			},
-		],
-	},
+	...standardOnly([
+		{
+			displayName: 'Additional Fields',
+			name: 'additionalFields',
+			type: 'collection',
+			placeholder: 'Add Field',
+			default: {},
+			options: [
+				{
+					...subaccountWriteOption,
+					description:
+						'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
+				},
+			],
+		},
+	]),
 	optionsCollection([
 		{
 			displayName: 'Check Account Limits First',
@@ -195,6 +213,14 @@ const properties: INodeProperties[] = [
 		},
 	]),
 ];
+
+/** Fields that do not apply to instant orders (the service refuses or ignores them): hidden in Instant mode. */
+function standardOnly(fields: INodeProperties[]): INodeProperties[] {
+	return fields.map((field) => ({
+		...field,
+		displayOptions: { ...field.displayOptions, hide: { ...field.displayOptions?.hide, mode: ['instant'] } },
+	}));
+}
 
 /** Fields shown only with Order Fields → Define Below. */
 function definedBelow(fields: INodeProperties[]): INodeProperties[] {
@@ -321,12 +347,62 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} catch (error) {
 		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
 	}
+	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const created = createdByThisRequest({
 		firstPossibleUse: newKey && first,
-		createdAt: (response.paymentOrder as IDataObject | undefined)?.createdAt,
+		createdAt: order.createdAt,
 		requestStartedMs: startedMs,
 	});
-	return { created, ...response, idempotencyKey: key };
+	return flatOrder(response, created, key);
+}
+
+/**
+ * The order flat, as Get returns it (`$json.status`, `$json.id`), beside what only Create knows:
+ * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`), and any
+ * other top-level field of the answer passes through unchanged.
+ */
+export function flatOrder(response: IDataObject, created: boolean, key: string): IDataObject {
+	const { paymentOrder, depositAddresses: list, paymentOrderId, ...other } = response;
+	const order = (paymentOrder ?? {}) as IDataObject;
+	const depositAddresses = Array.isArray(list) ? (list as IDataObject[]) : [];
+	return {
+		created,
+		paymentOrderId: paymentOrderId ?? order.id,
+		...other,
+		...order,
+		...payHere(order, depositAddresses),
+		depositAddresses,
+		idempotencyKey: key,
+	};
+}
+
+/**
+ * The one deposit address to fund the order: the entry for the order's own asset on its own chain
+ * (the sender pays what the recipient receives, on the same chain). The service accepts any
+ * supported stablecoin on any chain; the full list stays in `depositAddresses` for that.
+ */
+export function payHere(
+	order: IDataObject,
+	depositAddresses: IDataObject[],
+): { depositAddress: string | null; depositAddressNote: string } {
+	const chain = String(order.toChain ?? '');
+	const asset = String(order.asset ?? '');
+	const match = depositAddresses.find(
+		(entry) => entry.chain === chain && String(entry.symbol ?? '').toUpperCase() === asset.toUpperCase(),
+	);
+	if (match && typeof match.address === 'string' && match.address !== '') {
+		return {
+			depositAddress: match.address,
+			depositAddressNote: `Send ${asset} on ${chain} (the order's asset and chain) from an activated wallet of the sender to this address, then submit the transaction hash (Payment Order → Submit Transactions). Any other supported stablecoin and chain also funds the order: see depositAddresses.`,
+		};
+	}
+	return {
+		depositAddress: null,
+		depositAddressNote:
+			depositAddresses.length === 0
+				? 'The service returned no deposit address for this order.'
+				: `None of the ${depositAddresses.length} deposit addresses is for ${asset} on ${chain}: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.`,
+	};
 }
 
 interface Limit {

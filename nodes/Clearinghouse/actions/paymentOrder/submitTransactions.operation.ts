@@ -33,7 +33,7 @@ const properties: INodeProperties[] = [
 						name: 'hash',
 						type: 'string',
 						default: '',
-						placeholder: 'e.g. 0x9f2c…',
+						placeholder: 'e.g. 0x9f2c4e7a1b3d5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8',
 						description: 'On-chain hash of the funding transaction',
 					},
 					chainField({ name: 'chain', description: `Chain of the transaction. ${DYNAMIC_OPTIONS_HINT}.` }),

@@ -13,7 +13,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		required: true,
 		default: '',
-		placeholder: 'e.g. 8c1d2f4a-…',
+		placeholder: 'e.g. 8c1d2f4a-6e3b-4c75-a9d2-4b5e6f7a8c90',
 		description: 'ID of the receive ruleset to rename',
 	},
 	{

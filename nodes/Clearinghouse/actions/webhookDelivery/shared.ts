@@ -6,7 +6,7 @@ export const deliveryIdField: INodeProperties = {
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: 'e.g. 0b7e6c1d-…',
+	placeholder: 'e.g. 0b7e6c1d-2f48-4a93-b5e1-7c6d8e9f0a12',
 	description: 'The ID of the webhook delivery (from Get Many deliveries, or the delivery header of a received webhook)',
 };
 

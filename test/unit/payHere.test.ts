@@ -1,0 +1,55 @@
+import { flatOrder, payHere } from '../../nodes/Clearinghouse/actions/paymentOrder/create.operation';
+
+const addresses = [
+	{ chain: 'ethereum', symbol: 'USDC', address: '0xeth-usdc' },
+	{ chain: 'base', symbol: 'USDC', address: '0xbase-usdc' },
+	{ chain: 'base', symbol: 'PYUSD', address: '0xbase-pyusd' },
+];
+
+describe('payHere', () => {
+	test("picks the entry for the order's asset on the order's chain", () => {
+		expect(payHere({ toChain: 'base', asset: 'PYUSD' }, addresses)).toEqual({
+			depositAddress: '0xbase-pyusd',
+			depositAddressNote: expect.stringMatching(/^Send PYUSD on base \(the order's asset and chain\)/),
+		});
+	});
+
+	test('null with a reason when no entry matches, or none was returned', () => {
+		expect(payHere({ toChain: 'solana', asset: 'USDC' }, addresses)).toEqual({
+			depositAddress: null,
+			depositAddressNote: 'None of the 3 deposit addresses is for USDC on solana: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.',
+		});
+		expect(payHere({ toChain: 'base', asset: 'USDC' }, [])).toEqual({
+			depositAddress: null,
+			depositAddressNote: 'The service returned no deposit address for this order.',
+		});
+	});
+});
+
+describe('flatOrder', () => {
+	test('the order at the top level, beside created, the key, the address and the list', () => {
+		const response = {
+			paymentOrderId: 'po-1',
+			paymentOrder: { id: 'po-1', status: 'AWAITING_FUNDS', toChain: 'ethereum', asset: 'USDC', idempotencyKey: 'k' },
+			depositAddresses: addresses,
+		};
+		expect(flatOrder(response, true, 'k')).toEqual({
+			created: true,
+			paymentOrderId: 'po-1',
+			id: 'po-1',
+			status: 'AWAITING_FUNDS',
+			toChain: 'ethereum',
+			asset: 'USDC',
+			idempotencyKey: 'k',
+			depositAddress: '0xeth-usdc',
+			depositAddressNote: expect.any(String),
+			depositAddresses: addresses,
+		});
+	});
+});
+
+test('flatOrder keeps any other top-level field of the answer', () => {
+	const out = flatOrder({ paymentOrderId: 'po-2', paymentOrder: { id: 'po-2' }, depositAddresses: [], requestId: 'r-1' }, false, 'k');
+	expect(out).toMatchObject({ created: false, paymentOrderId: 'po-2', id: 'po-2', requestId: 'r-1', depositAddress: null, idempotencyKey: 'k' });
+	expect(out).not.toHaveProperty('paymentOrder');
+});
