@@ -108,6 +108,11 @@ export class N8nInstance {
 			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 			N8N_SECURE_COOKIE: 'false',
 			N8N_LOG_LEVEL: 'info',
+			// n8n pings its database every 2 s and answers every request 503 "Database is not ready!" after one
+			// ping slower than 5 s. On a loaded test machine SQLite's SELECT 1 waits behind execution writes that
+			// long (seen: a signed delivery answered 503 in examples.test.ts at load 20). The service retries a
+			// 503, so nothing is lost in production; tests of the nodes should not fail on it.
+			DB_PING_TIMEOUT_MS: '30000',
 			// A stable key so an imported credential decrypts in every process of this instance.
 			N8N_ENCRYPTION_KEY: 'e2e-clearinghouse-encryption-key',
 			...options.env,
