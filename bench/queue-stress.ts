@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { freePort } from '../test/e2e/lib/ports';
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
 	const cluster = await QueueCluster.start();
 	const receiver = await new BusinessReceiver().start(await freePort());
-	const results: Array<{ deployment: string; routing: string; acknowledge: string; load: number[]; figures: StressFigures; perBackend: number[] }> = [];
+	const results: Array<{ deployment: string; at: string; routing: string; acknowledge: string; load: number[]; figures: StressFigures; perBackend: number[] }> = [];
 	try {
 		const credential = sandboxCredential(sandbox);
 		await cluster.main.importCredential(credential);
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
 			});
 			const routed = cluster.nginx.log().slice(from).filter((r) => r.path.includes(hooks[d.acknowledge]));
 			const perBackend = [0, 1].map((b) => routed.filter((r) => r.backend === b).length);
-			results.push({ deployment: name, routing: d.routing, acknowledge: d.acknowledge, load, figures, perBackend });
+			results.push({ deployment: name, at: new Date().toISOString(), routing: d.routing, acknowledge: d.acknowledge, load, figures, perBackend });
 			write(results);
 			console.log(`[queue stress] ${name}: lost ${figures.lost} (n8n ${figures.lostInN8n}), doubled ${figures.doubled} (n8n ${figures.doubledInN8n}) of ${figures.events}; ${figures.attempts} attempts ${JSON.stringify(figures.answers)}, ${figures.executions} executions, ${figures.seconds} s, load ${load.join(' ')}`);
 		}
@@ -78,12 +78,23 @@ async function main(): Promise<void> {
 	console.log(`written bench/results/queue-stress.json`);
 }
 
-/** After every deployment, so a run cut short keeps what it measured. */
-function write(results: unknown[]): void {
+/**
+ * After every deployment, so a run cut short keeps what it measured. A run of some deployments only
+ * (QUEUE_STRESS_DEPLOYMENTS) keeps the file's other deployments, each with the time it was measured.
+ */
+function write(results: Array<{ deployment: string }>): void {
 	const out = join(repoRoot, 'bench', 'results');
+	const file = join(out, 'queue-stress.json');
 	mkdirSync(out, { recursive: true });
-	const report = { at: new Date().toISOString(), cores: cpus().length, events: EVENTS, repeatShare: 0.3, failShare: 0.1, concurrency: 20, results };
-	writeFileSync(join(out, 'queue-stress.json'), `${JSON.stringify(report, null, 2)}\n`);
+	let kept: Array<{ deployment: string; at?: string }> = [];
+	if (ONLY.length && existsSync(file)) {
+		const previous = JSON.parse(readFileSync(file, 'utf8')) as { at: string; events: number; results: Array<{ deployment: string; at?: string }> };
+		if (previous.events === EVENTS) kept = previous.results.filter((r) => !results.some((n) => n.deployment === r.deployment)).map((r) => ({ ...r, at: r.at ?? previous.at }));
+	}
+	const order = ['hash/whenFinished', 'roundRobin/whenReceived', 'hash/whenReceived', 'roundRobin/whenFinished'];
+	const all = [...kept, ...results].sort((a, b) => order.indexOf(a.deployment) - order.indexOf(b.deployment));
+	const report = { at: new Date().toISOString(), cores: cpus().length, events: EVENTS, repeatShare: 0.3, failShare: 0.1, concurrency: 20, results: all };
+	writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
 }
 
 main().catch((error) => {

@@ -291,7 +291,12 @@ export function makeHandler(o: ServeOptions) {
 					return await handle(o.operator!, false);
 				}
 				const fault = o.traffic.takeFault(method, path);
-				if (fault?.delayMs) await sleep(fault.delayMs);
+				if (fault?.delayMs) {
+					// Read the body before the delay, as a real server has it before it answers slowly: a
+					// client that gives up (or dies) during the delay still leaves its body in the log.
+					await readBodyEarly();
+					await sleep(fault.delayMs);
+				}
 				if (fault?.status && !fault.commitThen500) {
 					const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
 					return { status: fault.status, body: { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' }, headers };
@@ -322,7 +327,7 @@ export function makeHandler(o: ServeOptions) {
 					if (!isJsonContentType(req.headers['content-type'])) {
 						throw new ApiError(415, 'unsupported_media_type', { message: 'Bodies must be application/json (UTF-8)' });
 					}
-					raw = await readBody(req, o.traffic);
+					raw ??= await readBody(req, o.traffic);
 					body = parseJson(raw, o.api).value;
 					parsedBody = body ?? null;
 				}
@@ -331,6 +336,17 @@ export function makeHandler(o: ServeOptions) {
 				return r;
 			} catch (e) {
 				return errorRes(e, o.core);
+			}
+		}
+
+		/** The body of a JSON request, read (not yet checked) ahead of an injected delay; handle() parses it. */
+		async function readBodyEarly(): Promise<void> {
+			if (!hasBody(req) || !isJsonContentType(req.headers['content-type'])) return;
+			raw = await readBody(req, o.traffic);
+			try {
+				parsedBody = parseJson(raw, o.api).value ?? null;
+			} catch {
+				// handle() answers the bad body; an injected status answers without parsing it.
 			}
 		}
 

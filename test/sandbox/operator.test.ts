@@ -1,5 +1,5 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
-import { Client, Env, createOrder, future, getOrder, orders, paymentBody, setup, wallet } from './helpers';
+import { Client, Env, createOrder, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
 
 let env: Env;
 beforeAll(async () => {
@@ -36,6 +36,41 @@ describe('faults', () => {
 		const t0 = Date.now();
 		expect((await env.api.get('/supported-assets')).status).toBe(200);
 		expect(Date.now() - t0).toBeGreaterThanOrEqual(280);
+	});
+
+	it('reads the body before the delay: a POST whose client gives up during the delay is logged with its body, and acted on', async () => {
+		await env.op.del('/requests');
+		const since = (await env.op.get('/requests')).body.lastSeq;
+		await env.op.post('/faults', { method: 'POST', path: '^/api/v1/payment$', delayMs: 1500 });
+		const body = paymentBody(env, { idempotencyKey: 'cut-off-during-delay', memo: 'cut-off-during-delay' });
+		const abort = new AbortController();
+		const sent = fetch(env.api.base + '/payment', { method: 'POST', headers: { 'x-api-key': env.sb.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: abort.signal });
+		sent.catch(() => undefined);
+		// The fault is taken when the request arrives; its body follows in the same packet.
+		await waitFor(async () => (await env.op.get('/faults')).body.faults.length === 0, 8000, 'the delayed request to arrive');
+		abort.abort();
+		await expect(sent).rejects.toThrow();
+		const [entry] = await waitFor(async () => {
+			const posts = (await env.op.get(`/requests?since=${since}`)).body.requests.filter((r: any) => r.path === '/api/v1/payment');
+			return posts.length > 0 && posts;
+		}, 8000, 'the cut-off request in the log');
+		expect(entry).toMatchObject({ method: 'POST', status: 201, body: { idempotencyKey: 'cut-off-during-delay', memo: body.memo } });
+		// The whole request had arrived, so the service made the order, as a real one would: the
+		// client's retry with the same key gets that order back, and there is only one.
+		const made = (await env.api.get(orders('limit=1000'))).body.paymentOrders.filter((o: any) => o.memo === body.memo);
+		expect(made).toHaveLength(1);
+		const retry = await env.api.post('/payment', body);
+		expect(retry.status).toBe(201);
+		expect(retry.body.paymentOrderId).toBe(made[0].id);
+	});
+
+	it('an injected status after a delay still logs the body it read', async () => {
+		const since = (await env.op.get('/requests')).body.lastSeq;
+		await env.op.post('/faults', { method: 'POST', path: '^/api/v1/add-user-record$', delayMs: 50, status: 503 });
+		expect((await env.api.post('/add-user-record', { label: 'delayed', wallets: [] })).status).toBe(503);
+		expect((await env.api.post('/add-user-record', { label: 'broken', wallets: [] })).status).toBe(201);
+		const [faulted] = (await env.op.get(`/requests?since=${since}`)).body.requests;
+		expect(faulted).toMatchObject({ method: 'POST', status: 503, body: { label: 'delayed', wallets: [] } });
 	});
 
 	it('commitThen500 commits the order, answers 500, and a retry with the same key returns it: exactly one order', async () => {

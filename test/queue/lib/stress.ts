@@ -287,7 +287,6 @@ export async function runStress(cluster: QueueCluster, workflowId: string, recei
 	};
 }
 
-/** The trigger's endpoint secret, from the workflow's static data in n8n's database. */
 /** The stress trigger's endpoint secret, opened from its sealed static data with the API key. */
 export function stressSecret(cluster: QueueCluster, workflowId: string, apiKey: string): string {
 	const secret = triggerSecret(cluster.store.staticData(workflowId), { apiKey, workflowId, nodeId: `${workflowId}-node-0` });
