@@ -100,15 +100,52 @@ export class Browser {
 	}
 
 	/** A real mouse click (press and release) at the centre of the element `selector` finds. */
-	async click(selector: string): Promise<void> {
-		const box = await this.waitFor<{ x: number; y: number }>(
-			`a clickable ${selector}`,
-			`(() => { const el = document.querySelector(${JSON.stringify(selector)}); if (!el || el.disabled) return null;
-				el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); return { x: r.left + r.width / 2, y: r.top + r.height / 2 }; })()`,
-		);
-		for (const type of ['mouseMoved', 'mousePressed', 'mouseReleased']) {
-			await this.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: 1 });
+	async click(selector: string, timeoutMs = 60_000): Promise<void> {
+		await this.clickWhere(`a clickable ${selector}`, `document.querySelector(${JSON.stringify(selector)})`, timeoutMs);
+	}
+
+	/**
+	 * A real mouse click at the centre of the element a page expression returns (also for elements
+	 * found by their text); waits until it exists, is enabled, has a size and has stopped moving
+	 * (dialogs animate in, and a click during the animation lands beside the button).
+	 */
+	async clickWhere(what: string, elementExpression: string, timeoutMs = 60_000, clickCount = 1): Promise<void> {
+		const locate = `(() => { const el = (${elementExpression}); if (!el || el.disabled || el.getAttribute('aria-disabled') === 'true') return null;
+			el.scrollIntoView({ block: 'center' }); const r = el.getBoundingClientRect(); if (!r.width || !r.height) return null;
+			return { x: Math.round(r.left + r.width / 2), y: Math.round(r.top + r.height / 2) }; })()`;
+		const deadline = Date.now() + timeoutMs;
+		let box = await this.waitFor<{ x: number; y: number }>(what, locate, timeoutMs);
+		for (;;) {
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			const again = await this.waitFor<{ x: number; y: number }>(what, locate, Math.max(1_000, deadline - Date.now()));
+			if (again.x === box.x && again.y === box.y) break;
+			box = again;
 		}
+		await this.send('Input.dispatchMouseEvent', { type: 'mouseMoved', x: box.x, y: box.y });
+		for (let count = 1; count <= clickCount; count++) {
+			for (const type of ['mousePressed', 'mouseReleased']) {
+				await this.send('Input.dispatchMouseEvent', { type, x: box.x, y: box.y, button: 'left', clickCount: count });
+			}
+		}
+	}
+
+	/**
+	 * Picks an option of a native <select> as the keyboard would leave it (value, then input and change
+	 * events): headless chromium draws no popup to click in.
+	 */
+	async select(selector: string, value: string): Promise<void> {
+		const done = await this.evaluate<boolean>(`(() => { const el = document.querySelector(${JSON.stringify(selector)});
+			if (!el || ![...el.options].some((o) => o.value === ${JSON.stringify(value)})) return false;
+			el.focus(); el.value = ${JSON.stringify(value)}; el.dispatchEvent(new Event('input', { bubbles: true }));
+			el.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`);
+		if (!done) throw new Error(`no option ${value} in ${selector}`);
+	}
+
+	/** Clicks into a field and types text into it, as a keyboard would (focus, then key input). */
+	async type(selector: string, text: string): Promise<void> {
+		await this.click(selector);
+		await this.waitFor(`focus in ${selector}`, `document.activeElement === document.querySelector(${JSON.stringify(selector)})`, 10_000);
+		await this.send('Input.insertText', { text });
 	}
 
 	async screenshot(file: string): Promise<void> {

@@ -1,0 +1,260 @@
+/**
+ * The no-code walk of issue 15 in a real browser (Debian's chromium over the DevTools protocol),
+ * against what `npm start` sets up: the sandbox (demo seed), a local n8n with the packed package, the
+ * sandbox credential and the examples imported as shipped. From there only clicks and typing:
+ *   create the owner account, publish Examples 2 and 3, run Example 1 with the editor's execute
+ *   button (three orders, INV-1004 refused on the error branch), fund and settle its orders in the
+ *   sandbox console, and see the trigger workflows fire in n8n's executions list and the console's
+ *   outbox.
+ * The test reads the sandbox and n8n only to assert. A second test clicks the console buttons the
+ * walk does not need (activate, expire, fail a distribution, replay, inject a fault).
+ * Screenshots are kept in .e2e/screenshots/ (git-ignored) as test artefacts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import { Browser, CHROMIUM } from './lib/browser';
+import { exampleFiles, loadExample } from './lib/examples';
+import { N8nInstance } from './lib/n8n';
+import { repoRoot } from './lib/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+
+jest.setTimeout(600_000);
+
+const shots = join(repoRoot, '.e2e', 'screenshots');
+// chromium comes from `scripts/services.sh install` (run by `npm test`), as PostgreSQL and Redis do.
+const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
+const js = (value: unknown) => JSON.stringify(value);
+
+describeBrowser('the no-code walk in a real browser', () => {
+	let sandbox: SandboxHandle;
+	let operator: Operator;
+	let n8n: N8nInstance;
+	let browser: Browser;
+	const shot = (name: string) => browser.screenshot(join(shots, `walk-${name}.png`));
+
+	beforeAll(async () => {
+		// As `npm start` does, except for ports; deposits confirm in a few scaled seconds. The delivery
+		// timeout stays the service's real one: scaled down to 1 s, a busy n8n answered too late and
+		// every event was delivered again and again.
+		sandbox = await startSandbox({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
+		operator = new Operator(sandbox);
+		n8n = await N8nInstance.create();
+		await n8n.importCredential(sandboxCredential(sandbox));
+		// The examples name the default sandbox http://127.0.0.1:4010; this one listens elsewhere.
+		const local = sandbox.mainUrl.replace(/\/+$/, '');
+		await n8n.importWorkflows(exampleFiles().map((file) => JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(local))));
+		await n8n.start();
+		browser = await Browser.launch();
+	});
+	afterAll(async () => {
+		await browser?.close();
+		await n8n?.dispose();
+		await sandbox?.close();
+	});
+
+	/** Opens a workflow from the editor's overview list, by a part of its name. */
+	async function openWorkflow(name: string) {
+		await browser.goto(`${n8n.baseUrl}/home/workflows`);
+		await browser.clickWhere(`the "${name}" card`, `[...document.querySelectorAll('[data-test-id="workflow-card-name"]')].find((e) => e.textContent.includes(${js(name)}))`, 120_000);
+		await browser.waitFor(`the canvas of ${name}`, `location.pathname.startsWith('/workflow/') && document.querySelector('[data-test-id="execute-workflow-button"]')`, 120_000);
+	}
+	const canvasNode = (name: string) => `document.querySelector('[data-test-id="canvas-node"][data-node-name=${js(name)}]')`;
+
+	// Console helpers: rows by memo, their status, and what the page shows when a wait times out.
+	const row = (memo: string) => `[...document.querySelectorAll('#orders tbody tr')].find((r) => r.children[1]?.textContent === ${js(memo)})`;
+	const statusOf = (memo: string) => `${row(memo)}?.querySelector('td.status')?.textContent`;
+	const shown = `({ message: document.querySelector('#message')?.textContent, orders: [...document.querySelectorAll('#orders tbody tr')].map((r) => r.textContent.replace(/\\s+/g, ' ')) })`;
+	async function fund(memo: string, amount: 'full' | 'partial' | 'over', action: 'fund-attribute' | 'fund-hash') {
+		const id = await browser.waitFor<string>(`the order ${memo}`, `${row(memo)}?.dataset.order`, 60_000, shown);
+		const inRow = `#orders tr[data-order="${id}"]`;
+		await browser.select(`${inRow} select[data-field="amount"]`, amount);
+		const before = await browser.evaluate<string>(`document.querySelector('#message').textContent`);
+		await browser.click(`${inRow} button[data-action="${action}"]`);
+		await browser.waitFor(`the console's answer to ${action} on ${memo}`, `(() => { const m = document.querySelector('#message'); return m.textContent !== ${js(before)} && m.textContent.includes(${js(action === 'fund-hash' ? 'Paste this hash' : 'attributed')}); })()`, 60_000, shown);
+		expect(await browser.evaluate(`document.querySelector('#message').className`)).toBe('');
+		return id;
+	}
+
+	const memos = ['INV-1001', 'INV-1002', 'INV-1003'];
+
+	test('a user publishes Examples 2 and 3, runs Example 1, settles its orders in the console and sees the triggers fire', async () => {
+		const started = Date.now();
+		const took = (what: string) => console.log(`walk: ${what} after ${Math.round((Date.now() - started) / 1000)} s`);
+
+		// 0. First visit: n8n asks for the local owner account.
+		await browser.goto(`${n8n.baseUrl}/`);
+		await browser.waitFor('the owner setup form', `location.pathname === '/setup' && document.querySelector('input[name="password"]')`, 120_000);
+		await browser.type('input[name="email"]', 'owner@example.com');
+		await browser.type('input[name="firstName"]', 'Sandbox');
+		await browser.type('input[name="lastName"]', 'Owner');
+		await browser.type('input[name="password"]', 'Sandbox-owner-1');
+		await shot('0-owner-setup');
+		await browser.click('[data-test-id="form-submit-button"]');
+		await browser.waitFor('the editor after setup', `!['/setup', '/signin'].includes(location.pathname)`, 60_000);
+		took('owner set up');
+
+		// 1. Publish Examples 2 and 3 as imported (no Slack or Google credential).
+		for (const [name, file] of [['Example 2', '1-example-2-published'], ['Example 3', '2-example-3-published']]) {
+			await openWorkflow(name);
+			await browser.click('[data-test-id="workflow-open-publish-modal-button"]');
+			await browser.click('[data-test-id="workflow-publish-button"]');
+			await browser.waitFor(`${name} published`, `document.querySelector('[data-test-id="workflow-active-version-indicator"]')?.parentElement.textContent.includes('Published')`, 120_000);
+			await shot(file);
+		}
+		// Each published trigger registered its endpoint with the sandbox.
+		await waitUntil('two enabled webhook endpoints', async () => (await overview()).endpoints.filter((e: any) => e.status === 'ENABLED').length === 2);
+		took('Examples 2 and 3 published');
+
+		// 2. Run Example 1 from its manual trigger with the execute button.
+		await openWorkflow('Example 1');
+		await browser.click('button[aria-label="Select trigger node"]');
+		await browser.click('[data-test-id="action-Run now"]');
+		await browser.waitFor('the button to run from "Run now"', `document.querySelector('[data-test-id="execute-workflow-button"]').textContent.includes('Run now')`, 30_000);
+		await browser.click('[data-test-id="execute-workflow-button"]');
+		await browser.waitFor(
+			'the run to finish (Summary and Failed payees with one item each)',
+			`!document.querySelector('[data-test-id="stop-execution-button"]') && ['Summary', 'Failed payees'].every((name) => {
+				const el = document.querySelector('[data-test-id="canvas-node"][data-node-name="' + name + '"]');
+				return el && el.textContent.includes('1 item') && el.querySelector('[data-test-id="canvas-node-status-success"]'); })`,
+			180_000,
+			`[...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => e.textContent)`,
+		);
+		await shot('3-example-1-run');
+		// The refused payee, with its CSV row and the service's reason, on the error branch.
+		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
+		await browser.waitFor('the refused payee in the output panel', `document.body.innerText.includes('INV-1004') && /not a registered wallet|recipient_not_active/.test(document.body.innerText)`, 60_000);
+		await shot('4-refused-payee');
+		took('Example 1 run');
+
+		// 3. The sandbox console: fund each order from alice's wallet and settle.
+		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
+		for (const memo of memos) await browser.waitFor(`${memo} awaiting funds`, `${statusOf(memo)} === 'AWAITING_FUNDS'`, 60_000, shown);
+		expect(await browser.evaluate(`${row('INV-1004')} === undefined`)).toBe(true);
+		// Every order starts with the order's own sender (alice) as the funding wallet.
+		const state = await operator.state();
+		const alice = state.users.find((u: any) => u.label === 'alice');
+		for (const memo of memos) expect(await browser.evaluate(`${row(memo)}.querySelector('select[data-field="sender"]').value`)).toBe(`${alice.wallets[0].chain}|${alice.wallets[0].address}`);
+		await shot('5-console-orders');
+
+		await fund('INV-1001', 'full', 'fund-attribute');
+		// Partial: first the hash to paste into Submit Transactions, then two attributed halves.
+		const hashId = await fund('INV-1002', 'partial', 'fund-hash');
+		expect(await browser.evaluate(`document.querySelector('#message').textContent`)).toMatch(/Paste this hash into Submit Transactions: \S+/);
+		expect(await browser.evaluate(`document.querySelector('#orders tr[data-order="${hashId}"] td.status').textContent`)).toBe('AWAITING_FUNDS');
+		await fund('INV-1002', 'partial', 'fund-attribute');
+		// The sandbox keeps a partly funded order AWAITING_FUNDS; the Received column shows the half.
+		await browser.waitFor('INV-1002 half received', `(() => { const r = ${row('INV-1002')}; return Number(r.children[5].textContent) * 2 === Number(r.dataset.amount); })()`, 120_000, shown);
+		expect(await browser.evaluate(statusOf('INV-1002'))).toBe('AWAITING_FUNDS');
+		await shot('6-partially-funded');
+		await fund('INV-1002', 'partial', 'fund-attribute');
+		await fund('INV-1003', 'over', 'fund-attribute');
+		for (const memo of memos) await browser.waitFor(`${memo} funded`, `${statusOf(memo)} === 'FUNDED'`, 120_000, shown);
+		await shot('7-funded');
+		took('orders funded');
+
+		await browser.click('#close-netting');
+		for (const memo of memos) await browser.waitFor(`${memo} distributed`, `${statusOf(memo)} === 'DISTRIBUTED'`, 120_000, shown);
+		took('orders distributed');
+
+		// 4a. What the triggers "posted": a ledger row per settled order, Slack lines for funded and distributed.
+		const outboxRows = (channel: string) => `[...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === ${js(channel)}).map((r) => r.children[3].textContent)`;
+		const outboxShown = `({ outbox: [...document.querySelectorAll('#outbox tbody tr')].map((r) => r.textContent), deliveries: [...document.querySelectorAll('#deliveries tbody tr')].map((r) => r.textContent) })`;
+		await browser.waitFor('a ledger row per order', `(() => { const rows = ${outboxRows('ledger')}; return ${js(memos)}.every((m) => rows.filter((t) => t.includes(m)).length === 1); })()`, 180_000, outboxShown);
+		await browser.waitFor('Slack lines for funded and distributed', `${outboxRows('slack')}.length >= 6`, 180_000, outboxShown);
+		const slack = await browser.evaluate<string[]>(outboxRows('slack'));
+		for (const memo of memos) expect(slack.filter((text) => text.includes(memo)).length).toBeGreaterThanOrEqual(2);
+		await shot('8-distributed-and-outbox');
+		took('outbox filled');
+
+		// 4b. n8n's executions list: the trigger workflows ran, successfully.
+		await browser.goto(`${n8n.baseUrl}/home/workflows`);
+		await browser.click('[data-test-id="tab-Executions"]');
+		const listed = `[...document.querySelectorAll('[data-test-id="global-execution-list-item"]')].map((r) => r.textContent)`;
+		const enough = `(() => { const rows = ${listed}; const ok = (name) => rows.filter((t) => t.includes(name) && t.includes('Success')).length;
+			return ok('Example 2') >= 6 && ok('Example 3') >= 3 && !rows.some((t) => /Example [23]/.test(t) && /Error|Crashed/.test(t)); })()`;
+		const deadline = Date.now() + 120_000;
+		while (!(await browser.evaluate(enough))) {
+			if (Date.now() > deadline) throw new Error(`executions list: ${JSON.stringify(await browser.evaluate(listed))}`);
+			await new Promise((resolve) => setTimeout(resolve, 5_000));
+			// The list refreshes itself; a reload covers a missed refresh on a loaded machine.
+			if (!(await browser.evaluate(enough))) await browser.evaluate('location.reload()');
+			await browser.waitFor('the executions list', `document.querySelector('[data-test-id="global-execution-list-item"]')`, 60_000);
+		}
+		await shot('9-executions');
+		took('executions listed');
+
+		// What the browser showed agrees with the sandbox.
+		const orders = (await overview()).orders.filter((o: any) => memos.includes(o.memo));
+		expect(orders.map((o: any) => o.status)).toEqual(['DISTRIBUTED', 'DISTRIBUTED', 'DISTRIBUTED']);
+	});
+
+	test('every other console button has its visible effect', async () => {
+		// Setup through the API (the walk above stays click-only): two orders and a new, PENDING wallet.
+		const suffix = Date.now().toString(36);
+		await operator.createOrder(10, 'BTN-EXPIRE', `walk-expire-${suffix}`);
+		await operator.createOrder(20, 'BTN-FAIL', `walk-fail-${suffix}`);
+		const dave = `0x${'d'.repeat(40)}`;
+		await operator.api('POST', '/add-user-record', { label: `dave-${suffix}`, wallets: [{ address: dave, chain: 'ethereum' }] });
+
+		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
+		const say = `document.querySelector('#message').textContent`;
+
+		// Activate a wallet.
+		const wallet = `#wallets tr[data-address="${dave}"]`;
+		await browser.waitFor('the PENDING wallet', `document.querySelector('${wallet} td.status')?.textContent === 'PENDING'`, 60_000);
+		await browser.click(`${wallet} button[data-action="activate"]`);
+		await browser.waitFor('the wallet ACTIVE', `document.querySelector('${wallet} td.status')?.textContent === 'ACTIVE' && !document.querySelector('${wallet} button')`, 60_000);
+		expect(await browser.evaluate(say)).toContain('is ACTIVE');
+
+		// Expire an order.
+		await browser.waitFor('BTN-EXPIRE', `${statusOf('BTN-EXPIRE')} === 'AWAITING_FUNDS'`, 60_000, shown);
+		await browser.clickWhere('Expire', `${row('BTN-EXPIRE')}.querySelector('button[data-action="expire"]')`);
+		await browser.waitFor('BTN-EXPIRE expired', `${statusOf('BTN-EXPIRE')} === 'EXPIRED'`, 60_000, shown);
+
+		// Fail a distribution: fund, mark, close the window.
+		await fund('BTN-FAIL', 'full', 'fund-attribute');
+		await browser.waitFor('BTN-FAIL funded', `${statusOf('BTN-FAIL')} === 'FUNDED'`, 120_000, shown);
+		const slackBefore = await browser.evaluate<number>(`[...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === 'slack').length`);
+		await browser.clickWhere('Fail next distribution', `${row('BTN-FAIL')}.querySelector('button[data-action="fail-distribution"]')`);
+		await browser.waitFor('the fail message', `${say}.includes('will fail')`, 60_000, shown);
+		await browser.click('#close-netting');
+		await browser.waitFor('BTN-FAIL distribution failed', `${statusOf('BTN-FAIL')} === 'DISTRIBUTION_FAILED'`, 120_000, shown);
+		// Example 2 tells the channel about it.
+		await browser.waitFor(
+			'a Slack line about the failed distribution',
+			`[...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === 'slack' && r.children[3].textContent.includes('BTN-FAIL')).length >= 2 && [...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === 'slack').length > ${slackBefore}`,
+			120_000,
+			`[...document.querySelectorAll('#outbox tbody tr')].map((r) => r.textContent)`,
+		);
+		await shot('10-expired-and-failed');
+
+		// Replay a delivery: the service sends it again, as a new delivery.
+		const deliveries = `document.querySelectorAll('#deliveries tbody tr[data-delivery]').length`;
+		const before = await browser.evaluate<number>(deliveries);
+		expect(before).toBeGreaterThan(0);
+		await browser.click('#deliveries tbody tr[data-delivery] button[data-action="replay"]');
+		await browser.waitFor('the replay message', `${say}.startsWith('Replayed as delivery')`, 60_000, shown);
+		await browser.waitFor('one more delivery', `${deliveries} > ${before}`, 60_000);
+
+		// Inject a fault: the form's defaults (the next POST /payment answers 503), shown in the list.
+		await browser.click('#fault button[data-action="inject-fault"]');
+		await browser.waitFor('the fault listed', `document.querySelector('#faults').textContent.includes('^/api/v1/payment$ → 503 (1 left)')`, 60_000, shown);
+		expect(await browser.evaluate(say)).toContain('Fault injected');
+		await shot('11-replay-and-fault');
+		// It answers the next matching request, as listed.
+		await expect(operator.createOrder(5, 'BTN-FAULT', `walk-fault-${suffix}`)).rejects.toThrow(/503/);
+		await browser.waitFor('the fault used up', `!document.querySelector('#faults').textContent.includes('^/api/v1/payment$')`, 60_000);
+	});
+
+	const overview = () => operator.call('GET', 'overview');
+	async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
+		const deadline = Date.now() + timeoutMs;
+		while (!(await check())) {
+			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+			await new Promise((resolve) => setTimeout(resolve, 500));
+		}
+	}
+});
