@@ -19,7 +19,7 @@ import {
 	subaccountWriteOption,
 } from '../fields';
 import {
-	fail,
+	operationError,
 	itemParameter,
 	keyedWrite,
 	keyedWriteError,
@@ -254,7 +254,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
 		} catch (error) {
 			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
-			throw fail(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
+			throw operationError(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
 		}
 		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
 		body = {
@@ -288,9 +288,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
-		if (!quoteId) throw fail(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+		if (!quoteId) throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
 		if (expiry === 'at') {
-			throw fail(
+			throw operationError(
 				this,
 				'Expires At is not accepted for instant orders: the service sets their funding window',
 				itemIndex,
@@ -298,7 +298,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 		if (subaccountId) {
-			throw fail(
+			throw operationError(
 				this,
 				'Subaccount ID is not accepted for instant orders',
 				itemIndex,
@@ -310,20 +310,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (expiry === 'at') {
 			const text = optionalText(itemParameter(this, 'expiresAt', itemIndex, ''));
 			const at = text === undefined ? NaN : Date.parse(text);
-			if (Number.isNaN(at)) throw fail(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
-			if (at <= Date.now()) throw fail(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
+			if (Number.isNaN(at)) throw operationError(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
+			if (at <= Date.now()) throw operationError(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
 			body.expiresAt = new Date(at).toISOString();
 		} else {
 			const minutes = Number(this.getNodeParameter('expiresInMinutes', itemIndex, 60));
 			if (!Number.isFinite(minutes) || minutes < 1) {
-				throw fail(this, 'Expires In (Minutes) must be at least 1', itemIndex);
+				throw operationError(this, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
 			body.expiresAt = relativeExpiry(lineage?.anchorMs, minutes, Date.now());
 		}
 		if (quoteId) body.quoteId = quoteId;
 		if (subaccountId) body.subaccountId = subaccountId;
 	} else {
-		throw fail(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
+		throw operationError(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
 	}
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -451,7 +451,7 @@ async function checkLimits(
 		if (left !== undefined && left < 1) problems.push(`no ${label} (${name} remaining ${left})`);
 	}
 	if (problems.length > 0) {
-		throw fail(
+		throw operationError(
 			this,
 			`The payment would breach the account limits: ${problems.join('; ')}`,
 			itemIndex,

@@ -11,7 +11,7 @@ import {
 } from '../fields';
 import {
 	chainWallets,
-	fail,
+	operationError,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const userId = requiredText(this, 'userId', itemIndex, 'Return User ID');
 	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
 	if (wallets.length < 1 || wallets.length > MAX_RETURN_WALLETS) {
-		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
+		throw operationError(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const subaccountId = optionalText(options.subaccountId);
@@ -79,7 +79,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (options.revision !== undefined && options.revision !== '') {
 		revision = Number(options.revision);
 		if (!Number.isInteger(revision) || revision < 0) {
-			throw fail(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
+			throw operationError(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
 		}
 		revisionSource = 'given';
 	} else {

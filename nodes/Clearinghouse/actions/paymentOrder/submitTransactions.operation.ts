@@ -9,7 +9,7 @@ import {
 	paymentOrderLocator,
 	subaccountOrderOption,
 } from '../fields';
-import { fail, locatorValue, optionalText } from '../parameters';
+import { operationError, locatorValue, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -83,10 +83,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const transactions = entries.map((entry, n) => {
 		const hash = optionalText(entry.hash);
 		const chain = optionalText(entry.chain);
-		if (!hash || !chain) throw fail(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
+		if (!hash || !chain) throw operationError(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
 		return { hash, chain };
 	});
-	if (transactions.length === 0) throw fail(this, 'Transactions: add at least one transaction hash', itemIndex);
+	if (transactions.length === 0) throw operationError(this, 'Transactions: add at least one transaction hash', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
 	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
