@@ -246,38 +246,29 @@ export function sameRequestAsFirstTry<T>(
 }
 
 /**
- * The error of a keyed write as a node error; a 409 said the way it happened: the record exists
- * with other values (the key was first used with another request), and nothing new was made.
+ * The error of a keyed write, a 409 said the way it happened: the record exists with other values
+ * (the key was first used with another request), and nothing new was made. Any other error is
+ * returned as it is: the router makes it the item's node error.
  */
-export function keyedWriteError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-	key: string,
-	what: string,
-): NodeApiError | NodeOperationError {
-	const failure =
-		error instanceof NodeApiError || error instanceof NodeOperationError
-			? error
-			: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+export function keyedWriteError(error: unknown, key: string, what: string): unknown {
 	// For orders and rulesets a 409 can only mean a reused key (the spec); return details and reward
 	// rules have other 409s (stale revision, full library), so there the answer must name the key.
 	const keyReused =
-		failure instanceof NodeApiError &&
-		failure.httpCode === '409' &&
+		error instanceof NodeApiError &&
+		error.httpCode === '409' &&
 		(what === 'payment order' ||
 			what === 'receive ruleset' ||
-			/idempot/i.test([failure.message, ...(failure.messages ?? [])].join(' ')));
+			/idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')));
 	if (keyReused) {
-		failure.message =
+		error.message =
 			what === 'return details'
 				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
 				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
-		failure.description =
+		error.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
 			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
 	}
-	return failure;
+	return error;
 }
 
 /** Webhook secrets appear only in the outputs of Create and Rotate Secret. */

@@ -345,7 +345,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
+		throw keyedWriteError(error, key, 'payment order');
 	}
 	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const created = createdByThisRequest({

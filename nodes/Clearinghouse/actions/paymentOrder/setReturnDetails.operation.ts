@@ -109,7 +109,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'return details');
+		throw keyedWriteError(error, key, 'return details');
 	}
 	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
 }

@@ -130,6 +130,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		return { ...response, idempotencyKey: key };
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'receive ruleset');
+		throw keyedWriteError(error, key, 'receive ruleset');
 	}
 }
