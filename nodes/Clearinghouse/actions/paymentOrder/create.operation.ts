@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toPips, type UsdAmount } from '../../../shared/amounts';
+import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
 import {
@@ -10,6 +10,7 @@ import {
 	orderFieldsFromItem,
 	REQUIRED_INPUT_FIELDS,
 } from './inputItem';
+import { checkAccountLimits } from './accountLimits';
 import {
 	amountField,
 	assetField,
@@ -26,6 +27,7 @@ import {
 	optionalText,
 	requiredText,
 	sameRequestAsFirstTry,
+	subaccountQuery,
 	usdAmount,
 } from '../parameters';
 
@@ -328,7 +330,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.checkLimits === true) {
-		await checkLimits.call(this, itemIndex, amount, optionalText(body.subaccountId));
+		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
 	}
 
 	body.idempotencyKey = key;
@@ -403,59 +405,4 @@ export function payHere(
 				? 'The service returned no deposit address for this order.'
 				: `None of the ${depositAddresses.length} deposit addresses is for ${asset} on ${chain}: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.`,
 	};
-}
-
-interface Limit {
-	limit?: number;
-	used?: number;
-	remaining?: number;
-}
-
-/** Pre-flight: GET /account/limits and refuse when the amount or one more order would not fit. */
-async function checkLimits(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	amount: UsdAmount,
-	subaccountId: string | undefined,
-): Promise<void> {
-	const limits = await apiRequest.call(this, {
-		method: 'GET',
-		path: '/account/limits',
-		qs: subaccountId ? { subaccountId } : undefined,
-		itemIndex,
-	});
-	// Any limit may be absent (daily limits were seen missing): only the ones present are checked.
-	const remaining = (name: string): number | undefined => {
-		const entry = limits[name] as Limit | undefined;
-		if (!entry || typeof entry !== 'object') return undefined;
-		if (typeof entry.remaining === 'number') return entry.remaining;
-		if (typeof entry.limit === 'number') return entry.limit - (typeof entry.used === 'number' ? entry.used : 0);
-		return undefined;
-	};
-	const problems: string[] = [];
-	for (const [name, label] of [
-		['maxTxUsd', 'the per-transaction maximum'],
-		['maxValuePerEpochUsd', 'the value left in this netting window'],
-		['maxValuePerDayUsd', 'the value left today'],
-	]) {
-		const left = remaining(name);
-		if (left !== undefined && amount.pips > toPips(left)) {
-			problems.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
-		}
-	}
-	for (const [name, label] of [
-		['maxCountPerEpoch', 'orders left in this netting window'],
-		['maxCountPerDay', 'orders left today'],
-	]) {
-		const left = remaining(name);
-		if (left !== undefined && left < 1) problems.push(`no ${label} (${name} remaining ${left})`);
-	}
-	if (problems.length > 0) {
-		throw operationError(
-			this,
-			`The payment would breach the account limits: ${problems.join('; ')}`,
-			itemIndex,
-			'Nothing was sent. Limits belong to the parent account and count every subaccount; lower the amount or wait for the window or day to roll over.',
-		);
-	}
 }
