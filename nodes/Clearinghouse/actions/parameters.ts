@@ -279,12 +279,21 @@ export function withoutSecrets(record: IDataObject): IDataObject {
 	return rest;
 }
 
-/** A response body whose shape the spec leaves open: its fields without secrets, or undefined when it is not an object. */
-export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
-	return body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body as IDataObject) : undefined;
+/** A response body whose shape the spec leaves open, as a record; undefined when it is not an object. */
+export function bodyRecord(body: unknown): IDataObject | undefined {
+	return body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : undefined;
 }
 
-/** The `subaccountId` query of a read from its Subaccount ID option; undefined for this account. */
+/** A response body whose shape the spec leaves open: its fields without secrets, or undefined when it is not an object. */
+export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
+	const record = bodyRecord(body);
+	return record && withoutSecrets(record);
+}
+
+/**
+ * `{ subaccountId }` from a Subaccount ID option, undefined for this account: the query of a read,
+ * and spread into the body of a write that takes the same field.
+ */
 export function subaccountQuery(options: IDataObject): IDataObject | undefined {
 	const subaccountId = optionalText(options.subaccountId);
 	return subaccountId ? { subaccountId } : undefined;

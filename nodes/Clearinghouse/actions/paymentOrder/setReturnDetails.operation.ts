@@ -16,8 +16,8 @@ import {
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	locatorValue,
-	optionalText,
 	requiredText,
+	subaccountQuery,
 } from '../parameters';
 
 const MAX_RETURN_WALLETS = 32;
@@ -73,7 +73,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw operationError(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
+	const subaccount = subaccountQuery(options);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
@@ -86,7 +86,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const order = await apiRequest.call(this, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
-			qs: subaccountId ? { subaccountId } : undefined,
+			qs: subaccount,
 			itemIndex,
 		});
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
@@ -95,8 +95,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
 	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
-	const body: IDataObject = { userId, wallets };
-	if (subaccountId) body.subaccountId = subaccountId;
+	const body: IDataObject = { userId, wallets, ...subaccount };
 	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
 	let response: IDataObject;
 	try {
