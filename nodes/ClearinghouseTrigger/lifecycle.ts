@@ -5,7 +5,7 @@ import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 
-export const EVENT_TYPES = ['payment_order'];
+const EVENT_TYPES = ['payment_order'];
 
 /** What the trigger keeps in `getWorkflowStaticData('node')` about its endpoint. */
 export interface EndpointState extends IDataObject {
@@ -17,7 +17,7 @@ export interface EndpointState extends IDataObject {
 	url?: string;
 }
 
-export function clearEndpointState(state: IDataObject): void {
+function clearEndpointState(state: IDataObject): void {
 	delete state.endpointId;
 	delete state.secretBox;
 	delete state.secret;

@@ -64,7 +64,7 @@ export const description = updateDisplayOptions(
 );
 
 /** The query of GET /payment-orders from the Filters collection; refuses subaccount plus include. */
-export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
+function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
 	const qs: IDataObject = {};
 	const subaccountId = optionalText(filters.subaccountId);
 	const includeSubaccounts = filters.includeSubaccounts === true;
