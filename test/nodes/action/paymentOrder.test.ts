@@ -197,6 +197,18 @@ describe('Create', () => {
 		]);
 	});
 
+	test("the limit pre-flight of a subaccount's order reads the limits with its Subaccount ID", async () => {
+		const sub = env.state.subaccounts[0].id;
+		await env.mark();
+		// The order itself is refused (the sender is a user of the parent account): only the requests count here.
+		const params = payment(env, { amountUsd: '10', additionalFields: { subaccountId: sub }, options: { checkLimits: true } });
+		await env.run(params, { continueOnFail: true });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual(['200 GET /api/v1/account/limits', '400 POST /api/v1/payment']);
+		expect(reqs[0].query).toEqual({ subaccountId: sub });
+		expect(reqs[1].body).toMatchObject({ subaccountId: sub });
+	});
+
 	test('Continue On Fail: the bad item carries its error, the others go on', async () => {
 		const items = [{ json: { amount: '10' } }, { json: { amount: '1.000001' } }, { json: { amount: '30' } }];
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}' }), { items, continueOnFail: true });
@@ -497,6 +509,14 @@ describe('Get and Get Many', () => {
 	});
 });
 
+/** An order of the first subaccount (the node then needs Subaccount ID to reach it). */
+async function createSubaccountOrder(): Promise<{ id: string; sub: string }> {
+	const sub = env.state.subaccounts[0].id;
+	await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub });
+	const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+	return { id: ((await page.json()) as any).paymentOrders[0].id as string, sub };
+}
+
 describe('Submit Transactions', () => {
 	const submit = (id: string, hash: string, options = {}) => ({
 		resource: 'paymentOrder',
@@ -518,6 +538,20 @@ describe('Submit Transactions', () => {
 		const [req] = await env.requests();
 		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/transactions` });
 		expect(req.body).toEqual({ transactions: [{ hash: transactionHash, chain: 'ethereum' }] });
+	});
+
+	test("a subaccount's order: Subaccount ID goes in the body, and in the query of the order read after 0 processed", async () => {
+		const { id, sub } = await createSubaccountOrder();
+		await env.mark();
+		const [item] = await env.run(submit(id, '0xnotseen', { subaccountId: sub }));
+		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: false, notIndexed: ['0xnotseen'] });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual([
+			`200 POST /api/v1/payment-orders/${id}/transactions`,
+			`200 GET /api/v1/payment-orders/${id}`,
+		]);
+		expect(reqs[0].body).toEqual({ transactions: [{ hash: '0xnotseen', chain: 'ethereum' }], subaccountId: sub });
+		expect(reqs[1].query).toEqual({ subaccountId: sub });
 	});
 
 	test('transfersProcessed 0 is reported as not indexed, with a hint', async () => {
@@ -653,6 +687,23 @@ describe('Set Return Details', () => {
 		const reqs = await env.requests();
 		expect(reqs.map((r) => r.method)).toEqual(['PUT']);
 		expect(reqs[0].headers['if-match']).toBe('"5"');
+	});
+
+	test("a subaccount's order: Subaccount ID goes in the query of the revision read and in the body of the PUT", async () => {
+		const { id, sub } = await createSubaccountOrder();
+		await env.mark();
+		await env.run(params(id, { options: { subaccountId: sub } }), { continueOnFail: true });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
+			`GET /api/v1/payment-orders/${id}`,
+			`PUT /api/v1/payment-orders/${id}/return-details`,
+		]);
+		expect(reqs[0]).toMatchObject({ status: 200, query: { subaccountId: sub } });
+		expect(reqs[1].body).toEqual({
+			userId: env.alice.id,
+			wallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }],
+			subaccountId: sub,
+		});
 	});
 
 	test('refuses two wallets on one chain before sending', async () => {

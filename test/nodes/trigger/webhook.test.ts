@@ -138,6 +138,15 @@ describe('verification', () => {
 		}
 	});
 
+	it('refuses a correctly signed delivery when n8n gave no raw bytes (fails closed)', async () => {
+		const t = await published();
+		const body = envelope(order);
+		const ts = nowSeconds();
+		const headers = { 'content-type': 'application/json', 'x-service-webhook-signature': `t=${ts},v1=${hmac(secretOf(t), ts, body)}` };
+		expect((await deliver(sb, t, headers, Buffer.from(body))).status).toBe(200);
+		for (const rawBody of [undefined, body]) expectRefused(await deliver(sb, t, headers, rawBody as unknown as Buffer), secretOf(t));
+	});
+
 	it('refuses a forged signature (another secret)', async () => {
 		const t = await published();
 		expectRefused(await signed(t, envelope(order), { secret: 'whsec_00000000000000000000000000000000' }), secretOf(t));
