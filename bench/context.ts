@@ -1,6 +1,6 @@
-import type { N8nInstance } from '../test/e2e/lib/n8n';
+import type { N8nInstance } from '../harness/n8nProcess';
 import type { BatchOrderFields } from './workflows';
-import type { LoggedRequest, Operator, SandboxHandle } from '../test/e2e/lib/sandbox';
+import type { LoggedRequest, Operator, SandboxHandle } from '../harness/sandbox';
 
 /** What every section gets: one sandbox process, one n8n with every bench workflow imported. */
 export interface BenchContext {

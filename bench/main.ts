@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance } from '../test/e2e/lib/n8n';
-import { packedTarball } from '../test/e2e/lib/package';
-import { repoRoot, runtime } from '../test/e2e/lib/runtime';
-import { Operator, sandboxCredential } from '../test/e2e/lib/sandbox';
+import { N8nInstance } from '../harness/n8nProcess';
+import { packedTarball } from '../harness/package';
+import { repoRoot, runtime } from '../harness/runtime';
+import { Operator, sandboxCredential } from '../harness/sandbox';
 import { benchBatch } from './batch';
 import type { BenchConfig, BenchContext } from './context';
 import { startSandboxProcess } from './lib/sandbox-process';

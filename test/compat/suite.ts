@@ -13,11 +13,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { nodeItems } from '../e2e/lib/executions';
-import { N8nInstance, sleep } from '../e2e/lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../e2e/lib/sandbox';
-import { repoRoot, runtime } from '../e2e/lib/runtime';
-import { action, chain, graph, TRIGGER_NODE } from '../e2e/lib/workflows';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep } from '../../harness/n8nProcess';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { repoRoot, runtime } from '../../harness/runtime';
+import { action, chain, graph, TRIGGER_NODE } from '../../harness/workflows';
 
 export interface CompatRuntime {
 	/** A script under scripts/ that, sourced, exports the n8n entry and the Node folder. */

@@ -6,12 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { nodeItems, type RunData } from './lib/executions';
-import { N8nInstance } from './lib/n8n';
-import { freePort } from './lib/ports';
-import { Operator, sandboxCredential, startSandbox, type LoggedRequest, type SandboxHandle } from './lib/sandbox';
-import type { WorkflowInput } from './lib/n8n';
-import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from './lib/workflows';
+import { nodeItems, type RunData } from '../../harness/executions';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { freePort } from '../../harness/ports';
+import { Operator, sandboxCredential, startSandbox, type LoggedRequest, type SandboxHandle } from '../../harness/sandbox';
+import type { WorkflowInput } from '../../harness/n8nProcess';
+import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(240_000);
 

@@ -7,12 +7,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from './lib/browser';
-import { nodeItems } from './lib/executions';
-import { N8nInstance } from './lib/n8n';
-import { repoRoot } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, chain } from './lib/workflows';
+import { Browser, CHROMIUM } from '../../harness/browser';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { repoRoot } from '../../harness/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { action, chain } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 

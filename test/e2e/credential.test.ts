@@ -2,8 +2,8 @@
  * The credential's Test button in a real n8n: `POST /rest/credentials/test` after owner setup, as
  * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
  */
-import { N8nInstance } from './lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 
 jest.setTimeout(240_000);
 

@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance } from './lib/n8n';
-import { runtime } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, chain } from './lib/workflows';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { runtime } from '../../harness/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { action, chain } from '../../harness/workflows';
 
 jest.setTimeout(240_000);
 

@@ -8,15 +8,15 @@
 import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 
-import { infer, merge, problems, readSchema, schemaFile, writeSchema } from '../helpers/outputSchema';
-import { N8nRest } from '../queue/lib/rest';
-import { exampleFiles, findNode, loadExample } from './lib/examples';
-import { nodeItems } from './lib/executions';
-import { N8nInstance, sleep, type WorkflowInput } from './lib/n8n';
-import { hasTriggerSource } from './lib/package';
-import { repoRoot } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { triggerSecret } from './lib/secrets';
+import { infer, merge, problems, readSchema, schemaFile, writeSchema } from '../support/outputSchema';
+import { N8nRest } from '../../harness/n8nRest';
+import { exampleFiles, findNode, loadExample } from '../../harness/examples';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { hasTriggerSource } from '../../harness/package';
+import { repoRoot } from '../../harness/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { triggerSecret } from '../../harness/secrets';
 
 jest.setTimeout(300_000);
 

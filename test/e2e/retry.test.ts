@@ -8,11 +8,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { N8nRest } from '../queue/lib/rest';
-import { nodeItems, type ExecutionRecord } from './lib/executions';
-import { N8nInstance, type WorkflowInput } from './lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, graph, type NodeSpec } from './lib/workflows';
+import { N8nRest } from '../../harness/n8nRest';
+import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { action, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 

@@ -12,12 +12,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { openSecret } from '../../nodes/shared/secretBox';
-import { nodeItems } from './lib/executions';
-import { N8nInstance, sleep } from './lib/n8n';
-import { hasTriggerSource } from './lib/package';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { triggerSecret } from './lib/secrets';
-import { graph, TRIGGER_NODE } from './lib/workflows';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep } from '../../harness/n8nProcess';
+import { hasTriggerSource } from '../../harness/package';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { triggerSecret } from '../../harness/secrets';
+import { graph, TRIGGER_NODE } from '../../harness/workflows';
 
 jest.setTimeout(240_000);
 

@@ -9,16 +9,16 @@ import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { nodeItems, type ExecutionRecord } from '../e2e/lib/executions';
-import { sleep, type WorkflowInput } from '../e2e/lib/n8n';
-import { repoRoot } from '../e2e/lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../e2e/lib/sandbox';
-import { triggerSecret } from '../e2e/lib/secrets';
-import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../e2e/lib/workflows';
-import { QueueCluster } from './lib/cluster';
-import { N8nRest } from './lib/rest';
-import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './lib/stress';
-import { freePort } from '../e2e/lib/ports';
+import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { repoRoot } from '../../harness/runtime';
+import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { triggerSecret } from '../../harness/secrets';
+import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
+import { QueueCluster } from '../../harness/queue/cluster';
+import { N8nRest } from '../../harness/n8nRest';
+import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from '../../harness/queue/stress';
+import { freePort } from '../../harness/ports';
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
 
 jest.setTimeout(600_000);

@@ -3,7 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workf
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
-import { runNode, type RunOptions } from '../../helpers/n8n';
+import { runNode, type RunOptions } from '../../support/n8nContexts';
 
 export const node = new Clearinghouse();
 

@@ -3,7 +3,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
-import { listSearch } from '../../helpers/n8n';
+import { listSearch } from '../../support/n8nContexts';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
 let env: Env;

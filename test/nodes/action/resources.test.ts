@@ -1,5 +1,5 @@
 /** Every resource but Payment Order, over real HTTP against the sandbox (main and rewards APIs). */
-import { listSearch, loadOptions } from '../../helpers/n8n';
+import { listSearch, loadOptions } from '../../support/n8nContexts';
 import { json, node, payment, startEnv, walletOf, type Env } from './env';
 
 let env: Env;

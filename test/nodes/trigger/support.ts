@@ -13,8 +13,8 @@ import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseDat
 import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { openSecret } from '../../../nodes/shared/secretBox';
 import { startSandbox } from '../../../sandbox/server';
-import type { NodeSetup } from '../../helpers/n8n';
-import { additionalDataFor, makeWorkflow, webhookContext } from '../../helpers/n8n';
+import type { NodeSetup } from '../../support/n8nContexts';
+import { additionalDataFor, makeWorkflow, webhookContext } from '../../support/n8nContexts';
 
 export const trigger = new ClearinghouseTrigger();
 export const NODE_NAME = 'Clearinghouse Trigger';

@@ -8,10 +8,10 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-import { nodeItems } from '../../e2e/lib/executions';
-import { triggerSecret } from '../../e2e/lib/secrets';
-import { sleep } from '../../e2e/lib/n8n';
-import { graph, TRIGGER_NODE, type CredentialRef } from '../../e2e/lib/workflows';
+import { nodeItems } from '../executions';
+import { triggerSecret } from '../secrets';
+import { sleep } from '../n8nProcess';
+import { graph, TRIGGER_NODE, type CredentialRef } from '../workflows';
 import type { QueueCluster } from './cluster';
 
 export const STRESS_TRIGGER = 'Clearinghouse Trigger';
