@@ -13,7 +13,6 @@ import { N8nRest } from '../../harness/n8nRest';
 import { exampleFiles, findNode, loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
-import { hasTriggerSource } from '../../harness/package';
 import { repoRoot } from '../../harness/runtime';
 import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { triggerSecret } from '../../harness/secrets';
@@ -70,7 +69,7 @@ describe('example workflows in a real n8n', () => {
 		[batch, slack, ledger, refund] = ['1-scheduled-batch-payouts.json', '2-payment-events-to-slack.json', '3-settled-orders-to-ledger.json', '4-refund-handling.json'].map(shipped);
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(sandbox));
-		await n8n.importWorkflows([batch, refund, ...(hasTriggerSource() ? [slack, ledger] : [])]);
+		await n8n.importWorkflows([batch, refund, slack, ledger]);
 	});
 
 	afterAll(async () => {
@@ -174,8 +173,7 @@ describe('example workflows in a real n8n', () => {
 		expect(after.inboundTransfers[0].refundTransactionHash).toEqual(expect.any(String));
 	});
 
-	const describeEvents = hasTriggerSource() ? describe : describe.skip;
-	describeEvents('event examples, published in a running n8n', () => {
+	describe('event examples, published in a running n8n', () => {
 		const slackPath = `${findNode(loadExample('2-payment-events-to-slack.json'), 'Clearinghouse Trigger').webhookId}/webhook`;
 		const ledgerPath = `${findNode(loadExample('3-settled-orders-to-ledger.json'), 'Clearinghouse Trigger').webhookId}/webhook`;
 		let a: any;

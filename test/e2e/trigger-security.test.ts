@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { openSecret } from '../../nodes/shared/secretBox';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { hasTriggerSource } from '../../harness/package';
 import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
@@ -26,9 +25,7 @@ const MAIN = { id: 'e2eSecureTrig001', webhookId: 'c1e7a0d2-6f3b-4b9e-8a11-5d2e7
 const SUB = { id: 'e2eSecureSub0001', webhookId: 'c1e7a0d2-6f3b-4b9e-8a11-5d2e7f3a0002' };
 const MAX_VERSION = 2 ** 53 - 1;
 
-const describeTrigger = hasTriggerSource() ? describe : describe.skip;
-
-describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
+describe('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
 	let sandbox: SandboxHandle;
 	let operator: Operator;
 	let n8n: N8nInstance;
@@ -221,7 +218,3 @@ describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the 
 		expect(nextAttempts.map((a) => a.statusCode)).toEqual([200]);
 	});
 });
-
-if (!hasTriggerSource()) {
-	test.skip('trigger security e2e: skipped because nodes/ClearinghouseTrigger does not exist yet', () => undefined);
-}

@@ -8,7 +8,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { hasTriggerSource } from '../../harness/package';
 import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
@@ -22,10 +21,7 @@ const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 /** A workflow saved before typeVersion 2: published by the last test only. */
 const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 
-// Written before the trigger existed; runs as soon as nodes/ClearinghouseTrigger is in the tree.
-const describeTrigger = hasTriggerSource() ? describe : describe.skip;
-
-describeTrigger('Clearinghouse Trigger in a running n8n', () => {
+describe('Clearinghouse Trigger in a running n8n', () => {
 	let sandbox: SandboxHandle;
 	let operator: Operator;
 	let n8n: N8nInstance;
@@ -286,7 +282,3 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		await waitForLiveEndpoints(1);
 	});
 });
-
-if (!hasTriggerSource()) {
-	test.skip('Clearinghouse Trigger e2e: skipped because nodes/ClearinghouseTrigger does not exist yet', () => undefined);
-}
