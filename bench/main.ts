@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { N8nInstance } from '../harness/n8nProcess';
 import { packedTarball } from '../harness/package';
 import { repoRoot, runtime } from '../harness/runtime';
-import { Operator, sandboxCredential } from '../harness/sandbox';
+import { sandboxCredential } from '../harness/sandbox';
+import { SandboxClient } from '../test/support/sandbox';
 import { benchBatch } from './batch';
 import type { BenchConfig, BenchContext } from './context';
 import { startSandboxProcess } from './lib/sandbox-process';
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
 	const tarball = packedTarball();
 	const results: Record<string, unknown> = {};
 	const sandbox = await startSandboxProcess({ allowLoopbackWebhooks: true });
-	const operator = new Operator(sandbox);
+	const operator = new SandboxClient(sandbox);
 	let n8n: N8nInstance | undefined;
 	try {
 		const state = await operator.state();

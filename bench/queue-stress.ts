@@ -15,7 +15,7 @@ import { freePort } from '../harness/ports';
 import { repoRoot } from '../harness/runtime';
 import { sandboxCredential, startSandbox } from '../harness/sandbox';
 import { QueueCluster } from '../harness/queue/cluster';
-import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../harness/queue/stress';
+import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../test/queue/stress';
 
 const EVENTS = Number(process.env.QUEUE_STRESS_EVENTS ?? 200);
 const ONLY = (process.env.QUEUE_STRESS_DEPLOYMENTS ?? '').split(',').filter(Boolean);

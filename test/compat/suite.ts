@@ -15,7 +15,8 @@ import { join } from 'node:path';
 
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
 import { repoRoot, runtime } from '../../harness/runtime';
 import { action, chain, graph, TRIGGER_NODE } from '../../harness/workflows';
 
@@ -51,7 +52,7 @@ function useRuntime(rt: CompatRuntime): void {
 export function compatSuite(rt: CompatRuntime): void {
 	describe(`the packed package in n8n ${rt.version}`, () => {
 		let sandbox: SandboxHandle;
-		let operator: Operator;
+		let operator: SandboxClient;
 		let n8n: N8nInstance;
 		let alice: any;
 		let bob: any;
@@ -77,7 +78,7 @@ export function compatSuite(rt: CompatRuntime): void {
 			// Time runs 2x, as in the e2e trigger suite: the sandbox's delivery timeout stays above
 			// n8n's answer time on a busy machine.
 			sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-			operator = new Operator(sandbox);
+			operator = new SandboxClient(sandbox);
 			[alice, bob] = (await operator.state()).users;
 			// Orders to page through: with Page Size 2 these take several pages.
 			for (let i = 0; i < 4; i++) await operator.createOrder(1 + i, `compat seed ${i}`, `compat-seed-${run}-${i}`);

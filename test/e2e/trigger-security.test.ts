@@ -7,16 +7,18 @@
  * - Changing the credential's API key costs one delivery attempt (503); the service's retry runs.
  * Executions are counted from n8n's database; deliveries and attempts from the sandbox's logs.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { openSecret } from '../../nodes/shared/secretBox';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
+import { signatureHeader } from '../support/signer';
 
 jest.setTimeout(240_000);
 
@@ -27,7 +29,7 @@ const MAX_VERSION = 2 ** 53 - 1;
 
 describe('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let state: any;
 	let mainCredential: ReturnType<typeof sandboxCredential>;
@@ -51,7 +53,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 				'content-type': 'application/json',
 				'x-service-webhook-id': String(event.id),
 				'x-service-event': 'payment_order',
-				'x-service-webhook-signature': `t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`,
+				'x-service-webhook-signature': signatureHeader(secret, t, body),
 			},
 			body,
 		});
@@ -87,7 +89,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 	beforeAll(async () => {
 		// Time runs 2x (as in trigger.test.ts): the service's first retry comes 5 s after a failure.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		state = await operator.state();
 		subKey = state.subaccounts[0].apiKey;
 		n8n = await N8nInstance.create();

@@ -1,52 +1,35 @@
-/** One sandbox per test file, the node under test, and small readers of the sandbox's operator API. */
+/** One sandbox per test file and the node under test, with the request log since the last mark. */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
 import { runNode, type RunOptions } from '../../support/n8nContexts';
+import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
 
 export const node = new Clearinghouse();
 
-export interface SeenRequest {
-	seq: number;
-	api: 'main' | 'rewards';
-	method: string;
-	path: string;
-	query: Record<string, unknown>;
-	headers: Record<string, string>;
-	body: any;
-	status: number;
-}
-
 export interface Env {
 	sb: Sandbox;
+	client: SandboxClient;
 	state: any;
 	alice: any;
 	bob: any;
 	run(parameters: INodeParameters, extra?: Partial<RunOptions>): Promise<INodeExecutionData[]>;
 	op(method: string, path: string, body?: unknown): Promise<any>;
 	/** Requests to the public APIs (not the operator API) since the last `mark()`. */
-	requests(): Promise<SeenRequest[]>;
+	requests(): Promise<LoggedRequest[]>;
 	mark(): Promise<void>;
 	reset(): Promise<void>;
 }
 
 export async function startEnv(): Promise<Env> {
 	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true });
+	const client = new SandboxClient(sb);
 	let since = 0;
-	const op = async (method: string, path: string, body?: unknown) => {
-		const res = await fetch(`${sb.operatorUrl}${path.replace(/^\/sandbox/, '')}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		const parsed = text ? JSON.parse(text) : null;
-		if (res.status >= 300) throw new Error(`operator ${method} ${path}: ${res.status} ${text}`);
-		return parsed;
-	};
+	const op = (method: string, path: string, body?: unknown) => client.call(method, path, body);
 	const env: Env = {
 		sb,
+		client,
 		state: undefined,
 		alice: undefined,
 		bob: undefined,
@@ -60,21 +43,19 @@ export async function startEnv(): Promise<Env> {
 			return out;
 		},
 		async requests() {
-			const { requests } = await op('GET', `/requests?since=${since}`);
-			return (requests as SeenRequest[]).filter((r) => !r.path.startsWith('/sandbox'));
+			return (await client.requests(since)).filter((r) => !r.path.startsWith('/sandbox'));
 		},
 		async mark() {
-			const { lastSeq } = await op('GET', `/requests?since=${Number.MAX_SAFE_INTEGER}`);
-			since = lastSeq;
+			since = await client.mark();
 		},
 		async reset() {
-			await op('POST', '/reset', {});
+			await client.reset();
 			await refresh();
 			await env.mark();
 		},
 	};
 	const refresh = async () => {
-		env.state = await op('GET', '/state');
+		env.state = await client.state();
 		env.alice = env.state.users.find((u: any) => u.label === 'alice');
 		env.bob = env.state.users.find((u: any) => u.label === 'bob');
 	};
