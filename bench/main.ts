@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the package inside a real n8n (the e2e harness's isolated instance with the
+ * `npm run bench`: the package inside a real n8n (the n8n harness's isolated instance with the
  * packed package) against the sandbox, each figure a median over repeated runs with the ratio to a
  * baseline measured in the same run. Sizes and sections come from the environment (see
  * bench/README.md); results go to bench/results/<timestamp>.json and latest.json.

@@ -5,7 +5,7 @@
  * over several pages, an API error under Continue On Fail, and the trigger verifying a signed
  * delivery in a running n8n (and refusing a forged one).
  *
- * The runtime is chosen through the environment the e2e harness reads (N8N_BIN, RUNTIME_NODE_DIR),
+ * The runtime is chosen through the environment the n8n harness (harness/) reads (N8N_BIN, RUNTIME_NODE_DIR),
  * so the same harness runs n8n 1.x and 2.x.
  */
 import { execFileSync } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * Test support for the trigger: the sandbox, a local receiver that plays n8n's webhook server
- * around the node's real webhook() (n8n-core's WebhookContext through the harness), and hook
+ * around the node's real webhook() (n8n-core's WebhookContext through test/support/n8nContexts.ts), and hook
  * contexts for the lifecycle methods with a webhook base URL the sandbox can deliver to.
  */
 import http from 'node:http';
@@ -98,7 +98,7 @@ export interface TriggerUnderTest {
 	typeVersion?: number;
 }
 
-/** n8n's node id in the harness's workflows (part of the secret box's scope). */
+/** n8n's node id in n8nContexts' workflows (part of the secret box's scope). */
 export const NODE_ID = 'node-under-test';
 
 /** The endpoint secret the trigger keeps sealed in its static data, opened with its credential's key. */
