@@ -86,3 +86,13 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 }
 
 export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i) => i.json);
+
+/** How many orders the sandbox holds. */
+export const orderCount = async (env: Env): Promise<number> => (await env.client.state()).counts.orders as number;
+
+/** Creates a standard order through the node, marks the request log after it, and returns its id. */
+export async function createOrder(env: Env, extra: INodeParameters = {}): Promise<string> {
+	const [item] = await env.run(payment(env, extra));
+	await env.mark();
+	return item.json.paymentOrderId as string;
+}
