@@ -13,10 +13,8 @@ import {
 	deliver,
 	deposit,
 	flush,
-	hmac,
 	N8nStaticData,
 	newOrder,
-	nowSeconds,
 	Receiver,
 	operator,
 	sandbox,
@@ -26,6 +24,7 @@ import {
 	type Sandbox,
 	type TriggerUnderTest,
 } from './support';
+import { hmac, nowSeconds } from '../../support/signer';
 
 jest.setTimeout(30_000);
 
