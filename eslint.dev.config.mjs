@@ -1,4 +1,4 @@
-// Lint for dev-only code (sandbox, tests, scripts, benchmarks): it may use node:http, undici and
+// Lint for dev-only code (sandbox, tests, the n8n harness, scripts, benchmarks): it may use node:http, undici and
 // process, which the rules for shipped nodes forbid, so it gets plain TypeScript rules.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';

@@ -3,6 +3,9 @@ const tsJest = ['ts-jest', { tsconfig: 'tsconfig.dev.json' }];
 // .e2e/ holds staging builds of this package (its own package.json): not modules of this project.
 const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, modulePathIgnorePatterns: ['<rootDir>/.e2e/'] };
 module.exports = {
+	// A bound, not a measurement: node tests make real HTTP calls, and jest's 5 s default was met by a
+	// plain Submit Transactions test on a loaded machine. Suites that start n8n set their own, longer.
+	testTimeout: 30_000,
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 	projects: [
 		{ ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },

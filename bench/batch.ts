@@ -7,7 +7,7 @@
  */
 import { Agent, request } from 'undici';
 
-import type { LoggedRequest } from '../test/e2e/lib/sandbox';
+import type { LoggedRequest } from '../test/support/sandbox';
 import { lastError, loggedSince, type BenchContext } from './context';
 import { pool, postJson } from './lib/http';
 import { expressionEvaluations } from './lib/metrics';

@@ -1,11 +1,12 @@
-import type { N8nInstance } from '../test/e2e/lib/n8n';
+import type { N8nInstance } from '../harness/n8nProcess';
 import type { BatchOrderFields } from './workflows';
-import type { LoggedRequest, Operator, SandboxHandle } from '../test/e2e/lib/sandbox';
+import type { SandboxHandle } from '../harness/sandbox';
+import type { LoggedRequest, SandboxClient } from '../test/support/sandbox';
 
 /** What every section gets: one sandbox process, one n8n with every bench workflow imported. */
 export interface BenchContext {
 	sandbox: SandboxHandle & { pid: number };
-	operator: Operator;
+	operator: SandboxClient;
 	n8n: N8nInstance;
 	credential: { id: string; name: string };
 	state: any;
@@ -32,7 +33,7 @@ export interface BenchConfig {
 }
 
 /** Requests the sandbox logged since `mark` that match, read in pages (the log can be long). */
-export async function loggedSince(operator: Operator, mark: number, match: (r: LoggedRequest) => boolean): Promise<LoggedRequest[]> {
+export async function loggedSince(operator: SandboxClient, mark: number, match: (r: LoggedRequest) => boolean): Promise<LoggedRequest[]> {
 	return (await operator.requests(mark)).filter(match);
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the package inside a real n8n (the e2e harness's isolated instance with the
+ * `npm run bench`: the package inside a real n8n (the n8n harness's isolated instance with the
  * packed package) against the sandbox, each figure a median over repeated runs with the ratio to a
  * baseline measured in the same run. Sizes and sections come from the environment (see
  * bench/README.md); results go to bench/results/<timestamp>.json and latest.json.
@@ -9,10 +9,11 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance } from '../test/e2e/lib/n8n';
-import { packedTarball } from '../test/e2e/lib/package';
-import { repoRoot, runtime } from '../test/e2e/lib/runtime';
-import { Operator, sandboxCredential } from '../test/e2e/lib/sandbox';
+import { N8nInstance } from '../harness/n8nProcess';
+import { packedTarball } from '../harness/package';
+import { repoRoot, runtime } from '../harness/runtime';
+import { sandboxCredential } from '../harness/sandbox';
+import { SandboxClient } from '../test/support/sandbox';
 import { benchBatch } from './batch';
 import type { BenchConfig, BenchContext } from './context';
 import { startSandboxProcess } from './lib/sandbox-process';
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
 	const tarball = packedTarball();
 	const results: Record<string, unknown> = {};
 	const sandbox = await startSandboxProcess({ allowLoopbackWebhooks: true });
-	const operator = new Operator(sandbox);
+	const operator = new SandboxClient(sandbox);
 	let n8n: N8nInstance | undefined;
 	try {
 		const state = await operator.state();

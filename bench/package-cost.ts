@@ -6,8 +6,8 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { N8nInstance } from '../test/e2e/lib/n8n';
-import { packageName } from '../test/e2e/lib/package';
+import { N8nInstance } from '../harness/n8nProcess';
+import { packageName } from '../harness/package';
 import type { BenchContext } from './context';
 import { figure, show, type Figure } from './lib/stats';
 import { IDS, trivialWorkflow } from './workflows';

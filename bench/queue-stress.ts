@@ -11,11 +11,11 @@ import { cpus, loadavg } from 'node:os';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { freePort } from '../test/e2e/lib/ports';
-import { repoRoot } from '../test/e2e/lib/runtime';
-import { sandboxCredential, startSandbox } from '../test/e2e/lib/sandbox';
-import { QueueCluster } from '../test/queue/lib/cluster';
-import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../test/queue/lib/stress';
+import { freePort } from '../harness/ports';
+import { repoRoot } from '../harness/runtime';
+import { sandboxCredential, startSandbox } from '../harness/sandbox';
+import { QueueCluster } from '../harness/queue/cluster';
+import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../test/queue/stress';
 
 const EVENTS = Number(process.env.QUEUE_STRESS_EVENTS ?? 200);
 const ONLY = (process.env.QUEUE_STRESS_DEPLOYMENTS ?? '').split(',').filter(Boolean);

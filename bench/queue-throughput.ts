@@ -9,11 +9,12 @@ import { cpus, loadavg } from 'node:os';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { repoRoot } from '../test/e2e/lib/runtime';
-import { sleep } from '../test/e2e/lib/n8n';
-import { Operator, sandboxCredential, startSandbox } from '../test/e2e/lib/sandbox';
-import { action, graph } from '../test/e2e/lib/workflows';
-import { QueueCluster } from '../test/queue/lib/cluster';
+import { repoRoot } from '../harness/runtime';
+import { sleep } from '../harness/n8nProcess';
+import { sandboxCredential, startSandbox } from '../harness/sandbox';
+import { action, graph } from '../harness/workflows';
+import { QueueCluster } from '../harness/queue/cluster';
+import { SandboxClient } from '../test/support/sandbox';
 
 const EXECUTIONS = 8;
 const PER_EXECUTION = 25;
@@ -23,7 +24,7 @@ const PATH = `queue-bench-${randomUUID().slice(0, 8)}`;
 
 async function main(): Promise<void> {
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
-	const [alice, bob] = (await new Operator(sandbox).state()).users;
+	const [alice, bob] = (await new SandboxClient(sandbox).state()).users;
 	const cluster = await QueueCluster.start();
 	try {
 		const credential = sandboxCredential(sandbox);

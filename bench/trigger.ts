@@ -12,8 +12,8 @@
  */
 import { Agent, request } from 'undici';
 
-import { sleep } from '../test/e2e/lib/n8n';
-import { triggerSecret } from '../test/e2e/lib/secrets';
+import { sleep } from '../harness/n8nProcess';
+import { triggerSecret } from '../harness/secrets';
 import { signatureHeader } from '../nodes/shared/signature';
 import type { BenchContext } from './context';
 import { countExecutions, pool, waitForCount } from './lib/http';

@@ -4,8 +4,8 @@
  * time of the HTTP call is the execution. An "empty" twin of each (same trigger and input, no
  * work) measures n8n's fixed per-execution overhead, which is subtracted.
  */
-import type { WorkflowInput } from '../test/e2e/lib/n8n';
-import { ACTION_NODE, graph, TRIGGER_NODE, type CredentialRef, type NodeSpec } from '../test/e2e/lib/workflows';
+import type { WorkflowInput } from '../harness/n8nProcess';
+import { ACTION_NODE, graph, TRIGGER_NODE, type CredentialRef, type NodeSpec } from '../harness/workflows';
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 
 export const IDS = {

@@ -10,4 +10,4 @@ cp -r nodes credentials index.ts package.json tsconfig.json eslint.config.mjs "$
 ln -s ../node_modules "$stage/node_modules"
 (cd "$stage" && npx n8n-node lint)
 rm -rf "$stage"
-npx eslint -c eslint.dev.config.mjs --no-error-on-unmatched-pattern sandbox test scripts bench gulpfile.js jest.config.js test/summary-reporter.js
+npx eslint -c eslint.dev.config.mjs --no-error-on-unmatched-pattern sandbox test harness scripts bench gulpfile.js jest.config.js test/summary-reporter.js

@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/runtime.sh
 source scripts/deps.sh
-exec node -r ts-node/register/transpile-only scripts/e2e/start.ts
+exec node -r ts-node/register/transpile-only scripts/start-n8n-and-sandbox.ts

@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 
-import { sleep } from '../../test/e2e/lib/n8n';
+import { sleep } from '../../harness/n8nProcess';
 
 /** POSTs JSON and returns the status, the text and the wall time in ms. */
 export async function postJson(url: string, body: unknown): Promise<{ status: number; text: string; ms: number }> {

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 
-import { repoRoot, runtime } from '../../test/e2e/lib/runtime';
-import type { SandboxHandle } from '../../test/e2e/lib/sandbox';
+import { repoRoot, runtime } from '../../harness/runtime';
+import type { SandboxHandle } from '../../harness/sandbox';
 
 /**
  * The sandbox as its own process (its CLI, `npm run sandbox`), not inside the bench process: the

@@ -222,11 +222,13 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	// n8n keeps the exact bytes it read (decompressed) as `rawBody`; the signature covers them.
 	// Without the raw bytes nothing can be verified: refuse (fail closed).
 	const rawBody = (req as unknown as { rawBody?: unknown }).rawBody;
-	const check = Buffer.isBuffer(rawBody)
-		? verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] })
-		: undefined;
 	// One generic answer for every failure: it says nothing about the secret or the expected value.
-	if (!check?.valid || !Buffer.isBuffer(rawBody)) return respond(ctx, 401, { error: 'Unauthorized' });
+	if (
+		!Buffer.isBuffer(rawBody) ||
+		!verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] }).valid
+	) {
+		return respond(ctx, 401, { error: 'Unauthorized' });
+	}
 
 	// Parsed from the verified bytes, so what runs is exactly what was signed.
 	let event: IDataObject;
@@ -252,7 +254,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
 	const mirror = () => {
-		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS) as unknown as IDataObject;
+		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS);
 	};
 	mirror();
 

@@ -1,23 +1,27 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import type { MemorySnapshot } from './events';
 import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 
-export const EVENT_TYPES = ['payment_order'];
+const EVENT_TYPES = ['payment_order'];
 
-/** What the trigger keeps in `getWorkflowStaticData('node')` about its endpoint. */
-export interface EndpointState extends IDataObject {
+/** What the trigger keeps in `getWorkflowStaticData('node')`: its endpoint, and the mirror of its memory. */
+export interface EndpointState {
 	endpointId?: string;
 	/** The endpoint secret, sealed (AES-256-GCM) under a key derived from the credential's API key. */
 	secretBox?: string;
 	/** Only in state written by versions before the box: read once, then replaced by `secretBox`. */
 	secret?: string;
 	url?: string;
+	/** The static-data mirror of the trigger's in-process memory of emitted events (events.ts). */
+	memory?: MemorySnapshot;
 }
 
-export function clearEndpointState(state: IDataObject): void {
+/** Forgets the endpoint (the memory of emitted events stays). */
+function clearEndpointState(state: EndpointState): void {
 	delete state.endpointId;
 	delete state.secretBox;
 	delete state.secret;
@@ -34,7 +38,7 @@ export async function secretScope(ctx: IHookFunctions | IWebhookFunctions): Prom
 	};
 }
 
-export function storeSecret(state: IDataObject, secret: string, scope: SecretScope): void {
+export function storeSecret(state: EndpointState, secret: string, scope: SecretScope): void {
 	state.secretBox = sealSecret(secret, scope);
 	delete state.secret;
 }
@@ -49,7 +53,7 @@ export type StoredSecret =
  * The stored secret. A plain secret left by an earlier version is sealed on the way (migrated;
  * n8n saves it with the state, see the README).
  */
-export function readSecret(state: IDataObject, scope: SecretScope): StoredSecret {
+export function readSecret(state: EndpointState, scope: SecretScope): StoredSecret {
 	if (typeof state.secretBox === 'string' && state.secretBox !== '') {
 		const secret = openSecret(state.secretBox, scope);
 		return secret === undefined ? { found: 'unreadable' } : { found: 'secret', secret };
@@ -134,7 +138,7 @@ function subscribed(endpoint: IDataObject): boolean {
  * data was lost): an immediate rotation gives us a fresh secret and retires the unknown one, and
  * keeps the endpoint's delivery history and pending retries (deleting and re-creating would not).
  */
-async function adopt(this: IHookFunctions, endpoint: IDataObject, state: IDataObject, url: string): Promise<void> {
+async function adopt(this: IHookFunctions, endpoint: IDataObject, state: EndpointState, url: string): Promise<void> {
 	const id = String(endpoint.id);
 	const secret = await rotateImmediately.call(this, id);
 	await enable.call(this, endpoint);

@@ -1,6 +1,6 @@
 /** The packed package in n8n 1.123.81, the latest 1.x, on Node 22 (scripts/runtime-n8n1.sh). */
-import { sleep } from '../e2e/lib/n8n';
-import { N8nRest } from '../queue/lib/rest';
+import { sleep } from '../../harness/n8nProcess';
+import { N8nRest } from '../../harness/n8nRest';
 import { compatSuite } from './suite';
 
 jest.setTimeout(300_000);

@@ -5,7 +5,7 @@
  * over several pages, an API error under Continue On Fail, and the trigger verifying a signed
  * delivery in a running n8n (and refusing a forged one).
  *
- * The runtime is chosen through the environment the e2e harness reads (N8N_BIN, RUNTIME_NODE_DIR),
+ * The runtime is chosen through the environment the n8n harness (harness/) reads (N8N_BIN, RUNTIME_NODE_DIR),
  * so the same harness runs n8n 1.x and 2.x.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,11 +13,12 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { nodeItems } from '../e2e/lib/executions';
-import { N8nInstance, sleep } from '../e2e/lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../e2e/lib/sandbox';
-import { repoRoot, runtime } from '../e2e/lib/runtime';
-import { action, chain, graph, TRIGGER_NODE } from '../e2e/lib/workflows';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { repoRoot, runtime } from '../../harness/runtime';
+import { action, chain, graph, TRIGGER_NODE } from '../../harness/workflows';
 
 export interface CompatRuntime {
 	/** A script under scripts/ that, sourced, exports the n8n entry and the Node folder. */
@@ -51,7 +52,7 @@ function useRuntime(rt: CompatRuntime): void {
 export function compatSuite(rt: CompatRuntime): void {
 	describe(`the packed package in n8n ${rt.version}`, () => {
 		let sandbox: SandboxHandle;
-		let operator: Operator;
+		let operator: SandboxClient;
 		let n8n: N8nInstance;
 		let alice: any;
 		let bob: any;
@@ -77,7 +78,7 @@ export function compatSuite(rt: CompatRuntime): void {
 			// Time runs 2x, as in the e2e trigger suite: the sandbox's delivery timeout stays above
 			// n8n's answer time on a busy machine.
 			sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-			operator = new Operator(sandbox);
+			operator = new SandboxClient(sandbox);
 			[alice, bob] = (await operator.state()).users;
 			// Orders to page through: with Page Size 2 these take several pages.
 			for (let i = 0; i < 4; i++) await operator.createOrder(1 + i, `compat seed ${i}`, `compat-seed-${run}-${i}`);

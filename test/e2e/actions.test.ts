@@ -6,12 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { nodeItems, type RunData } from './lib/executions';
-import { N8nInstance } from './lib/n8n';
-import { freePort } from './lib/ports';
-import { Operator, sandboxCredential, startSandbox, type LoggedRequest, type SandboxHandle } from './lib/sandbox';
-import type { WorkflowInput } from './lib/n8n';
-import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from './lib/workflows';
+import { nodeItems, type RunData } from '../../harness/executions';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { freePort } from '../../harness/ports';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient, type LoggedRequest } from '../support/sandbox';
+import type { WorkflowInput } from '../../harness/n8nProcess';
+import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(240_000);
 
@@ -32,7 +33,7 @@ const operatorPost = (name: string, url: string, jsonBody?: string): NodeSpec =>
 
 describe('Clearinghouse action node inside n8n', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let hookUrl: string;
 	let workflows: WorkflowInput[] = [];
@@ -68,7 +69,7 @@ describe('Clearinghouse action node inside n8n', () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		state = await operator.state();
 		[alice, bob] = state.users;
 		// The node accepts only https endpoint URLs (as the service does), and no https receiver runs

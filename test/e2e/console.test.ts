@@ -7,12 +7,13 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from './lib/browser';
-import { nodeItems } from './lib/executions';
-import { N8nInstance } from './lib/n8n';
-import { repoRoot } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, chain } from './lib/workflows';
+import { Browser, CHROMIUM } from '../../harness/browser';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { repoRoot } from '../../harness/runtime';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { action, chain } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 
@@ -22,14 +23,14 @@ const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 
 describeBrowser('sandbox console in a real browser', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let browser: Browser;
 
 	beforeAll(async () => {
 		// Deposits confirm in a few scaled seconds.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 10 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		n8n = await N8nInstance.create();
 		browser = await Browser.launch();
 	});

@@ -2,14 +2,15 @@
  * The credential's Test button in a real n8n: `POST /rest/credentials/test` after owner setup, as
  * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
  */
-import { N8nInstance } from './lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
 
 jest.setTimeout(240_000);
 
 describe('credential Test button inside n8n', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let cookie = '';
 	const credential = () => sandboxCredential(sandbox);
@@ -36,7 +37,7 @@ describe('credential Test button inside n8n', () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox();
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(credential());
 		await n8n.start();

@@ -11,10 +11,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance } from './lib/n8n';
-import { runtime } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, chain } from './lib/workflows';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { runtime } from '../../harness/runtime';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { action, chain } from '../../harness/workflows';
 
 jest.setTimeout(240_000);
 
@@ -69,13 +70,13 @@ const { ClearinghouseApi } = require(credentialFile);
 
 describe('the credential authenticates without an expression', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let scratch: string;
 
 	beforeAll(async () => {
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		n8n = await N8nInstance.create();
 		scratch = mkdtempSync(join(tmpdir(), 'clearinghouse-credential-'));
 	});

@@ -10,8 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance } from './lib/n8n';
-import { runtime } from './lib/runtime';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { runtime } from '../../harness/runtime';
 
 jest.setTimeout(240_000);
 

@@ -8,11 +8,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { N8nRest } from '../queue/lib/rest';
-import { nodeItems, type ExecutionRecord } from './lib/executions';
-import { N8nInstance, type WorkflowInput } from './lib/n8n';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { action, graph, type NodeSpec } from './lib/workflows';
+import { N8nRest } from '../../harness/n8nRest';
+import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { action, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 
@@ -27,7 +28,7 @@ interface Payment {
 
 describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
 	let alice: any;
@@ -135,7 +136,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	beforeAll(async () => {
 		sandbox = await startSandbox();
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		const state = await operator.state();
 		[alice] = state.users;
 		const bob = state.users[1];

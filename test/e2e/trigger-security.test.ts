@@ -7,17 +7,18 @@
  * - Changing the credential's API key costs one delivery attempt (503); the service's retry runs.
  * Executions are counted from n8n's database; deliveries and attempts from the sandbox's logs.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { openSecret } from '../../nodes/shared/secretBox';
-import { nodeItems } from './lib/executions';
-import { N8nInstance, sleep } from './lib/n8n';
-import { hasTriggerSource } from './lib/package';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { triggerSecret } from './lib/secrets';
-import { graph, TRIGGER_NODE } from './lib/workflows';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { triggerSecret } from '../../harness/secrets';
+import { graph, TRIGGER_NODE } from '../../harness/workflows';
+import { signatureHeader } from '../support/signer';
 
 jest.setTimeout(240_000);
 
@@ -26,11 +27,9 @@ const MAIN = { id: 'e2eSecureTrig001', webhookId: 'c1e7a0d2-6f3b-4b9e-8a11-5d2e7
 const SUB = { id: 'e2eSecureSub0001', webhookId: 'c1e7a0d2-6f3b-4b9e-8a11-5d2e7f3a0002' };
 const MAX_VERSION = 2 ** 53 - 1;
 
-const describeTrigger = hasTriggerSource() ? describe : describe.skip;
-
-describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
+describe('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let state: any;
 	let mainCredential: ReturnType<typeof sandboxCredential>;
@@ -54,7 +53,7 @@ describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the 
 				'content-type': 'application/json',
 				'x-service-webhook-id': String(event.id),
 				'x-service-event': 'payment_order',
-				'x-service-webhook-signature': `t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`,
+				'x-service-webhook-signature': signatureHeader(secret, t, body),
 			},
 			body,
 		});
@@ -90,7 +89,7 @@ describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the 
 	beforeAll(async () => {
 		// Time runs 2x (as in trigger.test.ts): the service's first retry comes 5 s after a failure.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		state = await operator.state();
 		subKey = state.subaccounts[0].apiKey;
 		n8n = await N8nInstance.create();
@@ -221,7 +220,3 @@ describeTrigger('a leaked webhook secret in a running n8n (confirmation on, the 
 		expect(nextAttempts.map((a) => a.statusCode)).toEqual([200]);
 	});
 });
-
-if (!hasTriggerSource()) {
-	test.skip('trigger security e2e: skipped because nodes/ClearinghouseTrigger does not exist yet', () => undefined);
-}

@@ -4,14 +4,15 @@
  * deliveries reach n8n's production webhook URL. Executions are counted and read from n8n's own
  * database, never from logs.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
-import { nodeItems } from './lib/executions';
-import { N8nInstance, sleep } from './lib/n8n';
-import { hasTriggerSource } from './lib/package';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
-import { triggerSecret } from './lib/secrets';
-import { graph, TRIGGER_NODE } from './lib/workflows';
+import { nodeItems } from '../../harness/executions';
+import { N8nInstance, sleep } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { triggerSecret } from '../../harness/secrets';
+import { graph, TRIGGER_NODE } from '../../harness/workflows';
+import { nowSeconds, signatureHeader } from '../support/signer';
 
 jest.setTimeout(240_000);
 
@@ -22,12 +23,9 @@ const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 /** A workflow saved before typeVersion 2: published by the last test only. */
 const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 
-// Written before the trigger existed; runs as soon as nodes/ClearinghouseTrigger is in the tree.
-const describeTrigger = hasTriggerSource() ? describe : describe.skip;
-
-describeTrigger('Clearinghouse Trigger in a running n8n', () => {
+describe('Clearinghouse Trigger in a running n8n', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let state: any;
 
@@ -49,8 +47,6 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		const response = await fetch(n8n.webhookUrl(WEBHOOK_PATH), { method: 'POST', headers, body });
 		return { status: response.status, text: await response.text() };
 	};
-	const sign = (secret: string, t: number, body: string) =>
-		`t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
 	const createOrder = (amountUsd: number) =>
 		operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
 	/** Nothing may start: wait long enough for a run to show up, then count again. */
@@ -64,7 +60,7 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		// scaled) stays 5 s, well above n8n's answer time on a busy machine. Faster scales made slow
 		// answers count as failed deliveries, and ten of those disable the endpoint.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		state = await operator.state();
 		n8n = await N8nInstance.create();
 		const credential = sandboxCredential(sandbox);
@@ -162,7 +158,7 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		const response = await deliver(raw, {
 			...firstAttempt.headers,
 			'x-service-webhook-id': body.id,
-			'x-service-webhook-signature': sign(`whsec_${randomBytes(32).toString('hex')}`, t, raw),
+			'x-service-webhook-signature': signatureHeader(`whsec_${randomBytes(32).toString('hex')}`, t, raw),
 		});
 		expect(response.status).toBe(401);
 		const unsigned = await deliver(raw, { 'content-type': 'application/json' });
@@ -205,12 +201,12 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		const raw = JSON.stringify(event);
 		const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order' };
 		const before = executionCount();
-		const expired = await deliver(raw, { ...headers, 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000) - 600, raw) });
+		const expired = await deliver(raw, { ...headers, 'x-service-webhook-signature': signatureHeader(secret!, nowSeconds() - 600, raw) });
 		expect(expired.status).toBe(401);
 		await expectNoNewExecution(before);
 
 		// Control: the very same body signed with a current timestamp is accepted and runs once.
-		const fresh = await deliver(raw, { ...headers, 'x-service-webhook-signature': sign(secret!, Math.floor(Date.now() / 1000), raw) });
+		const fresh = await deliver(raw, { ...headers, 'x-service-webhook-signature': signatureHeader(secret!, nowSeconds(), raw) });
 		expect(fresh.status).toBe(200);
 		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
 		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ eventId: event.id });
@@ -286,7 +282,3 @@ describeTrigger('Clearinghouse Trigger in a running n8n', () => {
 		await waitForLiveEndpoints(1);
 	});
 });
-
-if (!hasTriggerSource()) {
-	test.skip('Clearinghouse Trigger e2e: skipped because nodes/ClearinghouseTrigger does not exist yet', () => undefined);
-}

@@ -20,11 +20,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from './lib/browser';
-import { exampleFiles, loadExample } from './lib/examples';
-import { N8nInstance } from './lib/n8n';
-import { repoRoot } from './lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from './lib/sandbox';
+import { Browser, CHROMIUM } from '../../harness/browser';
+import { exampleFiles, loadExample } from '../../harness/examples';
+import { N8nInstance } from '../../harness/n8nProcess';
+import { repoRoot } from '../../harness/runtime';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
 
 jest.setTimeout(600_000);
 
@@ -35,7 +36,7 @@ const js = (value: unknown) => JSON.stringify(value);
 
 describeBrowser('the no-code walk in a real browser', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let n8n: N8nInstance;
 	let browser: Browser;
 	const shot = (name: string) => browser.screenshot(join(shots, `walk-${name}.png`));
@@ -45,7 +46,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		// timeout stays the service's real one: scaled down to 1 s, a busy n8n answered too late and
 		// every event was delivered again and again.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(sandbox));
 		// The examples name the default sandbox http://127.0.0.1:4010; this one listens elsewhere.

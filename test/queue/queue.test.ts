@@ -5,21 +5,23 @@
  * Mirrors test/e2e: everything is checked on both sides, in n8n's own database (PostgreSQL) and
  * in what the sandbox received. The suite stops every process it started, also on failure.
  */
-import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { nodeItems, type ExecutionRecord } from '../e2e/lib/executions';
-import { sleep, type WorkflowInput } from '../e2e/lib/n8n';
-import { repoRoot } from '../e2e/lib/runtime';
-import { Operator, sandboxCredential, startSandbox, type SandboxHandle } from '../e2e/lib/sandbox';
-import { triggerSecret } from '../e2e/lib/secrets';
-import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../e2e/lib/workflows';
-import { QueueCluster } from './lib/cluster';
-import { N8nRest } from './lib/rest';
-import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './lib/stress';
-import { freePort } from '../e2e/lib/ports';
+import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { repoRoot } from '../../harness/runtime';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { SandboxClient } from '../support/sandbox';
+import { triggerSecret } from '../../harness/secrets';
+import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
+import { QueueCluster } from '../../harness/queue/cluster';
+import { N8nRest } from '../../harness/n8nRest';
+import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './stress';
+import { freePort } from '../../harness/ports';
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
+import { nowSeconds, signatureHeader } from '../support/signer';
 
 jest.setTimeout(600_000);
 
@@ -60,7 +62,7 @@ const webhookNode = (path: string): NodeSpec => ({
 
 describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook processes, PostgreSQL, Redis)', () => {
 	let sandbox: SandboxHandle;
-	let operator: Operator;
+	let operator: SandboxClient;
 	let cluster: QueueCluster;
 	let state: any;
 	let alice: any;
@@ -117,7 +119,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		// timeScale 1: the service's own 10 s attempt timeout. The trigger answers when its run has
 		// ended, so a loaded machine can still exceed it: the tests accept the retries that follows.
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
-		operator = new Operator(sandbox);
+		operator = new SandboxClient(sandbox);
 		state = await operator.state();
 		[alice, bob] = state.users;
 		cluster = await QueueCluster.start();
@@ -291,7 +293,6 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 
 	describe('the trigger behind nginx (hash on X-Service-Webhook-Id), acknowledging when the workflow has finished', () => {
 		const liveEndpoints = async () => ((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
-		const sign = (secret: string, t: number, body: string) => `t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
 		/** Every execution of the trigger workflow: the event ids it got, and whether its business step ran. */
 		const runs = () =>
 			cluster.store.list(IDS.trigger).map((e) => ({
@@ -347,7 +348,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const current = await operator.api('GET', `/payment-orders/${orderId}`);
 			const event = { ...base, id: `evt_${randomBytes(8).toString('hex')}_payment_order`, created: new Date().toISOString(), data: { payment_order: { ...current, returns: undefined, version: current.version + bump } } };
 			const body = JSON.stringify(event);
-			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': sign(secret, Math.floor(Date.now() / 1000), body) };
+			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': signatureHeader(secret, nowSeconds(), body) };
 			return { id: event.id as string, body, headers };
 		};
 
@@ -433,7 +434,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect(tampered).not.toBe(attempt.body);
 			for (const w of cluster.webhooks) {
 				const url = cluster.webhookUrlOn(w, TRIGGER_PATH);
-				expect((await deliverTo(url, forged, { ...attempt.headers, 'x-service-webhook-id': event.id, 'x-service-webhook-signature': sign(`whsec_${randomBytes(32).toString('hex')}`, t, forged) })).status).toBe(401);
+				expect((await deliverTo(url, forged, { ...attempt.headers, 'x-service-webhook-id': event.id, 'x-service-webhook-signature': signatureHeader(`whsec_${randomBytes(32).toString('hex')}`, t, forged) })).status).toBe(401);
 				expect((await deliverTo(url, forged, { 'content-type': 'application/json' })).status).toBe(401);
 				expect((await deliverTo(url, tampered, attempt.headers)).status).toBe(401);
 			}

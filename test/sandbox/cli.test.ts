@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, createOrder, getOrder, paymentBody, setup } from './helpers';
+import { createOrder, getOrder, paymentBody, setup } from './helpers';
+import { Client } from '../support/sandbox';
 
 const ROOT = path.resolve(__dirname, '../..');
 

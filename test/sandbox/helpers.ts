@@ -1,28 +1,9 @@
-/** Test helpers: a sandbox per file, a tiny HTTP client, a webhook receiver with an independent signature check. */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+/** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits, a webhook receiver. */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startSandbox, Sandbox, SandboxOptions } from '../../sandbox/server';
 import { ORDER_STATUSES } from '../../sandbox/state';
-
-export interface Reply<T = any> { status: number; body: T; headers: Headers }
-
-export class Client {
-	constructor(public base: string, public key?: string) {}
-	async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
-		const h: Record<string, string> = { ...headers };
-		if (this.key !== undefined) h['x-api-key'] = this.key;
-		if (body !== undefined) h['content-type'] = 'application/json';
-		const res = await fetch(this.base + path, { method, headers: h, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
-		const text = await res.text();
-		return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
-	}
-	get<T = any>(p: string, h?: Record<string, string>) { return this.req<T>('GET', p, undefined, h); }
-	post<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('POST', p, b ?? {}, h); }
-	put<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('PUT', p, b ?? {}, h); }
-	patch<T = any>(p: string, b?: unknown, h?: Record<string, string>) { return this.req<T>('PATCH', p, b ?? {}, h); }
-	del<T = any>(p: string, h?: Record<string, string>) { return this.req<T>('DELETE', p, undefined, h); }
-}
+import { type Client, SandboxClient } from '../support/sandbox';
 
 export interface Env {
 	sb: Sandbox; api: Client; rewards: Client; op: Client; state: any;
@@ -31,7 +12,8 @@ export interface Env {
 
 export async function setup(opts: SandboxOptions = {}): Promise<Env> {
 	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, ...opts });
-	const env = { sb, api: new Client(sb.mainUrl + '/api/v1', sb.apiKey), rewards: new Client(sb.rewardsUrl + '/api/v1', sb.apiKey), op: new Client(sb.operatorUrl) } as Env;
+	const client = new SandboxClient(sb);
+	const env = { sb, api: client.main, rewards: client.rewards, op: client.operatorApi } as Env;
 	await refresh(env);
 	return env;
 }
@@ -90,18 +72,6 @@ export async function waitStatus(env: Env, id: string, status: string, timeoutMs
 		const o = await getOrder(env, id);
 		return o.status === status ? o : null;
 	}, timeoutMs, `order ${id} to be ${status}`);
-}
-
-/** Independent check of `t=<unix>,v1=<hex>[,v1=...]`: HMAC-SHA256 over `${t}.${raw}` keyed by the secret as UTF-8. */
-export function verifySignature(header: string, raw: string, secret: string, toleranceSec = 300): boolean {
-	const parts = header.split(',').map((p) => p.split('='));
-	const t = parts.find(([k]) => k === 't')?.[1];
-	if (!t || Math.abs(Date.now() / 1000 - Number(t)) > toleranceSec) return false;
-	const expected = createHmac('sha256', secret).update(`${t}.${raw}`).digest();
-	return parts.filter(([k]) => k === 'v1').some(([, v]) => {
-		const got = Buffer.from(v, 'hex');
-		return got.length === expected.length && timingSafeEqual(got, expected);
-	});
 }
 
 export interface Received { headers: http.IncomingHttpHeaders; raw: string; body: any; at: number }

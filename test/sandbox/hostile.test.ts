@@ -1,7 +1,8 @@
 /** Hostile input, case by case: each malformed request gets its 4xx, the log stays bounded, the operator API refuses browsers. */
 import * as net from 'node:net';
 import { LIMITS } from '../../sandbox/router';
-import { Client, Env, createOrder, orders, setup, wallet } from './helpers';
+import { Env, createOrder, orders, setup, wallet } from './helpers';
+import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {

@@ -1,7 +1,19 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
 import {
-	Env, Receiver, addEndpoint, createOrder, fund, future, getOrder, paymentBody, setup, verifySignature, waitFor, waitStatus, wallet,
+	Env,
+	Receiver,
+	addEndpoint,
+	createOrder,
+	fund,
+	future,
+	getOrder,
+	paymentBody,
+	setup,
+	waitFor,
+	waitStatus,
+	wallet,
 } from './helpers';
+import { verifySignature } from '../support/signer';
 
 let env: Env;
 let rx: Receiver;

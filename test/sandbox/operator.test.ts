@@ -1,5 +1,6 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
-import { Client, Env, createOrder, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
+import { Env, createOrder, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
+import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 /** The rewards rules API on its own port: Idempotency-Key, structure errors (422 with code and path), library_full. */
-import { Client, Env, setup } from './helpers';
+import { Env, setup } from './helpers';
+import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 /** Subaccount scoping, deposit addresses, limits over the family, and the bulk path. */
-import { Client, Env, future, orders, setup, wallet } from './helpers';
+import { Env, future, orders, setup, wallet } from './helpers';
+import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 /** Validation rules, auth, idempotency, quotes, lists, return details and rulesets, status code by status code. */
-import { Client, Env, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet, orders } from './helpers';
+import { Env, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet, orders } from './helpers';
+import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {

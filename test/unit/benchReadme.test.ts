@@ -46,7 +46,7 @@ test('the queue-mode stress figures in docs/queue-mode.md are those of bench/res
 			`${figures.events} (${figures.repeated} / ${figures.failingFirst})`,
 			`${figures.lost}`,
 			`${figures.doubled}`,
-			`${a('200')} / ${a('409')} / ${a('500')} / ${a('0')}`,
+			`${a('200')} / ${a('409')} / ${a('500')} / ${a('503')} / ${a('0')}`,
 			load[0].toFixed(1),
 		]);
 	}

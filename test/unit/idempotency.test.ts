@@ -9,7 +9,6 @@ import {
 	validateIdempotencyKey,
 } from '../../nodes/shared/idempotency';
 import { FieldError } from '../../nodes/shared/fieldError';
-import { firstTry } from '../../nodes/shared/firstTries';
 
 const parts = {
 	instanceId: 'instance-a',
@@ -85,12 +84,6 @@ describe('createdByThisRequest', () => {
 		expect(createdByThisRequest({ firstPossibleUse: false, createdAt: '2026-01-01T09:59:58Z', requestStartedMs: started })).toBe(false);
 		expect(createdByThisRequest({ firstPossibleUse: false, createdAt: undefined, requestStartedMs: started })).toBe(false);
 	});
-});
-
-test('firstTry keeps the first request for an id and hands it back on later tries', () => {
-	expect(firstTry('exec-1|node|0|0|k', { at: 1 })).toEqual({ request: { at: 1 }, first: true });
-	expect(firstTry('exec-1|node|0|0|k', { at: 2 })).toEqual({ request: { at: 1 }, first: false });
-	expect(firstTry('exec-2|node|0|0|k', { at: 3 })).toEqual({ request: { at: 3 }, first: true });
 });
 
 describe('validateIdempotencyKey', () => {

@@ -3,6 +3,7 @@ import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import {
+	bodyRecord,
 	httpsUrl,
 	keyedWrite,
 	recordWithoutSecrets,
@@ -70,6 +71,12 @@ test('recordWithoutSecrets keeps the fields of an object answer without secrets,
 		status: 'active',
 	});
 	for (const body of [undefined, null, '', 'ok', 3, [{ secret: 's' }]]) expect(recordWithoutSecrets(body)).toBeUndefined();
+});
+
+test('bodyRecord keeps an object answer as it is (secrets included), and nothing else', () => {
+	const body = { id: 'o1', status: 'CANCELED', secret: 'kept' };
+	expect(bodyRecord(body)).toBe(body);
+	for (const other of [undefined, null, '', 'ok', 3, [{ id: 'o1' }]]) expect(bodyRecord(other)).toBeUndefined();
 });
 
 test('subaccountQuery: the query of a read for a subaccount, none for this account', () => {

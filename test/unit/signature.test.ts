@@ -1,6 +1,6 @@
 /**
- * The webhook signature module, case by case. Expected signatures are computed here with node's
- * crypto directly (not with the module under test), following the spec's recipe.
+ * The webhook signature module, case by case. Expected signatures come from the tests' own signer
+ * (test/support/signer.ts, node's crypto directly, not the module under test), following the spec's recipe.
  */
 import { createHmac } from 'node:crypto';
 
@@ -11,19 +11,13 @@ import {
 	signatureHeader,
 	verifySignature,
 } from '../../nodes/shared/signature';
+import { hmac } from '../support/signer';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const OTHER_SECRET = 'whsec_fedcba9876543210fedcba9876543210';
 const BODY = '{"id":"evt_1_payment_order","type":"payment_order","data":{"payment_order":{"id":"po_1","amountUsd":12.5}}}';
 const NOW_MS = Date.UTC(2026, 0, 15, 12, 0, 0);
 const NOW = Math.floor(NOW_MS / 1000);
-
-/** HMAC-SHA256 hex of `<t>.<raw body>` keyed by the secret as UTF-8, as the spec describes. */
-function hmac(secret: string, t: number, body: string | Buffer): string {
-	return createHmac('sha256', secret)
-		.update(Buffer.concat([Buffer.from(`${t}.`, 'utf8'), Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]))
-		.digest('hex');
-}
 
 function verify(header: string | string[] | undefined, opts: { body?: string | Buffer; secrets?: Array<string | undefined>; now?: number } = {}) {
 	return verifySignature({

@@ -16,7 +16,7 @@ import {
 	parseRetryAfter,
 	type RetryPolicy,
 } from '../../nodes/shared/transport';
-import { runNode, type TestCredentials } from '../helpers/n8n';
+import { runNode, type TestCredentials } from '../support/n8nContexts';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };

@@ -33,7 +33,7 @@ export function listLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
 	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
 	const id = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
-	if (id === '') throw fail(ctx, `${label} is required`, itemIndex);
+	if (id === '') throw operationError(ctx, `${label} is required`, itemIndex);
 	return id;
 }
 
@@ -54,7 +54,7 @@ export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: n
 /** A required text parameter, trimmed; refused when empty. */
 export function requiredText(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
 	const value = String(itemParameter(ctx, name, itemIndex, '') ?? '').trim();
-	if (value === '') throw fail(ctx, `${label} is required`, itemIndex);
+	if (value === '') throw operationError(ctx, `${label} is required`, itemIndex);
 	return value;
 }
 
@@ -65,7 +65,11 @@ export function optionalText(value: unknown): string | undefined {
 	return text === '' ? undefined : text;
 }
 
-export function fail(
+/**
+ * The item's error, returned (never thrown here): every call site says `throw operationError(…)`.
+ * test/unit/errorCalls.test.ts fails on a bare call, which would do nothing.
+ */
+export function operationError(
 	ctx: IExecuteFunctions,
 	message: string,
 	itemIndex: number,
@@ -76,7 +80,7 @@ export function fail(
 
 /** A FieldError as the item's error naming the field and the rule; anything else wrapped as it is. */
 function itemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
-	if (error instanceof FieldError) return fail(ctx, `${error.field} ${error.rule}`, itemIndex);
+	if (error instanceof FieldError) return operationError(ctx, `${error.field} ${error.rule}`, itemIndex);
 	return new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
@@ -107,7 +111,7 @@ export function chainWallets(
 		const chain = optionalText(entry.chain);
 		const address = optionalText(entry.address);
 		if (!chain || !address) {
-			throw fail(ctx, `${label} #${n + 1} needs both a chain and an address`, itemIndex);
+			throw operationError(ctx, `${label} #${n + 1} needs both a chain and an address`, itemIndex);
 		}
 		return { chain, address };
 	});
@@ -115,7 +119,7 @@ export function chainWallets(
 		const seen = new Set<string>();
 		for (const { chain } of wallets) {
 			if (seen.has(chain)) {
-				throw fail(ctx, `${label} allows one wallet per chain; "${chain}" appears more than once`, itemIndex);
+				throw operationError(ctx, `${label} allows one wallet per chain; "${chain}" appears more than once`, itemIndex);
 			}
 			seen.add(chain);
 		}
@@ -194,7 +198,7 @@ export function keyedWrite(
 		}
 	}
 	if (!lineage) {
-		throw fail(
+		throw operationError(
 			ctx,
 			'Nothing was sent for this item: its Derived idempotency key cannot be made safe for this run',
 			itemIndex,
@@ -242,38 +246,29 @@ export function sameRequestAsFirstTry<T>(
 }
 
 /**
- * The error of a keyed write as a node error; a 409 said the way it happened: the record exists
- * with other values (the key was first used with another request), and nothing new was made.
+ * The error of a keyed write, a 409 said the way it happened: the record exists with other values
+ * (the key was first used with another request), and nothing new was made. Any other error is
+ * returned as it is: the router makes it the item's node error.
  */
-export function keyedWriteError(
-	ctx: IExecuteFunctions,
-	error: unknown,
-	itemIndex: number,
-	key: string,
-	what: string,
-): NodeApiError | NodeOperationError {
-	const failure =
-		error instanceof NodeApiError || error instanceof NodeOperationError
-			? error
-			: new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+export function keyedWriteError(error: unknown, key: string, what: string): unknown {
 	// For orders and rulesets a 409 can only mean a reused key (the spec); return details and reward
 	// rules have other 409s (stale revision, full library), so there the answer must name the key.
 	const keyReused =
-		failure instanceof NodeApiError &&
-		failure.httpCode === '409' &&
+		error instanceof NodeApiError &&
+		error.httpCode === '409' &&
 		(what === 'payment order' ||
 			what === 'receive ruleset' ||
-			/idempot/i.test([failure.message, ...(failure.messages ?? [])].join(' ')));
+			/idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')));
 	if (keyReused) {
-		failure.message =
+		error.message =
 			what === 'return details'
 				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
 				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
-		failure.description =
+		error.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
 			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
 	}
-	return failure;
+	return error;
 }
 
 /** Webhook secrets appear only in the outputs of Create and Rotate Secret. */
@@ -284,12 +279,21 @@ export function withoutSecrets(record: IDataObject): IDataObject {
 	return rest;
 }
 
-/** A response body whose shape the spec leaves open: its fields without secrets, or undefined when it is not an object. */
-export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
-	return body && typeof body === 'object' && !Array.isArray(body) ? withoutSecrets(body as IDataObject) : undefined;
+/** A response body whose shape the spec leaves open, as a record; undefined when it is not an object. */
+export function bodyRecord(body: unknown): IDataObject | undefined {
+	return body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : undefined;
 }
 
-/** The `subaccountId` query of a read from its Subaccount ID option; undefined for this account. */
+/** A response body whose shape the spec leaves open: its fields without secrets, or undefined when it is not an object. */
+export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
+	const record = bodyRecord(body);
+	return record && withoutSecrets(record);
+}
+
+/**
+ * `{ subaccountId }` from a Subaccount ID option, undefined for this account: the query of a read,
+ * and spread into the body of a write that takes the same field.
+ */
 export function subaccountQuery(options: IDataObject): IDataObject | undefined {
 	const subaccountId = optionalText(options.subaccountId);
 	return subaccountId ? { subaccountId } : undefined;
@@ -297,7 +301,7 @@ export function subaccountQuery(options: IDataObject): IDataObject | undefined {
 
 /** A webhook URL the service will take: it refuses anything but https. */
 export function httpsUrl(ctx: IExecuteFunctions, url: string, itemIndex: number): string {
-	if (!/^https:\/\//i.test(url)) throw fail(ctx, `URL must start with https:// (got "${url}")`, itemIndex);
+	if (!/^https:\/\//i.test(url)) throw operationError(ctx, `URL must start with https:// (got "${url}")`, itemIndex);
 	return url;
 }
 
@@ -309,11 +313,11 @@ export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 		try {
 			parsed = JSON.parse(value);
 		} catch {
-			throw fail(ctx, `${label} must be valid JSON`, itemIndex);
+			throw operationError(ctx, `${label} must be valid JSON`, itemIndex);
 		}
 	}
 	if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
-		throw fail(ctx, `${label} must be a JSON object`, itemIndex);
+		throw operationError(ctx, `${label} must be a JSON object`, itemIndex);
 	}
 	return parsed as IDataObject;
 }

@@ -1,52 +1,35 @@
-/** One sandbox per test file, the node under test, and small readers of the sandbox's operator API. */
+/** One sandbox per test file and the node under test, with the request log since the last mark. */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { startSandbox, type Sandbox } from '../../../sandbox/server';
-import { runNode, type RunOptions } from '../../helpers/n8n';
+import { runNode, type RunOptions } from '../../support/n8nContexts';
+import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
 
 export const node = new Clearinghouse();
 
-export interface SeenRequest {
-	seq: number;
-	api: 'main' | 'rewards';
-	method: string;
-	path: string;
-	query: Record<string, unknown>;
-	headers: Record<string, string>;
-	body: any;
-	status: number;
-}
-
 export interface Env {
 	sb: Sandbox;
+	client: SandboxClient;
 	state: any;
 	alice: any;
 	bob: any;
 	run(parameters: INodeParameters, extra?: Partial<RunOptions>): Promise<INodeExecutionData[]>;
 	op(method: string, path: string, body?: unknown): Promise<any>;
 	/** Requests to the public APIs (not the operator API) since the last `mark()`. */
-	requests(): Promise<SeenRequest[]>;
+	requests(): Promise<LoggedRequest[]>;
 	mark(): Promise<void>;
 	reset(): Promise<void>;
 }
 
 export async function startEnv(): Promise<Env> {
 	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true });
+	const client = new SandboxClient(sb);
 	let since = 0;
-	const op = async (method: string, path: string, body?: unknown) => {
-		const res = await fetch(`${sb.operatorUrl}${path.replace(/^\/sandbox/, '')}`, {
-			method,
-			headers: body === undefined ? {} : { 'content-type': 'application/json' },
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await res.text();
-		const parsed = text ? JSON.parse(text) : null;
-		if (res.status >= 300) throw new Error(`operator ${method} ${path}: ${res.status} ${text}`);
-		return parsed;
-	};
+	const op = (method: string, path: string, body?: unknown) => client.call(method, path, body);
 	const env: Env = {
 		sb,
+		client,
 		state: undefined,
 		alice: undefined,
 		bob: undefined,
@@ -60,21 +43,19 @@ export async function startEnv(): Promise<Env> {
 			return out;
 		},
 		async requests() {
-			const { requests } = await op('GET', `/requests?since=${since}`);
-			return (requests as SeenRequest[]).filter((r) => !r.path.startsWith('/sandbox'));
+			return (await client.requests(since)).filter((r) => !r.path.startsWith('/sandbox'));
 		},
 		async mark() {
-			const { lastSeq } = await op('GET', `/requests?since=${Number.MAX_SAFE_INTEGER}`);
-			since = lastSeq;
+			since = await client.mark();
 		},
 		async reset() {
-			await op('POST', '/reset', {});
+			await client.reset();
 			await refresh();
 			await env.mark();
 		},
 	};
 	const refresh = async () => {
-		env.state = await op('GET', '/state');
+		env.state = await client.state();
 		env.alice = env.state.users.find((u: any) => u.label === 'alice');
 		env.bob = env.state.users.find((u: any) => u.label === 'bob');
 	};
@@ -105,3 +86,21 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 }
 
 export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i) => i.json);
+
+/** How many orders the sandbox holds. */
+export const orderCount = async (env: Env): Promise<number> => (await env.client.state()).counts.orders as number;
+
+/** Creates a standard order through the node, marks the request log after it, and returns its id. */
+export async function createOrder(env: Env, extra: INodeParameters = {}): Promise<string> {
+	const [item] = await env.run(payment(env, extra));
+	await env.mark();
+	return item.json.paymentOrderId as string;
+}
+
+/** An order of the first subaccount (the node then needs Subaccount ID to reach it). */
+export async function createSubaccountOrder(env: Env): Promise<{ id: string; sub: string }> {
+	const sub = env.state.subaccounts[0].id;
+	await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub });
+	const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+	return { id: ((await page.json()) as any).paymentOrders[0].id as string, sub };
+}

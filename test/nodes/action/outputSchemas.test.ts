@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/Clearinghouse/actions/router';
-import { infer, merge, problems, readSchema, schemaFile, writeSchema, type Schema } from '../../helpers/outputSchema';
+import { infer, merge, problems, readSchema, schemaFile, writeSchema, type Schema } from '../../support/outputSchema';
 import { json, payment, startEnv, walletOf, type Env } from './env';
 
 const NODE_DIR = join(__dirname, '..', '..', '..', 'nodes', 'Clearinghouse');

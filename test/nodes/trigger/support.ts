@@ -1,9 +1,8 @@
 /**
  * Test support for the trigger: the sandbox, a local receiver that plays n8n's webhook server
- * around the node's real webhook() (n8n-core's WebhookContext through the harness), and hook
+ * around the node's real webhook() (n8n-core's WebhookContext through test/support/n8nContexts.ts), and hook
  * contexts for the lifecycle methods with a webhook base URL the sandbox can deliver to.
  */
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -13,8 +12,9 @@ import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseDat
 import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { openSecret } from '../../../nodes/shared/secretBox';
 import { startSandbox } from '../../../sandbox/server';
-import type { NodeSetup } from '../../helpers/n8n';
-import { additionalDataFor, makeWorkflow, webhookContext } from '../../helpers/n8n';
+import type { NodeSetup } from '../../support/n8nContexts';
+import { additionalDataFor, makeWorkflow, webhookContext } from '../../support/n8nContexts';
+import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
 
 export const trigger = new ClearinghouseTrigger();
 export const NODE_NAME = 'Clearinghouse Trigger';
@@ -29,25 +29,14 @@ export async function sandbox(): Promise<Sandbox> {
 	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000 });
 }
 
+/** The public main API with the sandbox key: status and body, whatever the status. */
 export async function api(sb: Sandbox, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-	const res = await fetch(`${sb.mainUrl}/api/v1${path}`, {
-		method,
-		headers: { 'x-api-key': sb.apiKey, 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	return { status: res.status, body: text ? JSON.parse(text) : undefined };
+	return await new SandboxClient(sb).main.req(method, path, body);
 }
 
+/** The operator API; throws unless 2xx. */
 export async function operator(sb: Sandbox, method: string, path: string, body?: unknown): Promise<any> {
-	const res = await fetch(`${sb.mainUrl}/sandbox/${path}`, {
-		method,
-		headers: { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await res.text();
-	if (!res.ok) throw new Error(`operator ${method} ${path}: ${res.status} ${text}`);
-	return text ? JSON.parse(text) : undefined;
+	return await new SandboxClient(sb).call(method, path, body);
 }
 
 /** Live endpoints of the sandbox account at a URL. */
@@ -57,17 +46,9 @@ export async function endpointsAt(sb: Sandbox, url: string): Promise<any[]> {
 }
 
 /** Requests the sandbox's main API received since `since` (seq), e.g. to read a registration body. */
-export async function requestsSince(sb: Sandbox, since = 0): Promise<any[]> {
-	return (await operator(sb, 'GET', `requests?since=${since}`)).requests;
+export async function requestsSince(sb: Sandbox, since = 0): Promise<LoggedRequest[]> {
+	return await new SandboxClient(sb).requests(since);
 }
-
-export function hmac(secret: string, t: number, body: string | Buffer): string {
-	return createHmac('sha256', secret)
-		.update(Buffer.concat([Buffer.from(`${t}.`), Buffer.isBuffer(body) ? body : Buffer.from(body)]))
-		.digest('hex');
-}
-
-export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 /**
  * A workflow's static data as n8n 2.40.7 keeps it for a trigger: what create()/delete() write is
@@ -117,7 +98,7 @@ export interface TriggerUnderTest {
 	typeVersion?: number;
 }
 
-/** n8n's node id in the harness's workflows (part of the secret box's scope). */
+/** n8n's node id in n8nContexts' workflows (part of the secret box's scope). */
 export const NODE_ID = 'node-under-test';
 
 /** The endpoint secret the trigger keeps sealed in its static data, opened with its credential's key. */

@@ -13,10 +13,8 @@ import {
 	deliver,
 	deposit,
 	flush,
-	hmac,
 	N8nStaticData,
 	newOrder,
-	nowSeconds,
 	Receiver,
 	operator,
 	sandbox,
@@ -26,6 +24,7 @@ import {
 	type Sandbox,
 	type TriggerUnderTest,
 } from './support';
+import { hmac, nowSeconds } from '../../support/signer';
 
 jest.setTimeout(30_000);
 
@@ -136,6 +135,15 @@ describe('verification', () => {
 			if (header !== undefined) headers['x-service-webhook-signature'] = header;
 			expectRefused(await deliver(sb, t, headers, Buffer.from(body)), secretOf(t));
 		}
+	});
+
+	it('refuses a correctly signed delivery when n8n gave no raw bytes (fails closed)', async () => {
+		const t = await published();
+		const body = envelope(order);
+		const ts = nowSeconds();
+		const headers = { 'content-type': 'application/json', 'x-service-webhook-signature': `t=${ts},v1=${hmac(secretOf(t), ts, body)}` };
+		expect((await deliver(sb, t, headers, Buffer.from(body))).status).toBe(200);
+		for (const rawBody of [undefined, body]) expectRefused(await deliver(sb, t, headers, rawBody as unknown as Buffer), secretOf(t));
 	});
 
 	it('refuses a forged signature (another secret)', async () => {

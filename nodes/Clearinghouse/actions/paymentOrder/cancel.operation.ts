@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequestWithStatus } from '../../../shared/transport';
 import { optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
-import { locatorValue, optionalText } from '../parameters';
+import { bodyRecord, locatorValue, subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -30,14 +30,14 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
 	const reason = String(this.getNodeParameter('reason', itemIndex, '') ?? '');
-	const subaccountId = optionalText((this.getNodeParameter('options', itemIndex, {}) as IDataObject).subaccountId);
+	const subaccount = subaccountQuery(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
 	const { statusCode, body } = await apiRequestWithStatus.call(this, {
 		method: 'POST',
 		path: `/payment-orders/${encodeURIComponent(id)}/cancel`,
-		body: subaccountId ? { reason, subaccountId } : { reason },
+		body: { reason, ...subaccount },
 		itemIndex,
 	});
-	const answer = body && typeof body === 'object' && !Array.isArray(body) ? (body as IDataObject) : {};
+	const answer = bodyRecord(body) ?? {};
 	// 202: cancel is deferred; the order reaches CANCELED or REFUNDED once in-flight deposits resolve.
 	return { paymentOrderId: id, accepted: statusCode === 202 || statusCode === 200, statusCode, ...answer };
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { toPips, type UsdAmount } from '../../../shared/amounts';
+import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
 import {
@@ -10,6 +10,7 @@ import {
 	orderFieldsFromItem,
 	REQUIRED_INPUT_FIELDS,
 } from './inputItem';
+import { checkAccountLimits } from './accountLimits';
 import {
 	amountField,
 	assetField,
@@ -19,13 +20,14 @@ import {
 	subaccountWriteOption,
 } from '../fields';
 import {
-	fail,
+	operationError,
 	itemParameter,
 	keyedWrite,
 	keyedWriteError,
 	optionalText,
 	requiredText,
 	sameRequestAsFirstTry,
+	subaccountQuery,
 	usdAmount,
 } from '../parameters';
 
@@ -254,7 +256,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
 		} catch (error) {
 			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
-			throw fail(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
+			throw operationError(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
 		}
 		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
 		body = {
@@ -288,9 +290,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
-		if (!quoteId) throw fail(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+		if (!quoteId) throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
 		if (expiry === 'at') {
-			throw fail(
+			throw operationError(
 				this,
 				'Expires At is not accepted for instant orders: the service sets their funding window',
 				itemIndex,
@@ -298,7 +300,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			);
 		}
 		if (subaccountId) {
-			throw fail(
+			throw operationError(
 				this,
 				'Subaccount ID is not accepted for instant orders',
 				itemIndex,
@@ -310,25 +312,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (expiry === 'at') {
 			const text = optionalText(itemParameter(this, 'expiresAt', itemIndex, ''));
 			const at = text === undefined ? NaN : Date.parse(text);
-			if (Number.isNaN(at)) throw fail(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
-			if (at <= Date.now()) throw fail(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
+			if (Number.isNaN(at)) throw operationError(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
+			if (at <= Date.now()) throw operationError(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
 			body.expiresAt = new Date(at).toISOString();
 		} else {
 			const minutes = Number(this.getNodeParameter('expiresInMinutes', itemIndex, 60));
 			if (!Number.isFinite(minutes) || minutes < 1) {
-				throw fail(this, 'Expires In (Minutes) must be at least 1', itemIndex);
+				throw operationError(this, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
 			body.expiresAt = relativeExpiry(lineage?.anchorMs, minutes, Date.now());
 		}
 		if (quoteId) body.quoteId = quoteId;
 		if (subaccountId) body.subaccountId = subaccountId;
 	} else {
-		throw fail(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
+		throw operationError(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
 	}
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.checkLimits === true) {
-		await checkLimits.call(this, itemIndex, amount, optionalText(body.subaccountId));
+		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
 	}
 
 	body.idempotencyKey = key;
@@ -345,7 +347,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'payment order');
+		throw keyedWriteError(error, key, 'payment order');
 	}
 	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const created = createdByThisRequest({
@@ -403,59 +405,4 @@ export function payHere(
 				? 'The service returned no deposit address for this order.'
 				: `None of the ${depositAddresses.length} deposit addresses is for ${asset} on ${chain}: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.`,
 	};
-}
-
-interface Limit {
-	limit?: number;
-	used?: number;
-	remaining?: number;
-}
-
-/** Pre-flight: GET /account/limits and refuse when the amount or one more order would not fit. */
-async function checkLimits(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	amount: UsdAmount,
-	subaccountId: string | undefined,
-): Promise<void> {
-	const limits = await apiRequest.call(this, {
-		method: 'GET',
-		path: '/account/limits',
-		qs: subaccountId ? { subaccountId } : undefined,
-		itemIndex,
-	});
-	// Any limit may be absent (daily limits were seen missing): only the ones present are checked.
-	const remaining = (name: string): number | undefined => {
-		const entry = limits[name] as Limit | undefined;
-		if (!entry || typeof entry !== 'object') return undefined;
-		if (typeof entry.remaining === 'number') return entry.remaining;
-		if (typeof entry.limit === 'number') return entry.limit - (typeof entry.used === 'number' ? entry.used : 0);
-		return undefined;
-	};
-	const problems: string[] = [];
-	for (const [name, label] of [
-		['maxTxUsd', 'the per-transaction maximum'],
-		['maxValuePerEpochUsd', 'the value left in this netting window'],
-		['maxValuePerDayUsd', 'the value left today'],
-	]) {
-		const left = remaining(name);
-		if (left !== undefined && amount.pips > toPips(left)) {
-			problems.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
-		}
-	}
-	for (const [name, label] of [
-		['maxCountPerEpoch', 'orders left in this netting window'],
-		['maxCountPerDay', 'orders left today'],
-	]) {
-		const left = remaining(name);
-		if (left !== undefined && left < 1) problems.push(`no ${label} (${name} remaining ${left})`);
-	}
-	if (problems.length > 0) {
-		throw fail(
-			this,
-			`The payment would breach the account limits: ${problems.join('; ')}`,
-			itemIndex,
-			'Nothing was sent. Limits belong to the parent account and count every subaccount; lower the amount or wait for the window or day to roll over.',
-		);
-	}
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, paymentOrderLocator, subaccountReadOption } from '../fields';
-import { locatorValue, optionalText } from '../parameters';
+import { locatorValue, subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -24,11 +24,10 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
 	return await apiRequest.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccountQuery(options),
 		itemIndex,
 	});
 }

@@ -10,7 +10,7 @@ import {
 	returnAllFields,
 	subaccountReadOption,
 } from '../fields';
-import { fail, listLimit, optionalText, pageSize } from '../parameters';
+import { operationError, listLimit, optionalText, pageSize } from '../parameters';
 
 const properties: INodeProperties[] = [
 	...returnAllFields(),
@@ -64,12 +64,12 @@ export const description = updateDisplayOptions(
 );
 
 /** The query of GET /payment-orders from the Filters collection; refuses subaccount plus include. */
-export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
+function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {
 	const qs: IDataObject = {};
 	const subaccountId = optionalText(filters.subaccountId);
 	const includeSubaccounts = filters.includeSubaccounts === true;
 	if (subaccountId && includeSubaccounts) {
-		throw fail(
+		throw operationError(
 			ctx,
 			'Use either Subaccount ID or Include Subaccounts, not both',
 			itemIndex,
@@ -85,7 +85,7 @@ export function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, 
 		const text = optionalText(filters[bound]);
 		if (text === undefined) continue;
 		const at = Date.parse(text);
-		if (Number.isNaN(at)) throw fail(ctx, `${label} must be a date and time (got "${text}")`, itemIndex);
+		if (Number.isNaN(at)) throw operationError(ctx, `${label} must be a date and time (got "${text}")`, itemIndex);
 		qs[bound] = new Date(at).toISOString();
 	}
 	const status = Array.isArray(filters.status) ? (filters.status as string[]) : [];

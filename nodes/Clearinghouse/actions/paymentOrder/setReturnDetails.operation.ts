@@ -11,13 +11,13 @@ import {
 } from '../fields';
 import {
 	chainWallets,
-	fail,
+	operationError,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
 	locatorValue,
-	optionalText,
 	requiredText,
+	subaccountQuery,
 } from '../parameters';
 
 const MAX_RETURN_WALLETS = 32;
@@ -70,23 +70,23 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const userId = requiredText(this, 'userId', itemIndex, 'Return User ID');
 	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
 	if (wallets.length < 1 || wallets.length > MAX_RETURN_WALLETS) {
-		throw fail(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
+		throw operationError(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const subaccountId = optionalText(options.subaccountId);
+	const subaccount = subaccountQuery(options);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
 		revision = Number(options.revision);
 		if (!Number.isInteger(revision) || revision < 0) {
-			throw fail(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
+			throw operationError(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
 		}
 		revisionSource = 'given';
 	} else {
 		const order = await apiRequest.call(this, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
-			qs: subaccountId ? { subaccountId } : undefined,
+			qs: subaccount,
 			itemIndex,
 		});
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
@@ -95,8 +95,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
 	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
-	const body: IDataObject = { userId, wallets };
-	if (subaccountId) body.subaccountId = subaccountId;
+	const body: IDataObject = { userId, wallets, ...subaccount };
 	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
 	let response: IDataObject;
 	try {
@@ -109,7 +108,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'return details');
+		throw keyedWriteError(error, key, 'return details');
 	}
 	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
 }

@@ -9,7 +9,7 @@ import {
 	paymentOrderLocator,
 	subaccountOrderOption,
 } from '../fields';
-import { fail, locatorValue, optionalText } from '../parameters';
+import { operationError, locatorValue, optionalText, subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -83,14 +83,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const transactions = entries.map((entry, n) => {
 		const hash = optionalText(entry.hash);
 		const chain = optionalText(entry.chain);
-		if (!hash || !chain) throw fail(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
+		if (!hash || !chain) throw operationError(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
 		return { hash, chain };
 	});
-	if (transactions.length === 0) throw fail(this, 'Transactions: add at least one transaction hash', itemIndex);
+	if (transactions.length === 0) throw operationError(this, 'Transactions: add at least one transaction hash', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
 	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
-	const subaccountId = optionalText(options.subaccountId);
+	const subaccount = subaccountQuery(options);
 
 	let attempts = 0;
 	for (;;) {
@@ -98,7 +98,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const response = await apiRequest.call(this, {
 			method: 'POST',
 			path: `/payment-orders/${encodeURIComponent(id)}/transactions`,
-			body: subaccountId ? { transactions, subaccountId } : { transactions },
+			body: { transactions, ...subaccount },
 			idempotent: true, // safe by nature (see above)
 			itemIndex,
 		});
@@ -114,7 +114,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (processed > 0) return result;
 		// 0 can also mean the hashes were attributed already (by an earlier submission whose answer
 		// was lost, or another workflow): the order says so.
-		const attributed = await attributedHashes.call(this, id, itemIndex, subaccountId);
+		const attributed = await attributedHashes.call(this, id, itemIndex, subaccount);
 		const already = transactions.map((t) => t.hash).filter((hash) => attributed.has(normalizeHash(hash)));
 		if (already.length === transactions.length) {
 			return { ...result, indexed: true, alreadyAttributed: already };
@@ -132,11 +132,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** Transaction hashes already attributed to the order (its inbound transfers). */
-async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number, subaccountId?: string): Promise<Set<string>> {
+async function attributedHashes(
+	this: IExecuteFunctions,
+	id: string,
+	itemIndex: number,
+	subaccount: IDataObject | undefined,
+): Promise<Set<string>> {
 	const order = await apiRequest.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
-		qs: subaccountId ? { subaccountId } : undefined,
+		qs: subaccount,
 		itemIndex,
 	});
 	const transfers = (order.inboundTransfers as IDataObject[] | undefined) ?? [];

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { amountField, assetField, chainField, optionsCollection, subaccountWriteOption } from '../fields';
-import { fail, optionalText, requiredText, usdAmount } from '../parameters';
+import { operationError, optionalText, requiredText, usdAmount } from '../parameters';
 
 const properties: INodeProperties[] = [
 	chainField(),
@@ -72,7 +72,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (mode) body.mode = mode;
 	const name = optionalText(additional.name);
 	if (name !== undefined) {
-		if (name.length > 64) throw fail(this, `Name must be 1-64 characters (got ${name.length})`, itemIndex);
+		if (name.length > 64) throw operationError(this, `Name must be 1-64 characters (got ${name.length})`, itemIndex);
 		body.name = name;
 	}
 	const subaccountId = optionalText(additional.subaccountId);

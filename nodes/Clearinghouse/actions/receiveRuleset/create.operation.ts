@@ -11,7 +11,7 @@ import {
 	subaccountWriteOption,
 } from '../fields';
 import {
-	fail,
+	operationError,
 	keyedWrite,
 	keyedWriteError,
 	sameRequestAsFirstTry,
@@ -107,7 +107,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (additional.name !== undefined) {
 		const name = String(additional.name).trim();
 		if (name.length < 1 || name.length > RULESET_NAME_MAX) {
-			throw fail(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
+			throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
 		}
 		body.name = name;
 	}
@@ -130,6 +130,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		return { ...response, idempotencyKey: key };
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'receive ruleset');
+		throw keyedWriteError(error, key, 'receive ruleset');
 	}
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { fail, requiredText } from '../parameters';
+import { operationError, requiredText } from '../parameters';
 import { RULESET_NAME_MAX } from './create.operation';
 
 const properties: INodeProperties[] = [
@@ -40,7 +40,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const id = requiredText(this, 'rulesetId', itemIndex, 'Ruleset ID');
 	const name = requiredText(this, 'name', itemIndex, 'Name');
 	if (name.length > RULESET_NAME_MAX) {
-		throw fail(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
+		throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
 	}
 	return await apiRequest.call(this, {
 		method: 'PATCH',

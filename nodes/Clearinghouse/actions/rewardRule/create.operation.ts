@@ -71,6 +71,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 		return { ...response, idempotencyKey: key };
 	} catch (error) {
-		throw keyedWriteError(this, error, itemIndex, key, 'reward rule');
+		throw keyedWriteError(error, key, 'reward rule');
 	}
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountWriteOption, walletsField } from '../fields';
-import { chainWallets, fail, optionalText, requiredText } from '../parameters';
+import { chainWallets, operationError, optionalText, requiredText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{
@@ -76,7 +76,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const label = requiredText(this, 'label', itemIndex, 'Label');
 	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Wallets', false);
 	if (wallets.length === 0) {
-		throw fail(this, 'Wallets: add at least one wallet', itemIndex);
+		throw operationError(this, 'Wallets: add at least one wallet', itemIndex);
 	}
 	const body: IDataObject = { label, wallets };
 	if (this.getNodeParameter('returnWalletsMode', itemIndex, 'unchanged') === 'replace') {

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { fail, httpsUrl, optionalText } from '../parameters';
+import { operationError, httpsUrl, optionalText } from '../parameters';
 
 const properties: INodeProperties[] = [
 	{
@@ -46,11 +46,11 @@ export const description = updateDisplayOptions(
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const given = optionalText(this.getNodeParameter('url', itemIndex, ''));
-	if (!given) throw fail(this, 'URL is required', itemIndex);
+	if (!given) throw operationError(this, 'URL is required', itemIndex);
 	const url = httpsUrl(this, given, itemIndex);
 	const eventTypes = this.getNodeParameter('eventTypes', itemIndex, ['payment_order']) as string[];
 	if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
-		throw fail(this, 'Event Types: choose at least one event type', itemIndex);
+		throw operationError(this, 'Event Types: choose at least one event type', itemIndex);
 	}
 	const body: IDataObject = {
 		url,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
-import { fail, httpsUrl, locatorValue, withoutSecrets } from '../parameters';
+import { operationError, httpsUrl, locatorValue, withoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,
@@ -63,7 +63,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	if (fields.description !== undefined) body.description = String(fields.description);
 	if (fields.status !== undefined) body.status = fields.status;
-	if (Object.keys(body).length === 0) throw fail(this, 'Update Fields: add at least one field to change', itemIndex);
+	if (Object.keys(body).length === 0) throw operationError(this, 'Update Fields: add at least one field to change', itemIndex);
 	return withoutSecrets(
 		await apiRequest.call(this, {
 			method: 'PATCH',

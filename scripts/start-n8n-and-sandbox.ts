@@ -1,14 +1,14 @@
 /**
  * `npm start`: the sandbox (demo seed) and a local n8n with this package installed from its packed
  * tarball, the sandbox credential and the example workflows imported. Ctrl-C stops both.
- * Uses the e2e harness (test/e2e/lib) so that what a newcomer sees is what the tests run.
+ * Uses the n8n process harness (harness/) so that what a newcomer sees is what the tests run.
  */
 import { join } from 'node:path';
 
-import { exampleFiles, loadExample } from '../../test/e2e/lib/examples';
-import { N8nInstance } from '../../test/e2e/lib/n8n';
-import { repoRoot } from '../../test/e2e/lib/runtime';
-import { sandboxCredential, startSandbox } from '../../test/e2e/lib/sandbox';
+import { exampleFiles, loadExample } from '../harness/examples';
+import { N8nInstance } from '../harness/n8nProcess';
+import { repoRoot } from '../harness/runtime';
+import { sandboxCredential, startSandbox } from '../harness/sandbox';
 
 const SANDBOX_PORT = Number(process.env.SANDBOX_PORT ?? 4010);
 const REWARDS_PORT = Number(process.env.SANDBOX_REWARDS_PORT ?? 4011);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { WorkflowInput } from './n8n';
+import type { WorkflowInput } from './n8nProcess';
 import { repoRoot } from './runtime';
 
 export const examplesDir = join(repoRoot, 'examples');

@@ -5,14 +5,15 @@
  * fails the first attempt for some events. Counted on both sides: the receiver's successful
  * business steps per event, and n8n's own executions in PostgreSQL.
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 
-import { nodeItems } from '../../e2e/lib/executions';
-import { triggerSecret } from '../../e2e/lib/secrets';
-import { sleep } from '../../e2e/lib/n8n';
-import { graph, TRIGGER_NODE, type CredentialRef } from '../../e2e/lib/workflows';
-import type { QueueCluster } from './cluster';
+import { nodeItems } from '../../harness/executions';
+import { triggerSecret } from '../../harness/secrets';
+import { sleep } from '../../harness/n8nProcess';
+import { graph, TRIGGER_NODE, type CredentialRef } from '../../harness/workflows';
+import type { QueueCluster } from '../../harness/queue/cluster';
+import { nowSeconds, signatureHeader } from '../support/signer';
 
 export const STRESS_TRIGGER = 'Clearinghouse Trigger';
 export const STRESS_STEP = 'Business step';
@@ -140,8 +141,6 @@ export interface StressFigures {
 	seconds: number;
 }
 
-const sign = (secret: string, t: number, body: string) => `t=${t},v1=${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${t}.${body}`).digest('hex')}`;
-
 /** One delivery the way the service makes it: attempts until a 2xx, each with a timeout, backing off. */
 async function deliver(url: string, secret: string, eventId: string, body: string, o: Required<Pick<StressOptions, 'attemptTimeoutMs' | 'firstBackoffMs' | 'maxBackoffMs' | 'maxAttempts'>>): Promise<DeliveryOutcome> {
 	const deliveryId = `dlv_${randomBytes(8).toString('hex')}`;
@@ -157,7 +156,7 @@ async function deliver(url: string, secret: string, eventId: string, body: strin
 					'x-service-webhook-id': eventId,
 					'x-service-webhook-delivery-id': deliveryId,
 					'x-service-event': 'payment_order',
-					'x-service-webhook-signature': sign(secret, Math.floor(Date.now() / 1000), body),
+					'x-service-webhook-signature': signatureHeader(secret, nowSeconds(), body),
 				},
 				body,
 				signal: AbortSignal.timeout(o.attemptTimeoutMs),

@@ -1,4 +1,4 @@
-import type { WorkflowInput } from './n8n';
+import type { WorkflowInput } from './n8nProcess';
 
 export const ACTION_NODE = 'n8n-nodes-clearinghouse.clearinghouse';
 export const TRIGGER_NODE = 'n8n-nodes-clearinghouse.clearinghouseTrigger';

@@ -1,4 +1,4 @@
-import { openSecret } from '../../../nodes/shared/secretBox';
+import { openSecret } from '../nodes/shared/secretBox';
 
 /**
  * The endpoint secret a Clearinghouse Trigger keeps sealed in its workflow's static data, opened

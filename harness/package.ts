@@ -8,7 +8,6 @@ import {
 	renameSync,
 	rmSync,
 	symlinkSync,
-	writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 
@@ -47,27 +46,13 @@ export function packedTarball(): string {
 	return tarball;
 }
 
-/**
- * n8n refuses the whole package when one file its package.json declares is missing, so say which.
- * E2E_ALLOW_MISSING_NODES=1 (development only, while a node is being written) drops such entries
- * from the staged package.json instead.
- */
+/** n8n refuses the whole package when one file its package.json declares is missing, so say which. */
 function checkDeclaredFiles(stage: string): void {
-	const file = join(stage, 'package.json');
-	const pkg = JSON.parse(readFileSync(file, 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
+	const pkg = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8')) as { n8n: { nodes: string[]; credentials: string[] } };
 	const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials].filter((entry) => !existsSync(join(stage, entry)));
-	if (missing.length === 0) return;
-	if (process.env.E2E_ALLOW_MISSING_NODES !== '1') {
+	if (missing.length > 0) {
 		throw new Error(`package.json declares files the build did not produce (n8n would not load the package): ${missing.join(', ')}`);
 	}
-	pkg.n8n.nodes = pkg.n8n.nodes.filter((entry) => !missing.includes(entry));
-	pkg.n8n.credentials = pkg.n8n.credentials.filter((entry) => !missing.includes(entry));
-	writeFileSync(file, JSON.stringify(pkg, null, 2));
-}
-
-/** Whether the package declares (and the build produces) the trigger node. */
-export function hasTriggerSource(): boolean {
-	return existsSync(join(repoRoot, 'nodes', 'ClearinghouseTrigger', 'ClearinghouseTrigger.node.ts'));
 }
 
 /** Staging folders are named by pid: drop those whose process is gone. */

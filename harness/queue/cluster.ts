@@ -3,9 +3,9 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance, sleep, webhookLiveAt, type N8nProcess } from '../../e2e/lib/n8n';
-import { freePort } from '../../e2e/lib/ports';
-import { repoRoot } from '../../e2e/lib/runtime';
+import { N8nInstance, sleep, webhookLiveAt, type N8nProcess } from '../n8nProcess';
+import { freePort } from '../ports';
+import { repoRoot } from '../runtime';
 import { PostgresExecutionStore } from './postgres';
 import { LossyFront, NginxProxy } from './proxy';
 

@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-/** The repository root (test/e2e/lib → ../../..). */
-export const repoRoot = resolve(__dirname, '..', '..', '..');
+/** The repository root (harness → ..). */
+export const repoRoot = resolve(__dirname, '..');
 
 export interface Runtime {
 	/** Node 24 binary that runs every n8n command. */

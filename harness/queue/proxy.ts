@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 
-import { repoRoot } from '../../e2e/lib/runtime';
+import { repoRoot } from '../runtime';
 
 /** One request nginx passed to a webhook process (its access log, one JSON line each). */
 export interface RoutedRequest {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { executionRecord, type ExecutionRecord, type ExecutionStore } from '../../e2e/lib/executions';
+import { executionRecord, type ExecutionRecord, type ExecutionStore } from '../executions';
 
 /** psql of the newest installed PostgreSQL (Debian puts it under /usr/lib/postgresql/<v>/bin). */
 function psqlBin(): string {

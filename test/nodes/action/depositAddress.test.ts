@@ -1,0 +1,25 @@
+/** Deposit Address, over real HTTP against the sandbox. */
+import { json, startEnv, type Env } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => {
+	await env.sb.close();
+});
+beforeEach(async () => {
+	await env.reset();
+});
+
+describe('Deposit Address', () => {
+	test('Deposit Address Get Many: one item per address; subaccount in the query', async () => {
+		const out = await env.run({ resource: 'depositAddress', operation: 'getMany' });
+		expect(json(out)).toEqual(env.state.depositAddresses);
+		await env.mark();
+		const sub = env.state.subaccounts.find((s: any) => s.provisioned) ?? env.state.subaccounts[0];
+		await env.run({ resource: 'depositAddress', operation: 'getMany', options: { subaccountId: sub.id } }, { continueOnFail: true });
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ method: 'GET', path: '/api/v1/deposit-addresses', query: { subaccountId: sub.id } });
+	});
+});

@@ -1,0 +1,103 @@
+/** Payment Order → Submit Transactions, over real HTTP against the sandbox. */
+import { createOrder, createSubaccountOrder, startEnv, walletOf, type Env } from '../env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => {
+	await env.sb.close();
+});
+beforeEach(async () => {
+	await env.reset();
+});
+
+describe('Submit Transactions', () => {
+	const submit = (id: string, hash: string, options = {}) => ({
+		resource: 'paymentOrder',
+		operation: 'submitTransactions',
+		paymentOrderId: { mode: 'id', value: id },
+		transactions: { transaction: [{ hash, chain: 'ethereum' }] },
+		options,
+	});
+
+	test('an indexed hash is processed', async () => {
+		const id = await createOrder(env);
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+		});
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash));
+		expect(item.json).toMatchObject({ paymentOrderId: id, transfersProcessed: 1, indexed: true, attempts: 1 });
+		expect(item.json).not.toHaveProperty('hint');
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ method: 'POST', path: `/api/v1/payment-orders/${id}/transactions` });
+		expect(req.body).toEqual({ transactions: [{ hash: transactionHash, chain: 'ethereum' }] });
+	});
+
+	test("a subaccount's order: Subaccount ID goes in the body, and in the query of the order read after 0 processed", async () => {
+		const { id, sub } = await createSubaccountOrder(env);
+		await env.mark();
+		const [item] = await env.run(submit(id, '0xnotseen', { subaccountId: sub }));
+		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: false, notIndexed: ['0xnotseen'] });
+		const reqs = await env.requests();
+		expect(reqs.map((r) => `${r.status} ${r.method} ${r.path}`)).toEqual([
+			`200 POST /api/v1/payment-orders/${id}/transactions`,
+			`200 GET /api/v1/payment-orders/${id}`,
+		]);
+		expect(reqs[0].body).toEqual({ transactions: [{ hash: '0xnotseen', chain: 'ethereum' }], subaccountId: sub });
+		expect(reqs[1].query).toEqual({ subaccountId: sub });
+	});
+
+	test('transfersProcessed 0 is reported as not indexed, with a hint', async () => {
+		const id = await createOrder(env);
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+		});
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash));
+		expect(item.json).toMatchObject({
+			transfersProcessed: 0, indexed: false, attempts: 1, alreadyAttributed: [], notIndexed: [transactionHash],
+		});
+		expect(item.json.hint).toMatch(/indexer/);
+	});
+
+	test('retries while not indexed, seconds apart, until the indexer sees the hash', async () => {
+		const id = await createOrder(env);
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+		});
+		await env.mark();
+		const running = env.run(submit(id, transactionHash, { indexRetries: 3, indexRetryDelaySeconds: 1 }));
+		await new Promise((r) => setTimeout(r, 1500));
+		await env.op('POST', `/deposits/${transactionHash}/index`);
+		const [item] = await running;
+		expect(item.json).toMatchObject({ transfersProcessed: 1, indexed: true });
+		expect(item.json.attempts).toBeGreaterThanOrEqual(2);
+		const reqs = await env.requests();
+		// Each unprocessed submission is followed by a read of the order.
+		expect(reqs.filter((r) => r.method === 'POST')).toHaveLength(item.json.attempts as number);
+		expect(reqs.filter((r) => r.method === 'GET')).toHaveLength((item.json.attempts as number) - 1);
+	}, 15_000);
+
+	test('a lost answer: the repeat processes 0, and the order shows the hash was attributed', async () => {
+		const id = await createOrder(env);
+		const { transactionHash } = await env.op('POST', '/deposits', {
+			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+		});
+		await env.op('POST', '/faults', { method: 'POST', path: '/transactions$', count: 1, commitThen500: true });
+		await env.mark();
+		const [item] = await env.run(submit(id, transactionHash, { indexRetries: 2, indexRetryDelaySeconds: 1 }));
+		expect(item.json).toMatchObject({ transfersProcessed: 0, indexed: true, alreadyAttributed: [transactionHash], attempts: 1 });
+		expect(item.json).not.toHaveProperty('hint');
+		expect((await env.requests()).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 500', 'POST 200', 'GET 200']);
+	});
+
+	test('refuses an empty list before sending', async () => {
+		const id = await createOrder(env);
+		await expect(
+			env.run({ ...submit(id, 'x'), transactions: {} }),
+		).rejects.toThrow('Transactions: add at least one transaction hash');
+		expect(await env.requests()).toEqual([]);
+	});
+});

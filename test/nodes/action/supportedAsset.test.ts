@@ -1,0 +1,49 @@
+/** Supported Asset, and the dropdowns and list searches fed by the API, over real HTTP against the sandbox. */
+import { loadOptions } from '../../support/n8nContexts';
+import { json, node, startEnv, type Env } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	env = await startEnv();
+});
+afterAll(async () => {
+	await env.sb.close();
+});
+beforeEach(async () => {
+	await env.reset();
+});
+
+const creds = () => ({ apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl });
+
+describe('Supported Asset and dropdowns', () => {
+	test('Get Many: one item per pair', async () => {
+		const out = await env.run({ resource: 'supportedAsset', operation: 'getMany' });
+		expect(json(out)).toEqual(env.state.supportedAssets);
+		expect(out.every((o) => (o.pairedItem as any).item === 0)).toBe(true);
+		const [req] = await env.requests();
+		expect(req).toMatchObject({ method: 'GET', path: '/api/v1/supported-assets' });
+	});
+
+	test('chain and asset dropdowns come from GET /supported-assets', async () => {
+		const setup = { parameters: { resource: 'paymentOrder', operation: 'create' }, credentials: creds() };
+		const chains = (await loadOptions(node, 'getChains', setup)) as any[];
+		const assets = (await loadOptions(node, 'getAssets', setup)) as any[];
+		const pairs = env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
+		expect(chains.map((c) => c.value)).toEqual([...new Set(pairs.map((p) => p.chain))].sort());
+		expect(chains.map((c) => c.name)).toEqual(['Base', 'Ethereum', 'Solana']);
+		expect(assets.map((a) => a.value)).toEqual([...new Set(pairs.map((p) => p.symbol))].sort());
+	});
+
+	test('the asset list follows the chosen chain (toChain, or deliveredChain for a ruleset)', async () => {
+		await env.op('POST', '/reset', {});
+		const pairs = env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
+		const on = (chain: string) => pairs.filter((p) => p.chain === chain).map((p) => p.symbol).sort();
+		const assetsFor = async (parameters: Record<string, string>) =>
+			((await loadOptions(node, 'getAssets', { parameters, credentials: creds() })) as any[]).map((a) => a.value);
+		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: 'solana' })).toEqual(on('solana'));
+		expect(await assetsFor({ resource: 'receiveRuleset', operation: 'create', deliveredChain: 'base' })).toEqual(on('base'));
+		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: '={{ $json.chain }}' })).toEqual([...new Set(pairs.map((p) => p.symbol))].sort());
+		const field = node.description.properties.find((p) => p.name === 'deliveredAsset');
+		expect(field?.typeOptions).toEqual({ loadOptionsMethod: 'getAssets', loadOptionsDependsOn: ['deliveredChain'] });
+	});
+});

@@ -1,0 +1,139 @@
+/**
+ * The tests' one sandbox client: the public APIs (main and rewards) with the sandbox key, the
+ * operator API (state, request log, marks, faults, reset), and raw replies for tests of the API itself.
+ * Used in-process (sandbox and node tests) and against a sandbox beside a real n8n (e2e, queue, bench).
+ */
+import type { Sandbox } from '../../sandbox/server';
+import type { LoggedRequest as SandboxLoggedRequest } from '../../sandbox/router';
+
+/** One entry of the sandbox's request log; tests read its body freely. */
+export type LoggedRequest = SandboxLoggedRequest & { body: any };
+
+/** Where a sandbox answers (what `startSandbox` returns, in this process or another). */
+export type SandboxUrls = Pick<Sandbox, 'mainUrl' | 'rewardsUrl' | 'apiKey' | 'operatorUrl'>;
+
+export interface Reply<T = any> {
+	status: number;
+	body: T;
+	headers: Headers;
+}
+
+export interface Fault {
+	method?: string;
+	path: string;
+	count: number;
+	status?: number;
+	retryAfter?: number;
+	delayMs?: number;
+	commitThen500?: boolean;
+}
+
+/** HTTP to one base URL with an optional key: every reply, whatever its status. */
+export class Client {
+	constructor(
+		public base: string,
+		public key?: string,
+	) {}
+
+	async req<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+		const h: Record<string, string> = { ...headers };
+		if (this.key !== undefined) h['x-api-key'] = this.key;
+		if (body !== undefined) h['content-type'] = 'application/json';
+		const res = await fetch(this.base + path, {
+			method,
+			headers: h,
+			body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+		});
+		const text = await res.text();
+		return { status: res.status, body: text ? JSON.parse(text) : null, headers: res.headers };
+	}
+	get<T = any>(p: string, h?: Record<string, string>) {
+		return this.req<T>('GET', p, undefined, h);
+	}
+	post<T = any>(p: string, b?: unknown, h?: Record<string, string>) {
+		return this.req<T>('POST', p, b ?? {}, h);
+	}
+	put<T = any>(p: string, b?: unknown, h?: Record<string, string>) {
+		return this.req<T>('PUT', p, b ?? {}, h);
+	}
+	patch<T = any>(p: string, b?: unknown, h?: Record<string, string>) {
+		return this.req<T>('PATCH', p, b ?? {}, h);
+	}
+	del<T = any>(p: string, h?: Record<string, string>) {
+		return this.req<T>('DELETE', p, undefined, h);
+	}
+}
+
+export class SandboxClient {
+	/** The public main API under /api/v1, with the sandbox key. */
+	readonly main: Client;
+	/** The public rewards API under /api/v1, with the sandbox key. */
+	readonly rewards: Client;
+	/** The operator API under {mainUrl}/sandbox (no key). */
+	readonly operatorApi: Client;
+
+	constructor(readonly sandbox: SandboxUrls) {
+		this.main = new Client(`${sandbox.mainUrl}/api/v1`, sandbox.apiKey);
+		this.rewards = new Client(`${sandbox.rewardsUrl}/api/v1`, sandbox.apiKey);
+		this.operatorApi = new Client(sandbox.operatorUrl.replace(/\/+$/, ''));
+	}
+
+	/** The operator API (`state`, `/requests?since=3`, ...); throws unless it answers 2xx. */
+	async call<T = any>(method: string, path: string, body?: unknown): Promise<T> {
+		const reply = await this.operatorApi.req<T>(method, `/${path.replace(/^\/+/, '').replace(/^sandbox\//, '')}`, body);
+		if (reply.status >= 300) throw new Error(`operator ${method} ${path} → ${reply.status} ${JSON.stringify(reply.body)}`);
+		return reply.body;
+	}
+
+	/** The public API with the sandbox key (for arranging state and checking results); throws unless 2xx. */
+	async api<T = any>(method: string, path: string, body?: unknown, base: 'main' | 'rewards' = 'main'): Promise<T> {
+		const reply = await this[base].req<T>(method, path, body);
+		if (reply.status >= 300) throw new Error(`${method} ${path} → ${reply.status} ${JSON.stringify(reply.body)}`);
+		return reply.body;
+	}
+
+	state() {
+		return this.call<any>('GET', 'state');
+	}
+
+	/** Requests the sandbox received (both public APIs and the operator's), after `since` (a seq) when given. */
+	async requests(since?: number): Promise<LoggedRequest[]> {
+		const query = since === undefined ? '' : `?since=${since}`;
+		return (await this.call<{ requests: LoggedRequest[] }>('GET', `requests${query}`)).requests;
+	}
+
+	/** The highest request seq so far (0 when none): pass it to requests() to see only what follows. */
+	async mark(): Promise<number> {
+		return (await this.call<{ lastSeq: number }>('GET', `requests?since=${Number.MAX_SAFE_INTEGER}`)).lastSeq;
+	}
+
+	fault(fault: Fault) {
+		return this.call('POST', 'faults', fault);
+	}
+
+	clearFaults() {
+		return this.call('DELETE', 'faults');
+	}
+
+	reset() {
+		return this.call('POST', 'reset', {});
+	}
+
+	/** A standard order from the demo seed's alice to bob's first wallet, through the public API. */
+	async createOrder(amountUsd: number, memo: string, idempotencyKey: string): Promise<any> {
+		const {
+			users: [alice, bob],
+		} = await this.state();
+		const order = await this.api('POST', '/payment', {
+			fromUserId: alice.id,
+			toAddress: bob.wallets[0].address,
+			toChain: bob.wallets[0].chain,
+			asset: 'USDC',
+			amountUsd,
+			expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+			memo,
+			idempotencyKey,
+		});
+		return order.paymentOrder;
+	}
+}

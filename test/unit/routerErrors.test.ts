@@ -1,0 +1,98 @@
+/**
+ * The router makes whatever an operation throws the item's node error, so operations (and
+ * keyedWriteError) leave errors that are not node errors as they are.
+ */
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { keyedWriteError } from '../../nodes/Clearinghouse/actions/parameters';
+import { resources, router } from '../../nodes/Clearinghouse/actions/router';
+
+const node: INode = {
+	id: 'node-1',
+	name: 'Clearinghouse',
+	type: 'n8n-nodes-clearinghouse.clearinghouse',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+/** A resource whose one operation throws `error` for item 1 and answers the others. */
+function throwingResource(error: unknown) {
+	return {
+		displayName: 'Test Only',
+		operations: {
+			description: [],
+			boom: {
+				description: [],
+				execute: async (itemIndex: number): Promise<IDataObject> => {
+					if (itemIndex === 1) throw error;
+					return { itemIndex };
+				},
+			},
+		},
+	};
+}
+
+function context(continueOnFail: boolean): IExecuteFunctions {
+	const parameters: Record<string, unknown> = { resource: 'testOnly', operation: 'boom', 'options.concurrency': 1 };
+	return {
+		getNode: () => node,
+		getInputData: () => [{ json: {} }, { json: {} }, { json: {} }],
+		getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameters[name] ?? fallback,
+		continueOnFail: () => continueOnFail,
+	} as unknown as IExecuteFunctions;
+}
+
+afterEach(() => {
+	delete resources.testOnly;
+});
+
+test('a plain error thrown by an operation becomes a NodeOperationError with the item index', async () => {
+	resources.testOnly = throwingResource(new Error('socket hang up'));
+	const failure = await router.call(context(false)).then(
+		() => undefined,
+		(error: unknown) => error,
+	);
+	expect(failure).toBeInstanceOf(NodeOperationError);
+	expect((failure as NodeOperationError).message).toBe('socket hang up');
+	expect((failure as NodeOperationError).context.itemIndex).toBe(1);
+});
+
+test('under Continue On Fail the plain error is the failed item, the others run', async () => {
+	resources.testOnly = throwingResource(new Error('socket hang up'));
+	const [output] = await router.call(context(true));
+	expect(output.map((item) => item.json)).toEqual([{ itemIndex: 0 }, { error: 'socket hang up' }, { itemIndex: 2 }]);
+	expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+});
+
+test('a node error keeps its class and gets the item index', async () => {
+	const apiError = new NodeApiError(node, { message: 'Conflict' }, { httpCode: '409' });
+	resources.testOnly = throwingResource(apiError);
+	const failure = await router.call(context(false)).then(
+		() => undefined,
+		(error: unknown) => error,
+	);
+	expect(failure).toBe(apiError);
+	expect(apiError.context.itemIndex).toBe(1);
+});
+
+describe('keyedWriteError', () => {
+	test('leaves an error that is not a node error as it is (the router wraps it)', () => {
+		const error = new Error('socket hang up');
+		expect(keyedWriteError(error, 'key-1', 'payment order')).toBe(error);
+	});
+
+	test('says a 409 of a payment order the way it happened, naming the key', () => {
+		const error = new NodeApiError(node, { message: 'Conflict' }, { httpCode: '409' });
+		expect(keyedWriteError(error, 'key-1', 'payment order')).toBe(error);
+		expect(error.message).toBe("This item's payment order already exists with other values: check it before paying again");
+		expect(error.description).toContain('The idempotency key key-1 was already used');
+	});
+
+	test('leaves a 409 of a reward rule that does not speak of idempotency as it is', () => {
+		const error = new NodeApiError(node, { message: 'Library full' }, { httpCode: '409', message: 'Library full' });
+		keyedWriteError(error, 'key-1', 'reward rule');
+		expect(error.message).toBe('Library full');
+	});
+});
