@@ -17,7 +17,17 @@ export default tseslint.config(
 		files: ['**/*.js', '**/*.mjs'],
 		extends: [js.configs.recommended],
 		languageOptions: {
-			globals: { require: 'readonly', module: 'writable', exports: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', URL: 'readonly' },
+			globals: {
+				require: 'readonly',
+				module: 'writable',
+				exports: 'writable',
+				process: 'readonly',
+				console: 'readonly',
+				__dirname: 'readonly',
+				Buffer: 'readonly',
+				setTimeout: 'readonly',
+				URL: 'readonly',
+			},
 		},
 	},
 	{

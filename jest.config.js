@@ -15,8 +15,6 @@ module.exports = {
 		{ ...base, displayName: 'queue', testMatch: ['<rootDir>/test/queue/**/*.test.ts'] },
 		// The compatibility suite installs a second n8n (about 14 minutes the first time here), so it
 		// runs only through `npm run test:compat` (scripts/test-compat.sh sets the variable), not in `npm test`.
-		...(process.env.CLEARINGHOUSE_COMPAT === '1'
-			? [{ ...base, displayName: 'compat', testMatch: ['<rootDir>/test/compat/**/*.test.ts'] }]
-			: []),
+		...(process.env.CLEARINGHOUSE_COMPAT === '1' ? [{ ...base, displayName: 'compat', testMatch: ['<rootDir>/test/compat/**/*.test.ts'] }] : []),
 	],
 };

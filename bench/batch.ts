@@ -241,14 +241,22 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 	const r = result;
 	const c = (contender: keyof BatchResult['engineCallsPerItem']) => `${r.engineCallsPerItem[contender] ?? 'n/a'} engine calls/item`;
 	ctx.log(`  n8n only (webhook + ${count} items, no requests): ${show(r.wallMs.n8nOnly)}; ${c('n8nOnly')}`);
-	ctx.log(`  Clearinghouse node, fields mapped by expressions: ${show(r.ordersPerSecond.node)} net of n8n overhead; gross ${show(r.ordersPerSecond.nodeGross)}; ${c('node')}`);
+	ctx.log(
+		`  Clearinghouse node, fields mapped by expressions: ${show(r.ordersPerSecond.node)} net of n8n overhead; gross ${show(r.ordersPerSecond.nodeGross)}; ${c('node')}`,
+	);
 	ctx.log(`  Clearinghouse node, fields mapped automatically (by name): ${show(r.ordersPerSecond.nodeAutoMap)} net; ${c('nodeAutoMap')}`);
 	ctx.log(`  Clearinghouse node, fixed fields (key by expression only): ${show(r.ordersPerSecond.nodeFixed)} net; ${c('nodeFixed')}`);
 	ctx.log(`  HTTP Request node:   ${show(r.ordersPerSecond.httpRequest)} net; gross ${show(r.ordersPerSecond.httpRequestGross)}; ${c('httpRequest')}`);
 	ctx.log(`  undici loop (c=${concurrency}): ${show(r.ordersPerSecond.undici)}`);
-	ctx.log(`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)})`);
-	ctx.log(`  ratio node (mapped automatically)/HTTP Request: ${show(r.ratios.nodeAutoMapVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeAutoMapTimeVsUndici)}`);
-	ctx.log(`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`);
+	ctx.log(
+		`  ratio node/HTTP Request (orders/s): ${show(r.ratios.nodeVsHttpRequest)} (ratio of medians ${ratio(r.ordersPerSecond.node, r.ordersPerSecond.httpRequest)})`,
+	);
+	ctx.log(
+		`  ratio node (mapped automatically)/HTTP Request: ${show(r.ratios.nodeAutoMapVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeAutoMapTimeVsUndici)}`,
+	);
+	ctx.log(
+		`  ratio node (fixed fields)/HTTP Request: ${show(r.ratios.nodeFixedVsHttpRequest)} target ≥ 1.5; time/undici ${show(r.ratios.nodeFixedTimeVsUndici)}`,
+	);
 	ctx.log(`  ratio node time/undici time: ${show(r.ratios.nodeTimeVsUndici)} target ≤ 1.5; HTTP Request/undici ${show(r.ratios.httpRequestTimeVsUndici)}`);
 	ctx.log(
 		r.expressionCostUs
@@ -269,5 +277,9 @@ function costPerCall(slowMs: number[], fastMs: number[], slowCalls: number[], fa
 	if (slowCalls.length !== slowMs.length || fastCalls.length !== fastMs.length) return null;
 	const extra = slowCalls.map((c, i) => c - fastCalls[i]);
 	if (extra.some((e) => e < 0.5)) return null;
-	return figure(slowMs.map((ms, i) => ((ms - fastMs[i]) / (extra[i] * count)) * 1000), 'µs', 0);
+	return figure(
+		slowMs.map((ms, i) => ((ms - fastMs[i]) / (extra[i] * count)) * 1000),
+		'µs',
+		0,
+	);
 }

@@ -12,17 +12,7 @@ import { performance } from 'node:perf_hooks';
 
 import { sealSecret } from '../nodes/shared/secretBox';
 import { signatureHeader } from '../nodes/shared/signature';
-import {
-	api,
-	deliver,
-	N8nStaticData,
-	NODE_ID,
-	operator,
-	sandbox,
-	STATIC_KEY,
-	type Sandbox,
-	type TriggerUnderTest,
-} from '../test/nodes/trigger/support';
+import { api, deliver, N8nStaticData, NODE_ID, operator, sandbox, STATIC_KEY, type Sandbox, type TriggerUnderTest } from '../test/nodes/trigger/support';
 
 const SECRET = `whsec_${'5a'.repeat(32)}`;
 
@@ -70,7 +60,16 @@ async function main(): Promise<void> {
 		for (let i = 0; i < count + warmup; i++) {
 			const order = orders[i];
 			// Alternate which goes first, so neither always runs on a warmer cache.
-			const pair: Array<['on' | 'off', TriggerUnderTest]> = i % 2 === 0 ? [['on', on], ['off', off]] : [['off', off], ['on', on]];
+			const pair: Array<['on' | 'off', TriggerUnderTest]> =
+				i % 2 === 0
+					? [
+							['on', on],
+							['off', off],
+						]
+					: [
+							['off', off],
+							['on', on],
+						];
 			for (const [name, t] of pair) {
 				const event = signedEvent(order, `${name}${i}`);
 				const started = performance.now();

@@ -77,7 +77,8 @@ async function measureN8n(ctx: BenchContext, contender: N8nContender, listed: nu
 	const pid = await restartN8n(ctx, PATHS[contender]);
 	const mark = await ctx.operator.mark();
 	const { result, beforeMb, peakMb } = await withPeakMemory(pid, () => postJson(ctx.n8n.webhookUrl(PATHS[contender]), {}));
-	if (result.status !== 200) throw new Error(`${contender}: webhook answered ${result.status}: ${result.text.slice(0, 300)}; ${lastError(ctx, WORKFLOWS[contender])}`);
+	if (result.status !== 200)
+		throw new Error(`${contender}: webhook answered ${result.status}: ${result.text.slice(0, 300)}; ${lastError(ctx, WORKFLOWS[contender])}`);
 	const requests = (await loggedSince(ctx.operator, mark, isList)).length;
 	const first = JSON.parse(result.text || '{}') as { id?: string; total?: number };
 	if (contender === 'httpRequest' && first.total !== listed) throw new Error(`httpRequest: first page says total ${first.total}, expected ${listed}`);
@@ -97,10 +98,13 @@ async function measureUndici(ctx: BenchContext, userId: string): Promise<{ ms: n
 	let requests = 0;
 	const started = performance.now();
 	for (let offset = 0; ; ) {
-		const response = await request(`${ctx.sandbox.mainUrl}/api/v1/payment-orders?fromUserId=${userId}&limit=${ctx.config.pageSize}&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`, {
-			dispatcher: agent,
-			headers: { accept: 'application/json', 'x-api-key': ctx.sandbox.apiKey },
-		});
+		const response = await request(
+			`${ctx.sandbox.mainUrl}/api/v1/payment-orders?fromUserId=${userId}&limit=${ctx.config.pageSize}&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`,
+			{
+				dispatcher: agent,
+				headers: { accept: 'application/json', 'x-api-key': ctx.sandbox.apiKey },
+			},
+		);
 		const text = await response.body.text();
 		requests++;
 		bytes += Buffer.byteLength(text);
@@ -124,7 +128,9 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 	await ctx.operator.call('POST', 'payment-orders/bulk', { count: half, fromUserId: userId });
 	const halfNode = await measureN8n(ctx, 'node', half);
 	const halfSplit = await measureN8n(ctx, 'httpRequestSplitOut', half);
-	ctx.log(`  at ${half}: node +${(halfNode.peakMb - halfNode.beforeMb).toFixed(0)} MB, HTTP Request + Split Out +${(halfSplit.peakMb - halfSplit.beforeMb).toFixed(0)} MB`);
+	ctx.log(
+		`  at ${half}: node +${(halfNode.peakMb - halfNode.beforeMb).toFixed(0)} MB, HTTP Request + Split Out +${(halfSplit.peakMb - halfSplit.beforeMb).toFixed(0)} MB`,
+	);
 	await ctx.operator.call('POST', 'payment-orders/bulk', { count: listed - half, fromUserId: userId });
 
 	const results: Record<N8nContender, Measurement[]> = { n8nOnly: [], node: [], httpRequest: [], httpRequestSplitOut: [] };
@@ -134,7 +140,9 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 		for (const contender of order) {
 			const m = await measureN8n(ctx, contender, listed);
 			results[contender].push(m);
-			ctx.log(`  run ${run + 1} ${contender.padEnd(19)} ${m.ms.toFixed(0)} ms, ${m.requests} requests, RSS ${m.beforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB`);
+			ctx.log(
+				`  run ${run + 1} ${contender.padEnd(19)} ${m.ms.toFixed(0)} ms, ${m.requests} requests, RSS ${m.beforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB`,
+			);
 		}
 		const u = await measureUndici(ctx, userId);
 		if (u.orders !== listed) throw new Error(`undici: ${u.orders} orders listed, expected ${listed}`);
@@ -145,14 +153,29 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 	const ms = (c: N8nContender) => results[c].map((m) => m.ms);
 	const growth = (c: N8nContender) => results[c].map((m) => m.peakMb - m.beforeMb);
 	const dataMb = undici[0].bytes / 1048576;
-	const perByte = (c: N8nContender) => figure(growth(c).map((g) => g / dataMb), '× data', 2);
+	const perByte = (c: N8nContender) =>
+		figure(
+			growth(c).map((g) => g / dataMb),
+			'× data',
+			2,
+		);
 	const fig = (c: N8nContender) => figure(ms(c), 'ms', 0);
 	const result: ListingResult = {
 		listed,
 		pageSize,
 		dataMb: Number(dataMb.toFixed(1)),
 		memorySource: 'VmHWM of the n8n start process, reset before the run (VmRSS polled every 20 ms as a fallback)',
-		wallMs: { n8nOnly: fig('n8nOnly'), node: fig('node'), httpRequest: fig('httpRequest'), httpRequestSplitOut: fig('httpRequestSplitOut'), undici: figure(undici.map((u) => u.ms), 'ms', 0) },
+		wallMs: {
+			n8nOnly: fig('n8nOnly'),
+			node: fig('node'),
+			httpRequest: fig('httpRequest'),
+			httpRequestSplitOut: fig('httpRequestSplitOut'),
+			undici: figure(
+				undici.map((u) => u.ms),
+				'ms',
+				0,
+			),
+		},
 		requests: {
 			n8nOnly: results.n8nOnly[0].requests,
 			node: results.node[0].requests,
@@ -161,10 +184,26 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 			undici: undici[0].requests,
 		},
 		peakRssMb: {
-			n8nOnly: figure(results.n8nOnly.map((m) => m.peakMb), 'MB', 0),
-			node: figure(results.node.map((m) => m.peakMb), 'MB', 0),
-			httpRequest: figure(results.httpRequest.map((m) => m.peakMb), 'MB', 0),
-			httpRequestSplitOut: figure(results.httpRequestSplitOut.map((m) => m.peakMb), 'MB', 0),
+			n8nOnly: figure(
+				results.n8nOnly.map((m) => m.peakMb),
+				'MB',
+				0,
+			),
+			node: figure(
+				results.node.map((m) => m.peakMb),
+				'MB',
+				0,
+			),
+			httpRequest: figure(
+				results.httpRequest.map((m) => m.peakMb),
+				'MB',
+				0,
+			),
+			httpRequestSplitOut: figure(
+				results.httpRequestSplitOut.map((m) => m.peakMb),
+				'MB',
+				0,
+			),
 		},
 		rssGrowthMb: {
 			n8nOnly: figure(growth('n8nOnly'), 'MB', 0),
@@ -175,7 +214,10 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 		ratios: {
 			nodeVsHttpRequest: pairedRatio(ms('node'), ms('httpRequest')),
 			nodeVsHttpRequestSplitOut: pairedRatio(ms('node'), ms('httpRequestSplitOut')),
-			nodeVsUndici: pairedRatio(ms('node'), undici.map((u) => u.ms)),
+			nodeVsUndici: pairedRatio(
+				ms('node'),
+				undici.map((u) => u.ms),
+			),
 			nodeMemoryPerDataByte: perByte('node'),
 			httpRequestSplitOutMemoryPerDataByte: perByte('httpRequestSplitOut'),
 		},
@@ -193,12 +235,24 @@ export async function benchListing(ctx: BenchContext): Promise<ListingResult> {
 	const r = result;
 	ctx.log(`  data: ${r.dataMb} MB of JSON in ${r.requests.undici} pages`);
 	ctx.log(`  n8n only:                         ${show(r.wallMs.n8nOnly)}`);
-	ctx.log(`  Clearinghouse node (Return All):  ${show(r.wallMs.node)}, ${r.requests.node} requests, peak RSS ${show(r.peakRssMb.node)}, growth ${show(r.rssGrowthMb.node)}`);
-	ctx.log(`  HTTP Request pagination:          ${show(r.wallMs.httpRequest)}, ${r.requests.httpRequest} requests, peak RSS ${show(r.peakRssMb.httpRequest)}, growth ${show(r.rssGrowthMb.httpRequest)}`);
-	ctx.log(`  HTTP Request + Split Out:         ${show(r.wallMs.httpRequestSplitOut)}, peak RSS ${show(r.peakRssMb.httpRequestSplitOut)}, growth ${show(r.rssGrowthMb.httpRequestSplitOut)}`);
+	ctx.log(
+		`  Clearinghouse node (Return All):  ${show(r.wallMs.node)}, ${r.requests.node} requests, peak RSS ${show(r.peakRssMb.node)}, growth ${show(r.rssGrowthMb.node)}`,
+	);
+	ctx.log(
+		`  HTTP Request pagination:          ${show(r.wallMs.httpRequest)}, ${r.requests.httpRequest} requests, peak RSS ${show(r.peakRssMb.httpRequest)}, growth ${show(r.rssGrowthMb.httpRequest)}`,
+	);
+	ctx.log(
+		`  HTTP Request + Split Out:         ${show(r.wallMs.httpRequestSplitOut)}, peak RSS ${show(r.peakRssMb.httpRequestSplitOut)}, growth ${show(r.rssGrowthMb.httpRequestSplitOut)}`,
+	);
 	ctx.log(`  undici page loop:                 ${show(r.wallMs.undici)}`);
-	ctx.log(`  ratio node/HTTP Request time: ${show(r.ratios.nodeVsHttpRequest)} target ≤ 1.2; node/(HTTP Request + Split Out): ${show(r.ratios.nodeVsHttpRequestSplitOut)}; node/undici ${show(r.ratios.nodeVsUndici)}`);
-	ctx.log(`  memory growth per byte of data: node ${show(r.ratios.nodeMemoryPerDataByte)}, HTTP Request + Split Out ${show(r.ratios.httpRequestSplitOutMemoryPerDataByte)}`);
-	ctx.log(`  growth ${half} → ${listed} orders (data ×${(listed / half).toFixed(1)}): node ×${halfResult.growthRatio.node}, HTTP Request + Split Out ×${halfResult.growthRatio.httpRequestSplitOut}`);
+	ctx.log(
+		`  ratio node/HTTP Request time: ${show(r.ratios.nodeVsHttpRequest)} target ≤ 1.2; node/(HTTP Request + Split Out): ${show(r.ratios.nodeVsHttpRequestSplitOut)}; node/undici ${show(r.ratios.nodeVsUndici)}`,
+	);
+	ctx.log(
+		`  memory growth per byte of data: node ${show(r.ratios.nodeMemoryPerDataByte)}, HTTP Request + Split Out ${show(r.ratios.httpRequestSplitOutMemoryPerDataByte)}`,
+	);
+	ctx.log(
+		`  growth ${half} → ${listed} orders (data ×${(listed / half).toFixed(1)}): node ×${halfResult.growthRatio.node}, HTTP Request + Split Out ×${halfResult.growthRatio.httpRequestSplitOut}`,
+	);
 	return result;
 }

@@ -69,7 +69,11 @@ async function main(): Promise<void> {
 			return 'unknown';
 		}
 	})();
-	log(`# Clearinghouse benchmarks — n8n ${runtime().version}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}, commit ${commit}`);
+	log(
+		`# Clearinghouse benchmarks — n8n ${runtime().version}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
+			.map((l) => l.toFixed(2))
+			.join(' ')}, commit ${commit}`,
+	);
 	log(`config: ${JSON.stringify(cfg)}`);
 
 	const tarball = packedTarball();
@@ -94,7 +98,9 @@ async function main(): Promise<void> {
 			memo: 'bench payout',
 			expiresAt: new Date(Math.ceil((Date.now() + 6 * 3600_000) / 1000) * 1000).toISOString(),
 		};
-		await n8n.importWorkflows(benchWorkflows({ mainUrl: sandbox.mainUrl, credential, concurrency: cfg.concurrency, listUserId: bob.id, pageSize: cfg.pageSize, order }));
+		await n8n.importWorkflows(
+			benchWorkflows({ mainUrl: sandbox.mainUrl, credential, concurrency: cfg.concurrency, listUserId: bob.id, pageSize: cfg.pageSize, order }),
+		);
 		// Everything but the trigger is published before start; the trigger registers an endpoint at
 		// the sandbox, which would then send deliveries for every order the other sections create.
 		// In parallel (each is an n8n process of a few seconds); one that lost a race on the database

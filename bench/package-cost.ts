@@ -42,7 +42,8 @@ async function timedExecute(n8n: N8nInstance): Promise<number> {
 	const started = performance.now();
 	const result = await n8n.execute(IDS.trivial);
 	const ms = performance.now() - started;
-	if (result.code !== 0 || !result.run?.data?.resultData?.runData?.Done || result.run.data.resultData.error) throw new Error(`n8n execute failed (${result.code}):\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`);
+	if (result.code !== 0 || !result.run?.data?.resultData?.runData?.Done || result.run.data.resultData.error)
+		throw new Error(`n8n execute failed (${result.code}):\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`);
 	return ms;
 }
 
@@ -75,7 +76,11 @@ export async function benchPackage(ctx: BenchContext, tarball: string): Promise<
 			unpackedBytes: installed.bytes,
 			files: installed.files,
 			executeMs: { withPackage: figure(withPackage, 'ms', 0), withoutPackage: figure(withoutPackage, 'ms', 0) },
-			loadMs: figure(withPackage.map((w, i) => w - withoutPackage[i]), 'ms', 0),
+			loadMs: figure(
+				withPackage.map((w, i) => w - withoutPackage[i]),
+				'ms',
+				0,
+			),
 		};
 		ctx.log(`  tarball ${(result.tarballBytes / 1024).toFixed(1)} KiB (${result.files} files, ${(result.unpackedBytes / 1024).toFixed(1)} KiB unpacked)`);
 		ctx.log(`  n8n execute, trivial workflow: with package ${show(result.executeMs.withPackage)}, without ${show(result.executeMs.withoutPackage)}`);

@@ -24,7 +24,8 @@ async function main(): Promise<void> {
 	const sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
 	const cluster = await QueueCluster.start();
 	const receiver = await new BusinessReceiver().start(await freePort());
-	const results: Array<{ deployment: string; at: string; routing: string; acknowledge: string; load: number[]; figures: StressFigures; perBackend: number[] }> = [];
+	const results: Array<{ deployment: string; at: string; routing: string; acknowledge: string; load: number[]; figures: StressFigures; perBackend: number[] }> =
+		[];
 	try {
 		const credential = sandboxCredential(sandbox);
 		await cluster.main.importCredential(credential);
@@ -64,11 +65,16 @@ async function main(): Promise<void> {
 				failShare: 0.1,
 				concurrency: 20,
 			});
-			const routed = cluster.nginx.log().slice(from).filter((r) => r.path.includes(hooks[d.acknowledge]));
+			const routed = cluster.nginx
+				.log()
+				.slice(from)
+				.filter((r) => r.path.includes(hooks[d.acknowledge]));
 			const perBackend = [0, 1].map((b) => routed.filter((r) => r.backend === b).length);
 			results.push({ deployment: name, at: new Date().toISOString(), routing: d.routing, acknowledge: d.acknowledge, load, figures, perBackend });
 			write(results);
-			console.log(`[queue stress] ${name}: lost ${figures.lost} (n8n ${figures.lostInN8n}), doubled ${figures.doubled} (n8n ${figures.doubledInN8n}) of ${figures.events}; ${figures.attempts} attempts ${JSON.stringify(figures.answers)}, ${figures.executions} executions, ${figures.seconds} s, load ${load.join(' ')}`);
+			console.log(
+				`[queue stress] ${name}: lost ${figures.lost} (n8n ${figures.lostInN8n}), doubled ${figures.doubled} (n8n ${figures.doubledInN8n}) of ${figures.events}; ${figures.attempts} attempts ${JSON.stringify(figures.answers)}, ${figures.executions} executions, ${figures.seconds} s, load ${load.join(' ')}`,
+			);
 		}
 	} finally {
 		await receiver.close();
@@ -89,7 +95,8 @@ function write(results: Array<{ deployment: string }>): void {
 	let kept: Array<{ deployment: string; at?: string }> = [];
 	if (ONLY.length && existsSync(file)) {
 		const previous = JSON.parse(readFileSync(file, 'utf8')) as { at: string; events: number; results: Array<{ deployment: string; at?: string }> };
-		if (previous.events === EVENTS) kept = previous.results.filter((r) => !results.some((n) => n.deployment === r.deployment)).map((r) => ({ ...r, at: r.at ?? previous.at }));
+		if (previous.events === EVENTS)
+			kept = previous.results.filter((r) => !results.some((n) => n.deployment === r.deployment)).map((r) => ({ ...r, at: r.at ?? previous.at }));
 	}
 	const order = ['hash/whenFinished', 'roundRobin/whenReceived', 'hash/whenReceived', 'roundRobin/whenFinished'];
 	const all = [...kept, ...results].sort((a, b) => order.indexOf(a.deployment) - order.indexOf(b.deployment));

@@ -48,11 +48,20 @@ async function main(): Promise<void> {
 				WORKFLOW,
 				'queue bench: batch of payment orders',
 				[
-					{ name: 'Webhook', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: PATH, responseMode: 'onReceived', options: {} } },
+					{
+						name: 'Webhook',
+						type: 'n8n-nodes-base.webhook',
+						typeVersion: 2,
+						webhookId: randomUUID(),
+						parameters: { httpMethod: 'POST', path: PATH, responseMode: 'onReceived', options: {} },
+					},
 					{ name: 'Orders', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields', options: {} } },
 					createOrders,
 				],
-				[['Webhook', 'Orders'], ['Orders', 'Create orders']],
+				[
+					['Webhook', 'Orders'],
+					['Orders', 'Create orders'],
+				],
 				{ id: credential.id, name: credential.name },
 			),
 		);
@@ -65,8 +74,17 @@ async function main(): Promise<void> {
 			const started = Date.now();
 			const statuses = await Promise.all(
 				Array.from({ length: EXECUTIONS }, async (_, e) => {
-					const orders = Array.from({ length: PER_EXECUTION }, (_, i) => ({ key: `${label}-${e}-${i}`, memo: `${label}-${e}-${i}`, amountUsd: 1 + (i % 7) + 0.25, expiresAt }));
-					const response = await fetch(cluster.webhookUrl(PATH), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ orders }) });
+					const orders = Array.from({ length: PER_EXECUTION }, (_, i) => ({
+						key: `${label}-${e}-${i}`,
+						memo: `${label}-${e}-${i}`,
+						amountUsd: 1 + (i % 7) + 0.25,
+						expiresAt,
+					}));
+					const response = await fetch(cluster.webhookUrl(PATH), {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify({ orders }),
+					});
 					await response.text();
 					return response.status;
 				}),
@@ -112,7 +130,9 @@ async function main(): Promise<void> {
 		const out = join(repoRoot, 'bench', 'results');
 		mkdirSync(out, { recursive: true });
 		writeFileSync(join(out, 'queue-throughput.json'), `${JSON.stringify(figures, null, 2)}\n`);
-		console.log(`[queue throughput] orders/s, median of ${ROUNDS}: 1 worker ${figures.oneWorker}, 2 workers ${figures.twoWorkers}; written bench/results/queue-throughput.json`);
+		console.log(
+			`[queue throughput] orders/s, median of ${ROUNDS}: 1 worker ${figures.oneWorker}, 2 workers ${figures.twoWorkers}; written bench/results/queue-throughput.json`,
+		);
 	} finally {
 		await cluster.dispose();
 		await sandbox.close();

@@ -34,7 +34,7 @@ export function summarize(results: Record<string, unknown>): TargetCheck[] {
 	const listing = results.listing as ListingResult | undefined;
 	if (listing) {
 		checks.push({
-			name: 'Return All at most 0.85× the HTTP Request node\'s time',
+			name: "Return All at most 0.85× the HTTP Request node's time",
 			met: listing.ratios.nodeVsHttpRequest.median <= 0.85,
 			detail: `node/HTTP Request pagination ${listing.ratios.nodeVsHttpRequest.median}; node/(HTTP Request + Split Out) ${listing.ratios.nodeVsHttpRequestSplitOut.median}`,
 		});
@@ -48,20 +48,30 @@ export function summarize(results: Record<string, unknown>): TargetCheck[] {
 		}
 	}
 	const trigger = results.trigger as TriggerResult | undefined;
-	const diagnostics = (results.diagnostics ?? {}) as { batchLegacyExpressionEngine?: BatchResult; triggerLegacyExpressionEngine?: TriggerResult; triggerIsolatePoolOf2?: TriggerResult };
+	const diagnostics = (results.diagnostics ?? {}) as {
+		batchLegacyExpressionEngine?: BatchResult;
+		triggerLegacyExpressionEngine?: TriggerResult;
+		triggerIsolatePoolOf2?: TriggerResult;
+	};
 	if (trigger) {
 		const legacy = diagnostics.triggerLegacyExpressionEngine;
 		const lazy = trigger.lazyAcquire;
 		const calls = (r: TriggerResult | NonNullable<TriggerResult['lazyAcquire']>) =>
-			r.engineCallsPerDelivery ? ` (engine calls/isolates per delivery: trigger ${r.engineCallsPerDelivery.trigger}/${r.isolatesPerDelivery.trigger}, Webhook ${r.engineCallsPerDelivery.plainWebhook}/${r.isolatesPerDelivery.plainWebhook})` : '';
+			r.engineCallsPerDelivery
+				? ` (engine calls/isolates per delivery: trigger ${r.engineCallsPerDelivery.trigger}/${r.isolatesPerDelivery.trigger}, Webhook ${r.engineCallsPerDelivery.plainWebhook}/${r.isolatesPerDelivery.plainWebhook})`
+				: '';
 		checks.push({
 			name: 'trigger v2 throughput with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true at least 0.9× of the plain Webhook node',
 			met: (lazy ?? trigger).ratio.median >= 0.9,
 			detail:
-				(lazy ? `lazy acquire: trigger v2/Webhook ${lazy.ratio.median}${calls(lazy)}, confirmed ${lazy.ratioConfirmed.median}, v1 ${lazy.ratioV1.median}; ` : 'lazy acquire not measured; ') +
+				(lazy
+					? `lazy acquire: trigger v2/Webhook ${lazy.ratio.median}${calls(lazy)}, confirmed ${lazy.ratioConfirmed.median}, v1 ${lazy.ratioV1.median}; `
+					: 'lazy acquire not measured; ') +
 				`default settings: trigger v2/Webhook executions per second ${trigger.ratio.median}${calls(trigger)}` +
 				(trigger.ratioConfirmed ? `, confirmed ${trigger.ratioConfirmed.median}, v1 ${trigger.ratioV1.median}` : '') +
-				(legacy ? `; with N8N_EXPRESSION_ENGINE=legacy ${legacy.ratio.median} (${legacy.executionsPerSecond.trigger.median} vs ${legacy.executionsPerSecond.plainWebhook.median}/s)` : '') +
+				(legacy
+					? `; with N8N_EXPRESSION_ENGINE=legacy ${legacy.ratio.median} (${legacy.executionsPerSecond.trigger.median} vs ${legacy.executionsPerSecond.plainWebhook.median}/s)`
+					: '') +
 				(diagnostics.triggerIsolatePoolOf2 ? `; with N8N_EXPRESSION_ENGINE_POOL_SIZE=2 ${diagnostics.triggerIsolatePoolOf2.ratio.median}` : ''),
 		});
 	}
@@ -100,6 +110,7 @@ export function compareWithPrevious(previous: Record<string, unknown>, current: 
 	const cfgBefore = previous.config as Record<string, unknown> | undefined;
 	const cfgNow = current.config as Record<string, unknown>;
 	const differ = sizes.filter((k) => cfgBefore && cfgBefore[k] !== cfgNow[k]);
-	if (differ.length) lines.unshift(`note: sizes differ from the previous run (${differ.map((k) => `${k} ${String(cfgBefore?.[k])} → ${String(cfgNow[k])}`).join(', ')})`);
+	if (differ.length)
+		lines.unshift(`note: sizes differ from the previous run (${differ.map((k) => `${k} ${String(cfgBefore?.[k])} → ${String(cfgNow[k])}`).join(', ')})`);
 	return lines;
 }

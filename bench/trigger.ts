@@ -73,7 +73,13 @@ function deliveries(ctx: BenchContext, template: Record<string, unknown>, secret
 	return Array.from({ length: count }, (_, i) => {
 		const id = `evt_${tag}_${i}_payment_order`;
 		const order = realOrder ? template : { ...template, id: `bench-${tag}-${i}`, status: 'AWAITING_FUNDS', version: 1, inboundTransfers: [] };
-		const body = JSON.stringify({ id, type: 'payment_order', created: new Date().toISOString(), accountId: ctx.state.accountId, data: { payment_order: order } });
+		const body = JSON.stringify({
+			id,
+			type: 'payment_order',
+			created: new Date().toISOString(),
+			accountId: ctx.state.accountId,
+			data: { payment_order: order },
+		});
 		return {
 			body,
 			headers: {
@@ -154,7 +160,11 @@ async function publishTriggers(ctx: BenchContext): Promise<Record<TriggerContend
 	return secrets;
 }
 
-async function measure(ctx: BenchContext, template: Record<string, unknown>, secrets: Record<TriggerContender, string>): Promise<TriggerSettingResult & { bodyBytes: number }> {
+async function measure(
+	ctx: BenchContext,
+	template: Record<string, unknown>,
+	secrets: Record<TriggerContender, string>,
+): Promise<TriggerSettingResult & { bodyBytes: number }> {
 	const { runs, deliveries: count } = ctx.config;
 	const batchFor = (contender: Contender, tag: string, n: number) =>
 		deliveries(ctx, template, secrets[contender === 'plainWebhook' ? 'trigger' : contender], tag, n, contender === 'triggerConfirmed');
@@ -176,7 +186,15 @@ async function measure(ctx: BenchContext, template: Record<string, unknown>, sec
 		}
 	}
 	const pick = <K extends keyof RunResult>(key: K, unit: string) =>
-		Object.fromEntries(CONTENDERS.map((c) => [c, figure(results[c].map((m) => m[key] as number), unit)])) as Record<Contender, Figure>;
+		Object.fromEntries(
+			CONTENDERS.map((c) => [
+				c,
+				figure(
+					results[c].map((m) => m[key] as number),
+					unit,
+				),
+			]),
+		) as Record<Contender, Figure>;
 	const perDelivery = (key: 'engineCalls' | 'isolates') =>
 		Object.fromEntries(
 			CONTENDERS.map((c) => {
@@ -199,7 +217,9 @@ async function measure(ctx: BenchContext, template: Record<string, unknown>, sec
 
 function report(ctx: BenchContext, r: TriggerSettingResult, setting: string): void {
 	for (const c of CONTENDERS) {
-		ctx.log(`  ${LABELS[c]}: ${show(r.executionsPerSecond[c])}; engine calls/delivery ${r.engineCallsPerDelivery[c] ?? 'n/a'}, isolates/delivery ${r.isolatesPerDelivery[c] ?? 'n/a'}`);
+		ctx.log(
+			`  ${LABELS[c]}: ${show(r.executionsPerSecond[c])}; engine calls/delivery ${r.engineCallsPerDelivery[c] ?? 'n/a'}, isolates/delivery ${r.isolatesPerDelivery[c] ?? 'n/a'}`,
+		);
 	}
 	ctx.log(`  ratio trigger v2/Webhook (${setting}): ${show(r.ratio)}; confirmed ${show(r.ratioConfirmed)}; v1 ${show(r.ratioV1)}`);
 }
@@ -228,9 +248,9 @@ export async function benchTrigger(ctx: BenchContext, label = DEFAULT_LABEL): Pr
 	const secrets = await publishTriggers(ctx);
 	// A real order as the payload template (any order of the account will do; bulk orders send no webhooks).
 	await ctx.operator.call('POST', 'payment-orders/bulk', { count: 1 });
-	const { returns: _returns, ...template } = (
-		await ctx.operator.api<{ paymentOrders: Array<Record<string, unknown>> }>('GET', `/payment-orders?limit=1&status=${PAYMENT_ORDER_STATUSES.join(',')}`)
-	).paymentOrders[0] ?? {};
+	const { returns: _returns, ...template } =
+		(await ctx.operator.api<{ paymentOrders: Array<Record<string, unknown>> }>('GET', `/payment-orders?limit=1&status=${PAYMENT_ORDER_STATUSES.join(',')}`))
+			.paymentOrders[0] ?? {};
 	if (!template.id) throw new Error('no payment order to use as a template');
 
 	const { bodyBytes, ...byDefault } = await measure(ctx, template, secrets);
@@ -249,7 +269,9 @@ export async function benchTrigger(ctx: BenchContext, label = DEFAULT_LABEL): Pr
 			await restartWith(ctx, lazyName, previous);
 		}
 	}
-	ctx.log(`  ratio trigger v2/Webhook: default settings ${show(result.ratio)}; lazy acquire ${result.lazyAcquire ? show(result.lazyAcquire.ratio) : 'not measured'} (target ≥ 0.9 with lazy acquire)`);
+	ctx.log(
+		`  ratio trigger v2/Webhook: default settings ${show(result.ratio)}; lazy acquire ${result.lazyAcquire ? show(result.lazyAcquire.ratio) : 'not measured'} (target ≥ 0.9 with lazy acquire)`,
+	);
 	return result;
 }
 

@@ -117,7 +117,11 @@ export async function benchVerification(ctx: BenchContext): Promise<Verification
 		iterations,
 		verifySignatureUs: figure(verifyRuns, 'µs', 2),
 		bareHmacUs: figure(bareRuns, 'µs', 2),
-		overheadUs: figure(verifyRuns.map((v, i) => v - bareRuns[i]), 'µs', 2),
+		overheadUs: figure(
+			verifyRuns.map((v, i) => v - bareRuns[i]),
+			'µs',
+			2,
+		),
 	};
 	ctx.log(`  verifySignature (${result.bodyBytes} B body): ${show(result.verifySignatureUs)}`);
 	ctx.log(`  bare HMAC-SHA256 hex:             ${show(result.bareHmacUs)}`);

@@ -72,7 +72,13 @@ const splitOrders: NodeSpec = {
 };
 
 function linear(id: string, name: string, nodes: NodeSpec[], credential: CredentialRef, settings = noSave): WorkflowInput {
-	const workflow = graph(id, name, nodes, nodes.slice(1).map((node, i) => [nodes[i].name, node.name] as [string, string]), credential);
+	const workflow = graph(
+		id,
+		name,
+		nodes,
+		nodes.slice(1).map((node, i) => [nodes[i].name, node.name] as [string, string]),
+		credential,
+	);
 	return { ...workflow, settings };
 }
 
@@ -217,7 +223,12 @@ export function benchWorkflows(o: {
 	return [
 		linear(IDS.batchEmpty, 'bench: batch, n8n only', [hook('bench-batch-empty'), splitOrders, { name: 'Done', type: 'n8n-nodes-base.noOp' }], credential),
 		linear(IDS.batchNode, 'bench: batch, Clearinghouse node', [hook('bench-batch-node'), splitOrders, createOrderNode(o.concurrency)], credential),
-		linear(IDS.batchNodeFixed, 'bench: batch, Clearinghouse node, fixed fields', [hook('bench-batch-node-fixed'), splitOrders, createOrderNode(o.concurrency, o.order)], credential),
+		linear(
+			IDS.batchNodeFixed,
+			'bench: batch, Clearinghouse node, fixed fields',
+			[hook('bench-batch-node-fixed'), splitOrders, createOrderNode(o.concurrency, o.order)],
+			credential,
+		),
 		linear(
 			IDS.batchNodeAutoMap,
 			'bench: batch, Clearinghouse node, fields mapped automatically',
@@ -234,19 +245,35 @@ export function benchWorkflows(o: {
 				{
 					name: 'List',
 					type: ACTION_NODE,
-					parameters: { resource: 'paymentOrder', operation: 'getMany', returnAll: true, filters: { fromUserId: o.listUserId }, options: { pageSize: o.pageSize } },
+					parameters: {
+						resource: 'paymentOrder',
+						operation: 'getMany',
+						returnAll: true,
+						filters: { fromUserId: o.listUserId },
+						options: { pageSize: o.pageSize },
+					},
 				},
 			],
 			credential,
 		),
-		linear(IDS.listHttp, 'bench: list, HTTP Request pagination', [hook('bench-list-http'), httpListNode(mainUrl, credential, o.listUserId, o.pageSize)], credential),
+		linear(
+			IDS.listHttp,
+			'bench: list, HTTP Request pagination',
+			[hook('bench-list-http'), httpListNode(mainUrl, credential, o.listUserId, o.pageSize)],
+			credential,
+		),
 		linear(
 			IDS.listHttpSplit,
 			'bench: list, HTTP Request pagination + Split Out',
 			[
 				hook('bench-list-http-split'),
 				httpListNode(mainUrl, credential, o.listUserId, o.pageSize),
-				{ name: 'Orders', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'paymentOrders', include: 'noOtherFields', options: {} } },
+				{
+					name: 'Orders',
+					type: 'n8n-nodes-base.splitOut',
+					typeVersion: 1,
+					parameters: { fieldToSplitOut: 'paymentOrders', include: 'noOtherFields', options: {} },
+				},
 			],
 			credential,
 		),
@@ -272,14 +299,24 @@ export function benchWorkflows(o: {
 				credential,
 			),
 		),
-		graph(IDS.plainWebhook, 'bench: plain Webhook', [hook(PLAIN_PATH, 'onReceived'), { name: 'Received', type: 'n8n-nodes-base.noOp' }], [['Webhook', 'Received']]),
+		graph(
+			IDS.plainWebhook,
+			'bench: plain Webhook',
+			[hook(PLAIN_PATH, 'onReceived'), { name: 'Received', type: 'n8n-nodes-base.noOp' }],
+			[['Webhook', 'Received']],
+		),
 	];
 }
 
 /** Manual Trigger → No Op: what `n8n execute` runs to time n8n's start with and without the package. */
 export function trivialWorkflow(): WorkflowInput {
-	return graph(IDS.trivial, 'bench: trivial', [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' },
-		{ name: 'Done', type: 'n8n-nodes-base.noOp' },
-	], [['Start', 'Done']]);
+	return graph(
+		IDS.trivial,
+		'bench: trivial',
+		[
+			{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' },
+			{ name: 'Done', type: 'n8n-nodes-base.noOp' },
+		],
+		[['Start', 'Done']],
+	);
 }

@@ -1,10 +1,4 @@
-import type {
-	IAuthenticate,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 // The service has no test network: both URLs point at production unless the user
 // points them at the local sandbox (`npm run sandbox`).
@@ -34,8 +28,7 @@ export class ClearinghouseApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			description:
-				'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
+			description: 'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',

@@ -16,16 +16,28 @@ export class Browser {
 	private pending = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void }>();
 	private session = '';
 
-	private constructor(private readonly proc: ChildProcess, private readonly profile: string) {}
+	private constructor(
+		private readonly proc: ChildProcess,
+		private readonly profile: string,
+	) {}
 
 	static async launch(): Promise<Browser> {
 		const profile = mkdtempSync(join(tmpdir(), 'clearinghouse-chromium-'));
 		const proc = spawn(
 			CHROMIUM,
 			[
-				'--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-				'--disable-component-update', '--disable-sync', `--user-data-dir=${profile}`, '--remote-debugging-port=0',
-				'--window-size=1400,1000', 'about:blank',
+				'--headless',
+				'--no-sandbox',
+				'--disable-gpu',
+				'--disable-quic',
+				'--no-first-run',
+				'--disable-background-networking',
+				'--disable-component-update',
+				'--disable-sync',
+				`--user-data-dir=${profile}`,
+				'--remote-debugging-port=0',
+				'--window-size=1400,1000',
+				'about:blank',
 			],
 			{ stdio: ['ignore', 'ignore', 'pipe'] },
 		);

@@ -12,7 +12,9 @@ export function loadExample(file: string): WorkflowInput {
 }
 
 export function exampleFiles(): string[] {
-	return readdirSync(examplesDir).filter((name) => name.endsWith('.json')).sort();
+	return readdirSync(examplesDir)
+		.filter((name) => name.endsWith('.json'))
+		.sort();
 }
 
 type NodeJson = WorkflowInput['nodes'][number];

@@ -119,9 +119,7 @@ export class N8nInstance {
 		});
 		mkdirSync(this.userFolder, { recursive: true });
 		if (options.installPackage !== false) installPackage(this.userFolder, options.tarball);
-		this.executions = options.executionStore
-			? options.executionStore(this)
-			: new SqliteExecutionStore(join(this.userFolder, '.n8n', 'database.sqlite'));
+		this.executions = options.executionStore ? options.executionStore(this) : new SqliteExecutionStore(join(this.userFolder, '.n8n', 'database.sqlite'));
 	}
 
 	static async create(options: N8nOptions = {}): Promise<N8nInstance> {
@@ -220,7 +218,10 @@ export class N8nInstance {
 	 * environment plus `env`; its output goes to <root>/<name>.log. For queue mode: one main, then
 	 * workers and webhook processes with their own ports in `env` (QUEUE_HEALTH_CHECK_PORT, N8N_PORT).
 	 */
-	async spawnProcess(args: string[], options: { name?: string; env?: Record<string, string>; readyUrl?: string; timeoutMs?: number } = {}): Promise<N8nProcess> {
+	async spawnProcess(
+		args: string[],
+		options: { name?: string; env?: Record<string, string>; readyUrl?: string; timeoutMs?: number } = {},
+	): Promise<N8nProcess> {
 		const { node, n8nBin } = runtime();
 		const name = options.name ?? `n8n-${args[0]}`;
 		const log = createWriteStream(join(this.root, `${name}.log`), { flags: 'a' });
@@ -284,10 +285,7 @@ export class N8nInstance {
 	/** Finished executions: stopped with their data written (the row and its data are separate writes). */
 	finishedExecutions(workflowId?: string): ExecutionRecord[] {
 		return this.listExecutions(workflowId).filter(
-			(e) =>
-				!['new', 'running', 'waiting'].includes(e.status) &&
-				e.stoppedAt !== null &&
-				Object.keys(e.data.resultData?.runData ?? {}).length > 0,
+			(e) => !['new', 'running', 'waiting'].includes(e.status) && e.stoppedAt !== null && Object.keys(e.data.resultData?.runData ?? {}).length > 0,
 		);
 	}
 

@@ -36,8 +36,7 @@ export function runtime(): Runtime {
 		[n8nBin, nodeDir] = out.trim().split('\n');
 	}
 	const n8nModules = resolve(n8nBin, '..', '..');
-	const version = (JSON.parse(readFileSync(join(n8nModules, 'n8n', 'package.json'), 'utf8')) as { version: string })
-		.version;
+	const version = (JSON.parse(readFileSync(join(n8nModules, 'n8n', 'package.json'), 'utf8')) as { version: string }).version;
 	cached = { node: join(nodeDir, 'bin', 'node'), n8nBin, n8nModules, version };
 	return cached;
 }

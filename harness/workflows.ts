@@ -24,7 +24,13 @@ export interface NodeSpec {
  */
 export function chain(id: string, name: string, nodes: NodeSpec[], credential?: CredentialRef): WorkflowInput {
 	const all: NodeSpec[] = [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 }, ...nodes];
-	return graph(id, name, all, all.slice(1).map((node, index) => [all[index].name, node.name]), credential);
+	return graph(
+		id,
+		name,
+		all,
+		all.slice(1).map((node, index) => [all[index].name, node.name]),
+		credential,
+	);
 }
 
 /** A workflow from nodes and [from, to] (or [from, to, fromOutput]) connections. */
@@ -74,6 +80,12 @@ export function itemsNode(name: string, items: Array<Record<string, unknown>>): 
 }
 
 /** A Clearinghouse action node. */
-export function action(name: string, resource: string, operation: string, parameters: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): NodeSpec {
+export function action(
+	name: string,
+	resource: string,
+	operation: string,
+	parameters: Record<string, unknown> = {},
+	extra: Record<string, unknown> = {},
+): NodeSpec {
 	return { name, type: ACTION_NODE, parameters: { resource, operation, ...parameters }, ...extra };
 }

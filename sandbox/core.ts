@@ -3,7 +3,20 @@ import * as fs from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Scheduler } from './scheduler';
 import {
-	Account, ChainTx, Data, Delivery, Endpoint, Order, OrderInternal, Quote, RewardRule, Ruleset, User, SUPPORTED_ASSETS, emptyData, DEMO_API_KEY,
+	Account,
+	ChainTx,
+	Data,
+	Delivery,
+	Endpoint,
+	Order,
+	OrderInternal,
+	Quote,
+	RewardRule,
+	Ruleset,
+	User,
+	SUPPORTED_ASSETS,
+	emptyData,
+	DEMO_API_KEY,
 } from './state';
 import { dict, fail, base58From, evmFrom } from './util';
 
@@ -26,7 +39,9 @@ export interface CoreOptions {
 	log: boolean;
 }
 
-export interface Auth { account: Account }
+export interface Auth {
+	account: Account;
+}
 
 export class Core {
 	data!: Data;
@@ -146,7 +161,8 @@ export class Core {
 	/** A direct, non-archived child of the caller; 403 otherwise (not owned, sibling, archived). */
 	child(auth: Auth, subaccountId: string): Account {
 		const sub = this.accounts.get(subaccountId);
-		if (!sub || sub.parentId !== auth.account.id || sub.archived) fail(403, 'forbidden', `Subaccount ${subaccountId} is not a direct subaccount of this account`);
+		if (!sub || sub.parentId !== auth.account.id || sub.archived)
+			fail(403, 'forbidden', `Subaccount ${subaccountId} is not a direct subaccount of this account`);
 		return sub;
 	}
 
@@ -166,18 +182,25 @@ export class Core {
 		return sub;
 	}
 	assertWritable(acc: Account): void {
-		if (acc.status !== 'ACTIVE' || acc.kyb !== 'APPROVED') fail(403, 'subaccount_read_only', `Account ${acc.id} is ${acc.status} with KYB ${acc.kyb}: read-only`);
+		if (acc.status !== 'ACTIVE' || acc.kyb !== 'APPROVED')
+			fail(403, 'subaccount_read_only', `Account ${acc.id} is ${acc.status} with KYB ${acc.kyb}: read-only`);
 	}
 
 	/** Accounts whose resources a caller may touch by id (own account and non-archived children). */
 	visibleAccountIds(auth: Auth, subaccountId?: string): Set<string> {
 		if (subaccountId) return new Set([this.child(auth, subaccountId).id]);
-		return new Set([auth.account.id, ...this.children(auth.account).filter((c) => !c.archived).map((c) => c.id)]);
+		return new Set([
+			auth.account.id,
+			...this.children(auth.account)
+				.filter((c) => !c.archived)
+				.map((c) => c.id),
+		]);
 	}
 
 	depositAddresses(acc: Account): { chain: string; symbol: string; address: string }[] {
 		return SUPPORTED_ASSETS.map((a) => ({
-			chain: a.chain, symbol: a.symbol,
+			chain: a.chain,
+			symbol: a.symbol,
 			address: a.chain === 'solana' ? base58From(`deposit:${acc.id}:${a.chain}`) : evmFrom(`deposit:${acc.id}:${a.chain}`),
 		}));
 	}

@@ -23,14 +23,35 @@ export const UNDERFUND_TOLERANCE_USD = 0.01;
 const IN_FLIGHT = new Set(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED']);
 
 export interface CreateOrderInput {
-	account: Account; fromUserId: string | null; toAddress: string; toChain: string; asset: string; amountUsd: number;
-	memo: string | null; mode: 'standard' | 'instant'; expiresAt: string; idempotencyKey?: string; quote?: Quote; rulesetId?: string;
+	account: Account;
+	fromUserId: string | null;
+	toAddress: string;
+	toChain: string;
+	asset: string;
+	amountUsd: number;
+	memo: string | null;
+	mode: 'standard' | 'instant';
+	expiresAt: string;
+	idempotencyKey?: string;
+	quote?: Quote;
+	rulesetId?: string;
 }
 
 /** The one place an order record is written: a new order with no deposits, returns or timers yet. */
 function newOrder(f: {
-	account: Account; fromUserId: string | null; status: OrderStatus; mode: string; asset: string; toChain: string; toAddress: string;
-	amountUsd: number; memo: string | null; createdAt: string; expiresAt: string; idempotencyKey?: string; rulesetId?: string;
+	account: Account;
+	fromUserId: string | null;
+	status: OrderStatus;
+	mode: string;
+	asset: string;
+	toChain: string;
+	toAddress: string;
+	amountUsd: number;
+	memo: string | null;
+	createdAt: string;
+	expiresAt: string;
+	idempotencyKey?: string;
+	rulesetId?: string;
 }): Order {
 	return {
 		id: uuid(),
@@ -52,14 +73,24 @@ function newOrder(f: {
 		receivedTotal: 0,
 		inboundTransfers: [],
 		internal: {
-			accountId: f.account.id, returnDetails: null, returnRevision: 0, returnIdem: dict(), returns: [], pendingFinal: null,
-			failNextDistribution: false, expireDueAt: null, cancelDueAt: null,
+			accountId: f.account.id,
+			returnDetails: null,
+			returnRevision: 0,
+			returnIdem: dict(),
+			returns: [],
+			pendingFinal: null,
+			failNextDistribution: false,
+			expireDueAt: null,
+			cancelDueAt: null,
 		},
 	};
 }
 
 export class Engine {
-	constructor(private core: Core, private webhooks: Webhooks) {
+	constructor(
+		private core: Core,
+		private webhooks: Webhooks,
+	) {
 		core.onResume.push(() => this.resume());
 	}
 
@@ -98,16 +129,22 @@ export class Engine {
 		const breach = (name: string, detail: string) => fail(400, 'limit_exceeded', `${name} exceeded: ${detail}`, { limit: name });
 		if (L.maxTxUsd !== undefined && amountUsd > L.maxTxUsd) breach('maxTxUsd', `${amountUsd} > ${L.maxTxUsd}`);
 		if (L.maxCountPerEpoch !== undefined && u.epochCount + n > L.maxCountPerEpoch) breach('maxCountPerEpoch', `${L.maxCountPerEpoch} orders per epoch`);
-		if (L.maxValuePerEpochUsd !== undefined && u.epochValuePips + p > toPips(L.maxValuePerEpochUsd)) breach('maxValuePerEpochUsd', `${L.maxValuePerEpochUsd} USD per epoch`);
+		if (L.maxValuePerEpochUsd !== undefined && u.epochValuePips + p > toPips(L.maxValuePerEpochUsd))
+			breach('maxValuePerEpochUsd', `${L.maxValuePerEpochUsd} USD per epoch`);
 		if (L.maxCountPerDay !== undefined && u.dayCount + n > L.maxCountPerDay) breach('maxCountPerDay', `${L.maxCountPerDay} orders per day`);
-		if (L.maxValuePerDayUsd !== undefined && u.dayValuePips + p > toPips(L.maxValuePerDayUsd)) breach('maxValuePerDayUsd', `${L.maxValuePerDayUsd} USD per day`);
+		if (L.maxValuePerDayUsd !== undefined && u.dayValuePips + p > toPips(L.maxValuePerDayUsd))
+			breach('maxValuePerDayUsd', `${L.maxValuePerDayUsd} USD per day`);
 	}
 
 	limitsView(acc: Account): Record<string, unknown> {
 		const L = this.core.familyRoot(acc).limits;
 		const u = this.usage(acc);
 		const used: Record<string, number> = {
-			maxTxUsd: 0, maxCountPerEpoch: u.epochCount, maxValuePerEpochUsd: fromPips(u.epochValuePips), maxCountPerDay: u.dayCount, maxValuePerDayUsd: fromPips(u.dayValuePips),
+			maxTxUsd: 0,
+			maxCountPerEpoch: u.epochCount,
+			maxValuePerEpochUsd: fromPips(u.epochValuePips),
+			maxCountPerDay: u.dayCount,
+			maxValuePerDayUsd: fromPips(u.dayValuePips),
 		};
 		const out: Record<string, unknown> = { accountId: acc.id };
 		for (const [k, limit] of Object.entries(L)) {
@@ -161,8 +198,17 @@ export class Engine {
 		for (let n = 0; n < count; n++) {
 			const toChain = chains[n % 3];
 			const o = newOrder({
-				account: acc, fromUserId, status, mode: 'standard', asset: 'USDC', toChain, toAddress: seedWallet('bob', toChain),
-				amountUsd: 1 + (n % 1000) / 100, memo: `bulk ${n}`, createdAt: core.iso(now - count + n), expiresAt,
+				account: acc,
+				fromUserId,
+				status,
+				mode: 'standard',
+				asset: 'USDC',
+				toChain,
+				toAddress: seedWallet('bob', toChain),
+				amountUsd: 1 + (n % 1000) / 100,
+				memo: `bulk ${n}`,
+				createdAt: core.iso(now - count + n),
+				expiresAt,
 			});
 			core.data.orders.push(o);
 			core.orders.set(o.id, o);
@@ -175,7 +221,14 @@ export class Engine {
 	/** Attributes a simulated transfer to the order (caller checked sender and state). */
 	attribute(o: Order, hash: string, sender: string, chain: string, asset: string, amountUsd: number): InboundTransfer {
 		const t: InboundTransfer = {
-			sender, amountUsd, chain, asset, transactionHash: hash, observedAt: this.core.iso(), status: 'PENDING_VERIFICATION', version: 1,
+			sender,
+			amountUsd,
+			chain,
+			asset,
+			transactionHash: hash,
+			observedAt: this.core.iso(),
+			status: 'PENDING_VERIFICATION',
+			version: 1,
 		};
 		o.inboundTransfers.push(t);
 		o.version++;
@@ -206,7 +259,9 @@ export class Engine {
 	}
 
 	private recomputeTotals(o: Order): void {
-		o.receivedTotal = fromPips(o.inboundTransfers.filter((t) => ['CONFIRMED', 'RETURNING', 'RETURNED'].includes(t.status)).reduce((s, t) => s + toPips(t.amountUsd), 0));
+		o.receivedTotal = fromPips(
+			o.inboundTransfers.filter((t) => ['CONFIRMED', 'RETURNING', 'RETURNED'].includes(t.status)).reduce((s, t) => s + toPips(t.amountUsd), 0),
+		);
 	}
 
 	private onConfirmed(o: Order, t: InboundTransfer): void {
@@ -219,7 +274,8 @@ export class Engine {
 				this.event(o);
 				const excess = total - toPips(o.amountUsd);
 				if (excess > 0) this.enqueueReturn(o, t, 'excess', fromPips(excess));
-				if (o.mode === 'instant') this.core.scheduler.after(WAIT.instantDistribution, () => o.status === 'FUNDED' && !o.cancelRequestedAt && this.distribute(o));
+				if (o.mode === 'instant')
+					this.core.scheduler.after(WAIT.instantDistribution, () => o.status === 'FUNDED' && !o.cancelRequestedAt && this.distribute(o));
 				this.processReturns(o);
 			} else {
 				this.event(o); // partial funding: deposit-level event, order stays AWAITING_FUNDS
@@ -261,7 +317,9 @@ export class Engine {
 		const d = o.internal.returnDetails;
 		if (d) {
 			const w = d.wallets.find((x) => x.chain === chain);
-			return w ? { status: 'ROUTED', destination: { source: 'details', address: w.address } } : { status: 'AWAITING_DETAILS', reason: 'RETURN_DETAILS_INCOMPATIBLE' };
+			return w
+				? { status: 'ROUTED', destination: { source: 'details', address: w.address } }
+				: { status: 'AWAITING_DETAILS', reason: 'RETURN_DETAILS_INCOMPATIBLE' };
 		}
 		if (!o.rulesetId && o.fromUserId) {
 			const u = this.core.users.get(o.fromUserId);
@@ -336,7 +394,16 @@ export class Engine {
 			const committed = items.find((r) => r.destination);
 			const base = { transactionHash: t.transactionHash, chain: t.chain, asset: t.asset, amountUsd: t.amountUsd };
 			if (committed) {
-				transfers.push({ ...base, status: 'ROUTED', destination: committed.destination, committed: true, returnStatus: committed.state, returnAmountUsd: committed.amountUsd, refundReference: committed.refundReference, refundTransactionHash: committed.refundTransactionHash });
+				transfers.push({
+					...base,
+					status: 'ROUTED',
+					destination: committed.destination,
+					committed: true,
+					returnStatus: committed.state,
+					returnAmountUsd: committed.amountUsd,
+					refundReference: committed.refundReference,
+					refundTransactionHash: committed.refundTransactionHash,
+				});
 			} else {
 				const r = this.route(o, t.chain);
 				transfers.push({ ...base, ...r, committed: false, ...(items[0] ? { returnStatus: 'AWAITING_DETAILS', returnAmountUsd: items[0].amountUsd } : {}) });
@@ -352,7 +419,8 @@ export class Engine {
 
 	// ---- cancel and expiry --------------------------------------------------------------------
 	requestCancel(o: Order, reason: string | undefined): void {
-		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'FUNDED') fail(409, 'order_not_cancelable', `Order is ${o.status}; only AWAITING_FUNDS or FUNDED orders can be canceled`);
+		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'FUNDED')
+			fail(409, 'order_not_cancelable', `Order is ${o.status}; only AWAITING_FUNDS or FUNDED orders can be canceled`);
 		if (o.cancelRequestedAt) return;
 		o.cancelRequestedAt = this.core.iso();
 		if (reason !== undefined) o.cancelReason = reason;
@@ -460,7 +528,8 @@ export class Engine {
 		for (const o of core.data.orders) {
 			for (const t of o.inboundTransfers) if (IN_FLIGHT.has(t.status)) this.scheduleDepositStep(o, t);
 			for (const r of o.internal.returns) if (r.state === 'RETURNING') this.scheduleReturnSettle(o, r);
-			if (o.cancelRequestedAt && (o.status === 'AWAITING_FUNDS' || o.status === 'FUNDED') && o.internal.cancelDueAt !== null) core.scheduler.at(o.internal.cancelDueAt, () => this.settleCancel(o));
+			if (o.cancelRequestedAt && (o.status === 'AWAITING_FUNDS' || o.status === 'FUNDED') && o.internal.cancelDueAt !== null)
+				core.scheduler.at(o.internal.cancelDueAt, () => this.settleCancel(o));
 			if (o.status === 'AWAITING_FUNDS' && o.internal.expireDueAt !== null) core.scheduler.at(o.internal.expireDueAt, () => this.expire(o));
 		}
 		for (const r of core.data.rulesets) if (r.addresses.some((a) => a.status === 'PENDING')) this.scheduleProvision(r);

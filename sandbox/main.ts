@@ -7,26 +7,48 @@ function parseArgs(argv: string[]): SandboxOptions {
 		const [flag, inline] = argv[i].split('=', 2);
 		const value = () => inline ?? argv[++i];
 		switch (flag) {
-			case '--port': o.port = Number(value()); break;
-			case '--rewards-port': o.rewardsPort = Number(value()); break;
+			case '--port':
+				o.port = Number(value());
+				break;
+			case '--rewards-port':
+				o.rewardsPort = Number(value());
+				break;
 			case '--seed': {
 				const s = value();
 				if (s !== 'demo' && s !== 'empty') throw new Error('--seed must be demo or empty');
 				o.seed = s;
 				break;
 			}
-			case '--time-scale': o.timeScale = Number(value()); break;
-			case '--data-file': o.dataFile = value(); break;
-			case '--api-key': o.apiKey = value(); break;
-			case '--host': o.host = value(); break;
-			case '--allow-loopback-webhooks': o.allowLoopbackWebhooks = true; break;
-			case '--resolve-webhook-hosts': o.resolveWebhookHosts = true; break;
-			case '--log': o.log = true; break;
-			case '--help': case '-h':
-				console.log('usage: npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--resolve-webhook-hosts] [--host 127.0.0.1]');
+			case '--time-scale':
+				o.timeScale = Number(value());
+				break;
+			case '--data-file':
+				o.dataFile = value();
+				break;
+			case '--api-key':
+				o.apiKey = value();
+				break;
+			case '--host':
+				o.host = value();
+				break;
+			case '--allow-loopback-webhooks':
+				o.allowLoopbackWebhooks = true;
+				break;
+			case '--resolve-webhook-hosts':
+				o.resolveWebhookHosts = true;
+				break;
+			case '--log':
+				o.log = true;
+				break;
+			case '--help':
+			case '-h':
+				console.log(
+					'usage: npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--resolve-webhook-hosts] [--host 127.0.0.1]',
+				);
 				process.exit(0);
 				break;
-			default: throw new Error(`unknown flag ${argv[i]}`);
+			default:
+				throw new Error(`unknown flag ${argv[i]}`);
 		}
 	}
 	if (!Number.isInteger(o.port) || !Number.isInteger(o.rewardsPort)) throw new Error('ports must be integers');
@@ -37,7 +59,7 @@ function parseArgs(argv: string[]): SandboxOptions {
 async function main(): Promise<void> {
 	const opts = parseArgs(process.argv.slice(2));
 	const sb = await startSandbox(opts);
-	const state = await (await fetch(`${sb.operatorUrl}/state`)).json() as {
+	const state = (await (await fetch(`${sb.operatorUrl}/state`)).json()) as {
 		users: { id: string; label: string; accountId: string; wallets: { chain: string; address: string; status: string }[] }[];
 		subaccounts: { id: string; apiKey: string }[];
 	};
@@ -61,7 +83,10 @@ async function main(): Promise<void> {
 	const stop = () => {
 		if (stopping) return;
 		stopping = true;
-		sb.close().then(() => process.exit(0), () => process.exit(1));
+		sb.close().then(
+			() => process.exit(0),
+			() => process.exit(1),
+		);
 	};
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);

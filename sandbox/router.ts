@@ -19,10 +19,21 @@ export interface Ctx {
 	auth: Auth;
 }
 /** A JSON answer (`body`), or `raw` bytes with their own content-type header (for a static page). */
-export interface Res { status: number; body?: unknown; raw?: string | Buffer; headers?: Record<string, string> }
+export interface Res {
+	status: number;
+	body?: unknown;
+	raw?: string | Buffer;
+	headers?: Record<string, string>;
+}
 export type Handler = (ctx: Ctx) => Res | Promise<Res>;
 
-interface Route { method: string; re: RegExp; keys: string[]; handler: Handler; auth: boolean }
+interface Route {
+	method: string;
+	re: RegExp;
+	keys: string[];
+	handler: Handler;
+	auth: boolean;
+}
 
 export class Router {
 	private routes: Route[] = [];
@@ -60,13 +71,28 @@ function decodeSegment(s: string): string {
 }
 
 export interface Fault {
-	method?: string; path: RegExp; pathSource: string; count: number; status?: number; retryAfter?: number; delayMs?: number; commitThen500?: boolean;
+	method?: string;
+	path: RegExp;
+	pathSource: string;
+	count: number;
+	status?: number;
+	retryAfter?: number;
+	delayMs?: number;
+	commitThen500?: boolean;
 }
 export interface LoggedRequest {
-	seq: number; api: 'main' | 'rewards'; method: string; path: string; query: Record<string, string | string[]>;
-	headers: Record<string, string | string[] | undefined>; body: unknown; status: number; at: string;
+	seq: number;
+	api: 'main' | 'rewards';
+	method: string;
+	path: string;
+	query: Record<string, string | string[]>;
+	headers: Record<string, string | string[] | undefined>;
+	body: unknown;
+	status: number;
+	at: string;
 	/** Size of a body that was read but not kept whole (large, or of a rejected request), and its first KiB. */
-	bodyBytes?: number; bodyHead?: string;
+	bodyBytes?: number;
+	bodyHead?: string;
 }
 
 /** Bounds of the request log and of the bodies being read at one time. */
@@ -157,7 +183,8 @@ export function jsonDepth(text: string, stopAt = Infinity): number {
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
 		if (inString) {
-			if (c === 92) i++; // backslash: skip the escaped character
+			if (c === 92)
+				i++; // backslash: skip the escaped character
 			else if (c === 34) inString = false;
 		} else if (c === 34) inString = true;
 		else if (c === 123 || c === 91) {
@@ -174,7 +201,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer> {
 	const declared = Number(req.headers['content-length']);
-	if (declared > LIMITS.maxBodyBytes) throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
+	if (declared > LIMITS.maxBodyBytes)
+		throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 	const chunks: Buffer[] = [];
 	let size = 0;
 	try {
@@ -182,9 +210,15 @@ async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer>
 			const chunk = c as Buffer;
 			size += chunk.length;
 			traffic.inflightBodyBytes += chunk.length;
-			if (size > LIMITS.maxBodyBytes) throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
+			if (size > LIMITS.maxBodyBytes)
+				throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 			if (traffic.inflightBodyBytes > LIMITS.maxInflightBodyBytes) {
-				throw new ApiError(429, 'too_many_large_bodies', { message: 'Too many large bodies are being received at once; retry' }, { connection: 'close', 'retry-after': '1' });
+				throw new ApiError(
+					429,
+					'too_many_large_bodies',
+					{ message: 'Too many large bodies are being received at once; retry' },
+					{ connection: 'close', 'retry-after': '1' },
+				);
 			}
 			chunks.push(chunk);
 		}
@@ -192,7 +226,12 @@ async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer>
 	} catch (e) {
 		if (e instanceof ApiError) throw e;
 		// The client aborted, or sent a malformed chunked body.
-		throw new ApiError(400, 'invalid_body', { message: `The body could not be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` }, { connection: 'close' });
+		throw new ApiError(
+			400,
+			'invalid_body',
+			{ message: `The body could not be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` },
+			{ connection: 'close' },
+		);
 	} finally {
 		traffic.inflightBodyBytes -= size;
 	}
@@ -262,7 +301,13 @@ function operatorRefusal(req: IncomingMessage): string | null {
 	return null;
 }
 
-export interface ServeOptions { api: 'main' | 'rewards'; router: Router; operator?: Router; traffic: Traffic; core: Core }
+export interface ServeOptions {
+	api: 'main' | 'rewards';
+	router: Router;
+	operator?: Router;
+	traffic: Traffic;
+	core: Core;
+}
 
 /** The request handler of one public server (and, on the main server, the operator API under /sandbox). */
 export function makeHandler(o: ServeOptions) {
@@ -284,7 +329,8 @@ export function makeHandler(o: ServeOptions) {
 		let parsedBody: unknown = null;
 		try {
 			const r = await (async (): Promise<Res> => {
-				if (!target) return { status: 400, body: { error: 'invalid_request_target', message: 'The request target must be an absolute path such as /api/v1/...' } };
+				if (!target)
+					return { status: 400, body: { error: 'invalid_request_target', message: 'The request target must be an absolute path such as /api/v1/...' } };
 				if (isOperator) {
 					const why = operatorRefusal(req);
 					if (why) return { status: 403, body: { error: 'forbidden', message: why } };
@@ -299,7 +345,11 @@ export function makeHandler(o: ServeOptions) {
 				}
 				if (fault?.status && !fault.commitThen500) {
 					const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
-					return { status: fault.status, body: { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' }, headers };
+					return {
+						status: fault.status,
+						body: { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' },
+						headers,
+					};
 				}
 				const real = await handle(o.router, true);
 				if (fault?.commitThen500) return { status: 500, body: { error: 'internal_error' } };
@@ -359,7 +409,15 @@ export function makeHandler(o: ServeOptions) {
 				}
 			}
 			const entry: LoggedRequest = {
-				seq: ++o.traffic.seq, api: o.api, method, path, query, headers: { ...req.headers }, body: null, status, at: new Date().toISOString(),
+				seq: ++o.traffic.seq,
+				api: o.api,
+				method,
+				path,
+				query,
+				headers: { ...req.headers },
+				body: null,
+				status,
+				at: new Date().toISOString(),
 			};
 			let size = 300 + path.length + (target ? target.query.toString().length : 0) + req.rawHeaders.reduce((n, h) => n + h.length + 4, 0);
 			if (raw && raw.length > 0) {

@@ -2,7 +2,11 @@
  * Sandbox clock and deferred work. The clock is real time plus an offset the operator can advance;
  * service-chosen waits are divided by timeScale. One unref'd timer serves every task, so jest exits.
  */
-interface Task { due: number; seq: number; fn: () => void }
+interface Task {
+	due: number;
+	seq: number;
+	fn: () => void;
+}
 const before = (a: Task, b: Task): boolean => a.due < b.due || (a.due === b.due && a.seq < b.seq);
 
 export class Scheduler {
@@ -12,7 +16,10 @@ export class Scheduler {
 	private closed = false;
 	offsetMs = 0;
 
-	constructor(public timeScale: number, private onError: (e: unknown) => void) {}
+	constructor(
+		public timeScale: number,
+		private onError: (e: unknown) => void,
+	) {}
 
 	now(): number {
 		return Date.now() + this.offsetMs;

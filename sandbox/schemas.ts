@@ -7,8 +7,7 @@ const uuidString = z.string().uuid();
 const isoDateTime = z.string().datetime({ offset: true });
 const chainAddress = z.object({ chain: z.string().min(1), address: z.string().min(1) });
 const boolQuery = z.enum(['true', 'false']).transform((v) => v === 'true');
-const intQuery = (min: number, max: number) =>
-	z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(min).max(max));
+const intQuery = (min: number, max: number) => z.string().regex(/^\d+$/, 'must be an integer').transform(Number).pipe(z.number().int().min(min).max(max));
 const positiveUsd = z.number().finite().gt(0, 'must be greater than 0');
 
 /** The public API's request bodies and queries, by endpoint. */
@@ -121,7 +120,12 @@ export function queryObject(q: URLSearchParams, arrayKeys: string[] = []): Recor
 	const out = Object.create(null) as Record<string, unknown>;
 	for (const key of new Set(q.keys())) {
 		const all = q.getAll(key);
-		out[key] = arrayKeys.includes(key) ? all.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean) : all[all.length - 1];
+		out[key] = arrayKeys.includes(key)
+			? all
+					.flatMap((v) => v.split(','))
+					.map((v) => v.trim())
+					.filter(Boolean)
+			: all[all.length - 1];
 	}
 	return out;
 }

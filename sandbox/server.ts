@@ -98,9 +98,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const host = options.host ?? '127.0.0.1';
 	const timeScale = options.timeScale && options.timeScale > 0 ? options.timeScale : 1;
 	const core = new Core({
-		seed: options.seed ?? 'demo', timeScale, apiKey: options.apiKey ?? DEMO_API_KEY, dataFile: options.dataFile,
-		allowLoopbackWebhooks: options.allowLoopbackWebhooks ?? false, log: options.log ?? false,
-		resolveWebhookHosts: options.resolveWebhookHosts ?? false, webhookLookup: options.webhookLookup,
+		seed: options.seed ?? 'demo',
+		timeScale,
+		apiKey: options.apiKey ?? DEMO_API_KEY,
+		dataFile: options.dataFile,
+		allowLoopbackWebhooks: options.allowLoopbackWebhooks ?? false,
+		log: options.log ?? false,
+		resolveWebhookHosts: options.resolveWebhookHosts ?? false,
+		webhookLookup: options.webhookLookup,
 		attemptTimeoutMs: options.attemptTimeoutMs,
 	});
 	const webhooks = new Webhooks(core);
@@ -152,10 +157,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 			closed = true;
 			clearInterval(saver);
 			core.scheduler.close();
-			const stop = (s: http.Server) => new Promise<void>((resolve) => {
-				s.close(() => resolve());
-				s.closeAllConnections();
-			});
+			const stop = (s: http.Server) =>
+				new Promise<void>((resolve) => {
+					s.close(() => resolve());
+					s.closeAllConnections();
+				});
 			await Promise.all([stop(mainServer), stop(rewardsServer)]);
 			await webhooks.close();
 			if (options.dataFile) core.save();

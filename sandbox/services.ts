@@ -4,4 +4,9 @@ import type { Engine } from './engine';
 import type { Traffic } from './router';
 import type { Webhooks } from './webhooks';
 
-export interface Services { core: Core; engine: Engine; webhooks: Webhooks; traffic: Traffic }
+export interface Services {
+	core: Core;
+	engine: Engine;
+	webhooks: Webhooks;
+	traffic: Traffic;
+}

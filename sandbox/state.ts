@@ -3,16 +3,36 @@ import { base58From, dict, evmFrom, seedUuid } from './util';
 
 export const CHAINS = ['ethereum', 'solana', 'base'] as const;
 export const ORDER_STATUSES = [
-	'AWAITING_FUNDS', 'FUNDED', 'LOCKED', 'PENDING_NET_SETTLEMENT', 'READY_TO_DISTRIBUTE', 'DISTRIBUTION_PENDING',
-	'DISTRIBUTION_SUBMITTED', 'DISTRIBUTED', 'DISTRIBUTION_FAILED', 'CANCELED', 'EXPIRED', 'REMEDIATING_EXPIRED',
-	'REMEDIATING_OVERFUNDED', 'REFUNDED',
+	'AWAITING_FUNDS',
+	'FUNDED',
+	'LOCKED',
+	'PENDING_NET_SETTLEMENT',
+	'READY_TO_DISTRIBUTE',
+	'DISTRIBUTION_PENDING',
+	'DISTRIBUTION_SUBMITTED',
+	'DISTRIBUTED',
+	'DISTRIBUTION_FAILED',
+	'CANCELED',
+	'EXPIRED',
+	'REMEDIATING_EXPIRED',
+	'REMEDIATING_OVERFUNDED',
+	'REFUNDED',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-export interface SupportedAsset { chain: string; symbol: string; tokenAddress: string; tokenDecimals: number }
+export interface SupportedAsset {
+	chain: string;
+	symbol: string;
+	tokenAddress: string;
+	tokenDecimals: number;
+}
 
 export interface Limits {
-	maxTxUsd?: number; maxCountPerEpoch?: number; maxValuePerEpochUsd?: number; maxCountPerDay?: number; maxValuePerDayUsd?: number;
+	maxTxUsd?: number;
+	maxCountPerEpoch?: number;
+	maxValuePerEpochUsd?: number;
+	maxCountPerDay?: number;
+	maxValuePerDayUsd?: number;
 }
 
 export interface Account {
@@ -31,30 +51,64 @@ export interface Account {
 	createdAt: string;
 }
 
-export interface Wallet { address: string; chain: string; status: string }
-export interface ChainAddress { chain: string; address: string }
+export interface Wallet {
+	address: string;
+	chain: string;
+	status: string;
+}
+export interface ChainAddress {
+	chain: string;
+	address: string;
+}
 
 export interface User {
-	id: string; accountId: string; label: string; wallets: Wallet[]; returnWallets: ChainAddress[]; createdAt: string;
+	id: string;
+	accountId: string;
+	label: string;
+	wallets: Wallet[];
+	returnWallets: ChainAddress[];
+	createdAt: string;
 }
 
 export interface InboundTransfer {
-	sender: string; amountUsd: number; chain: string; asset: string; transactionHash: string; observedAt: string;
-	status: string; version: number; refundReference?: string; refundTransactionHash?: string;
+	sender: string;
+	amountUsd: number;
+	chain: string;
+	asset: string;
+	transactionHash: string;
+	observedAt: string;
+	status: string;
+	version: number;
+	refundReference?: string;
+	refundTransactionHash?: string;
 }
 
 /** One amount that must go back: a whole deposit, or the excess of an overfunding deposit. */
 export interface ReturnItem {
-	transactionHash: string; chain: string; asset: string; amountUsd: number; kind: 'deposit' | 'excess';
+	transactionHash: string;
+	chain: string;
+	asset: string;
+	amountUsd: number;
+	kind: 'deposit' | 'excess';
 	state: 'AWAITING' | 'RETURNING' | 'RETURNED';
 	destination?: { source: string; address: string };
-	refundReference?: string; refundTransactionHash?: string;
+	refundReference?: string;
+	refundTransactionHash?: string;
 }
 
-export interface ReturnDetails { userId: string; wallets: ChainAddress[]; revision: number; registeredAt: string; requestId: string }
+export interface ReturnDetails {
+	userId: string;
+	wallets: ChainAddress[];
+	revision: number;
+	registeredAt: string;
+	requestId: string;
+}
 
 /** What a keyed write recorded (sandbox/idempotency.ts): the hash of its request and the answer it gave. */
-export interface IdempotencyRecord { hash: string; response: unknown }
+export interface IdempotencyRecord {
+	hash: string;
+	response: unknown;
+}
 
 export interface OrderInternal {
 	accountId: string;
@@ -111,53 +165,130 @@ export interface Order {
 }
 
 export interface Quote {
-	quoteId: string; accountId: string; name?: string; mode: 'instant' | 'standard'; toAddress?: string; toChain: string;
-	asset: string; amountUsd: number; feeBps: number; feeUsd: number;
+	quoteId: string;
+	accountId: string;
+	name?: string;
+	mode: 'instant' | 'standard';
+	toAddress?: string;
+	toChain: string;
+	asset: string;
+	amountUsd: number;
+	feeBps: number;
+	feeUsd: number;
 	estimatedSettlement: { estimatedSettlementAt: string; estimatedDurationSeconds: number; basis: string };
-	status: string; serviceable: boolean; reason?: string; createdAt: string; expiresAt: string; expireDueAt: number;
+	status: string;
+	serviceable: boolean;
+	reason?: string;
+	createdAt: string;
+	expiresAt: string;
+	expireDueAt: number;
 }
 
 export interface Ruleset {
-	id: string; accountId: string; senderUserId: string | null; name: string | null; status: string; deliveredAsset: string;
-	deliveredChain: string; toAddress: string; mode: string; forceInstant: boolean; metadata: Record<string, unknown>;
+	id: string;
+	accountId: string;
+	senderUserId: string | null;
+	name: string | null;
+	status: string;
+	deliveredAsset: string;
+	deliveredChain: string;
+	toAddress: string;
+	mode: string;
+	forceInstant: boolean;
+	metadata: Record<string, unknown>;
 	addresses: { chain: string; status: string; address: string | null; failureReason: string | null }[];
-	createdAt: string; updatedAt: string; idempotencyKey?: string; bodyHash: string;
+	createdAt: string;
+	updatedAt: string;
+	idempotencyKey?: string;
+	bodyHash: string;
 }
 
 export interface Endpoint {
-	id: string; accountId: string; url: string; description: string | null; status: 'ENABLED' | 'DISABLED';
-	eventTypes: string[]; consecutiveFailures: number; createdAt: string; updatedAt: string;
-	disabledAt: string | null; deletedAt: string | null;
-	secret: string; secretNext: string | null;
+	id: string;
+	accountId: string;
+	url: string;
+	description: string | null;
+	status: 'ENABLED' | 'DISABLED';
+	eventTypes: string[];
+	consecutiveFailures: number;
+	createdAt: string;
+	updatedAt: string;
+	disabledAt: string | null;
+	deletedAt: string | null;
+	secret: string;
+	secretNext: string | null;
 }
 
 export interface Attempt {
-	attempt: number; startedAt: string; durationMs: number; statusCode: number | null; error: string | null;
-	responseSnippet: string | null; signature: string;
+	attempt: number;
+	startedAt: string;
+	durationMs: number;
+	statusCode: number | null;
+	error: string | null;
+	responseSnippet: string | null;
+	signature: string;
 }
 
 export interface Delivery {
-	id: string; accountId: string; endpointId: string; eventId: string; publicEventType: string;
+	id: string;
+	accountId: string;
+	endpointId: string;
+	eventId: string;
+	publicEventType: string;
 	status: 'PENDING' | 'DISPATCHED' | 'DELIVERED' | 'FAILED' | 'SKIPPED';
-	attemptSalt: number; lastStatusCode: number | null; lastError: string | null; createdAt: string;
-	dispatchedAt: string | null; deliveredAt: string | null; failedAt: string | null;
-	envelopeId: string; rawBody: string; attempts: Attempt[]; nextAttemptAt: number | null; replayOf?: string;
+	attemptSalt: number;
+	lastStatusCode: number | null;
+	lastError: string | null;
+	createdAt: string;
+	dispatchedAt: string | null;
+	deliveredAt: string | null;
+	failedAt: string | null;
+	envelopeId: string;
+	rawBody: string;
+	attempts: Attempt[];
+	nextAttemptAt: number | null;
+	replayOf?: string;
 }
 
 export interface RewardRule {
-	id: string; accountId: string; name: string; description: string | null; version: number; status: 'active' | 'archived';
-	isDefault: boolean; definition: Record<string, unknown>; summary: string | null; usedBy: unknown[]; createdAt: string; updatedAt: string;
+	id: string;
+	accountId: string;
+	name: string;
+	description: string | null;
+	version: number;
+	status: 'active' | 'archived';
+	isDefault: boolean;
+	definition: Record<string, unknown>;
+	summary: string | null;
+	usedBy: unknown[];
+	createdAt: string;
+	updatedAt: string;
 }
 
 /** A simulated on-chain transfer to a deposit address (operator `POST /sandbox/deposits`). */
 export interface ChainTx {
-	hash: string; paymentOrderId: string; accountId: string; sender: string; chain: string; asset: string; amountUsd: number;
-	indexed: boolean; attributedTo: string | null; createdAt: string;
+	hash: string;
+	paymentOrderId: string;
+	accountId: string;
+	sender: string;
+	chain: string;
+	asset: string;
+	amountUsd: number;
+	indexed: boolean;
+	attributedTo: string | null;
+	createdAt: string;
 	/** Funding transfers from the sender inside this one transaction (more than one is refused). */
 	transferCount?: number;
 }
 
-export interface Usage { epoch: number; epochCount: number; epochValuePips: number; day: string; dayCount: number; dayValuePips: number }
+export interface Usage {
+	epoch: number;
+	epochCount: number;
+	epochValuePips: number;
+	day: string;
+	dayCount: number;
+	dayValuePips: number;
+}
 
 export interface Data {
 	seed: 'demo' | 'empty';
@@ -196,7 +327,11 @@ export const SUPPORTED_ASSETS: SupportedAsset[] = [
 
 export const DEMO_CAPABILITIES = ['INSTANT_PAYMENT', 'STANDARD_QUOTE_FALLBACK', 'NETTED_QUOTES'];
 export const DEMO_LIMITS: Limits = {
-	maxTxUsd: 10_000_000, maxCountPerEpoch: 1_000_000, maxValuePerEpochUsd: 1_000_000_000, maxCountPerDay: 5_000_000, maxValuePerDayUsd: 5_000_000_000,
+	maxTxUsd: 10_000_000,
+	maxCountPerEpoch: 1_000_000,
+	maxValuePerEpochUsd: 1_000_000_000,
+	maxCountPerDay: 5_000_000,
+	maxValuePerDayUsd: 5_000_000_000,
 };
 
 export const DEMO_ACCOUNT_ID = seedUuid('account:demo');
@@ -210,27 +345,66 @@ export function seedWallet(label: string, chain: string): string {
 
 export function emptyData(seed: 'demo' | 'empty', apiKey: string, nowIso: string): Data {
 	const root: Account = {
-		id: DEMO_ACCOUNT_ID, parentId: null, name: 'Demo account', status: 'ACTIVE', kyb: 'APPROVED', provisioned: true, archived: false,
-		capabilities: [...DEMO_CAPABILITIES], limits: { ...DEMO_LIMITS }, apiKey, createdAt: nowIso,
+		id: DEMO_ACCOUNT_ID,
+		parentId: null,
+		name: 'Demo account',
+		status: 'ACTIVE',
+		kyb: 'APPROVED',
+		provisioned: true,
+		archived: false,
+		capabilities: [...DEMO_CAPABILITIES],
+		limits: { ...DEMO_LIMITS },
+		apiKey,
+		createdAt: nowIso,
 	};
 	const data: Data = {
-		seed, clockOffsetMs: 0, accounts: [root], users: [], orders: [], quotes: [], rulesets: [], endpoints: [], deliveries: [],
-		rewardRules: [], chainTxs: [], paymentIdem: dict(), rewardIdem: dict(), usage: dict(), epoch: 1,
+		seed,
+		clockOffsetMs: 0,
+		accounts: [root],
+		users: [],
+		orders: [],
+		quotes: [],
+		rulesets: [],
+		endpoints: [],
+		deliveries: [],
+		rewardRules: [],
+		chainTxs: [],
+		paymentIdem: dict(),
+		rewardIdem: dict(),
+		usage: dict(),
+		epoch: 1,
 	};
 	if (seed === 'empty') return data;
 	data.accounts.push({
-		id: DEMO_SUBACCOUNT_ID, parentId: root.id, name: 'Demo subaccount', status: 'ACTIVE', kyb: 'APPROVED', provisioned: true,
-		archived: false, capabilities: [...DEMO_CAPABILITIES], limits: {}, apiKey: DEMO_SUBACCOUNT_KEY, createdAt: nowIso,
+		id: DEMO_SUBACCOUNT_ID,
+		parentId: root.id,
+		name: 'Demo subaccount',
+		status: 'ACTIVE',
+		kyb: 'APPROVED',
+		provisioned: true,
+		archived: false,
+		capabilities: [...DEMO_CAPABILITIES],
+		limits: {},
+		apiKey: DEMO_SUBACCOUNT_KEY,
+		createdAt: nowIso,
 	});
 	for (const label of ['alice', 'bob']) {
 		data.users.push({
-			id: seedUuid(`user:${label}`), accountId: root.id, label, createdAt: nowIso, returnWallets: [],
+			id: seedUuid(`user:${label}`),
+			accountId: root.id,
+			label,
+			createdAt: nowIso,
+			returnWallets: [],
 			wallets: CHAINS.map((chain) => ({ chain, address: seedWallet(label, chain), status: 'ACTIVE' })),
 		});
 	}
 	// A user of the subaccount, so subaccount scoping can be tried at once.
 	data.users.push({
-		id: seedUuid('user:carol'), accountId: DEMO_SUBACCOUNT_ID, label: 'carol', createdAt: nowIso, returnWallets: [],
+		id: seedUuid('user:carol'),
+		accountId: DEMO_SUBACCOUNT_ID,
+		label: 'carol',
+		createdAt: nowIso,
+		returnWallets: [],
 		wallets: CHAINS.map((chain) => ({ chain, address: seedWallet('carol', chain), status: 'ACTIVE' })),
 	});
 	return data;

@@ -45,7 +45,9 @@ export function evmFrom(seed: string): string {
 }
 
 export function txHashFor(chain: string, seed: string): string {
-	return chain === 'solana' ? base58From('tx:' + seed, 64).slice(0, 44) + base58From('tx2:' + seed).slice(0, 43) : '0x' + createHash('sha256').update(seed).digest('hex');
+	return chain === 'solana'
+		? base58From('tx:' + seed, 64).slice(0, 44) + base58From('tx2:' + seed).slice(0, 43)
+		: '0x' + createHash('sha256').update(seed).digest('hex');
 }
 
 export const EVM_CHAINS = new Set(['ethereum', 'base']);
@@ -65,7 +67,15 @@ export function canonical(value: unknown): string {
 	if (Array.isArray(value)) return '[' + value.map(canonical).join(',') + ']';
 	if (value && typeof value === 'object') {
 		const o = value as Record<string, unknown>;
-		return '{' + Object.keys(o).filter((k) => o[k] !== undefined).sort().map((k) => JSON.stringify(k) + ':' + canonical(o[k])).join(',') + '}';
+		return (
+			'{' +
+			Object.keys(o)
+				.filter((k) => o[k] !== undefined)
+				.sort()
+				.map((k) => JSON.stringify(k) + ':' + canonical(o[k]))
+				.join(',') +
+			'}'
+		);
 	}
 	return JSON.stringify(value ?? null);
 }

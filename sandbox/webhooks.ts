@@ -39,13 +39,32 @@ const SPECIAL_USE_SUFFIXES = ['invalid', 'test', 'example', 'localhost', 'local'
 const NON_PUBLIC_V4 = new BlockList();
 const NON_PUBLIC_V6 = new BlockList();
 for (const [net, bits] of [
-	['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.0.0.0', 24],
-	['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 3],
-] as const) NON_PUBLIC_V4.addSubnet(net, bits, 'ipv4');
+	['0.0.0.0', 8],
+	['10.0.0.0', 8],
+	['100.64.0.0', 10],
+	['127.0.0.0', 8],
+	['169.254.0.0', 16],
+	['172.16.0.0', 12],
+	['192.0.0.0', 24],
+	['192.0.2.0', 24],
+	['192.88.99.0', 24],
+	['192.168.0.0', 16],
+	['198.18.0.0', 15],
+	['198.51.100.0', 24],
+	['203.0.113.0', 24],
+	['224.0.0.0', 3],
+] as const)
+	NON_PUBLIC_V4.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
 	['::', 3], // ::, ::1, IPv4-mapped and -compatible, NAT64 64:ff9b::/96, discard 100::/64: all outside global unicast 2000::/3
-	['2001::', 23], ['2001:db8::', 32], ['2002::', 16], ['3fff::', 20], ['4000::', 2], ['8000::', 1],
-] as const) NON_PUBLIC_V6.addSubnet(net, bits, 'ipv6');
+	['2001::', 23],
+	['2001:db8::', 32],
+	['2002::', 16],
+	['3fff::', 20],
+	['4000::', 2],
+	['8000::', 1],
+] as const)
+	NON_PUBLIC_V6.addSubnet(net, bits, 'ipv6');
 
 /** True for an IP literal that is not a public unicast address. */
 export function isNonPublicIp(ip: string): boolean {
@@ -91,10 +110,7 @@ export async function checkWebhookHost(raw: string, lookup: Lookup, allowLoopbac
 	if (isIP(host.replace(/^\[|\]$/g, '')) || (allowLoopback && host === 'localhost')) return null;
 	let addresses: string[];
 	try {
-		addresses = await Promise.race([
-			lookup(host),
-			new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timeout')), DNS_TIMEOUT_MS).unref()),
-		]);
+		addresses = await Promise.race([lookup(host), new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timeout')), DNS_TIMEOUT_MS).unref())]);
 	} catch (e) {
 		return `url host ${host} does not resolve (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`;
 	}
@@ -104,8 +120,16 @@ export async function checkWebhookHost(raw: string, lookup: Lookup, allowLoopbac
 }
 
 export interface AttemptLog {
-	seq: number; endpointId: string; deliveryId: string | null; url: string; headers: Record<string, string>; body: string;
-	statusCode: number | null; error: string | null; at: string; durationMs: number;
+	seq: number;
+	endpointId: string;
+	deliveryId: string | null;
+	url: string;
+	headers: Record<string, string>;
+	body: string;
+	statusCode: number | null;
+	error: string | null;
+	at: string;
+	durationMs: number;
 }
 
 export function publicEndpoint(e: Endpoint): Record<string, unknown> {
@@ -159,9 +183,24 @@ export class Webhooks {
 	createDelivery(e: Endpoint, eventId: string, envelopeId: string, type: string, rawBody: string, replayOf?: string): Delivery {
 		const core = this.core;
 		const d: Delivery = {
-			id: uuid(), accountId: e.accountId, endpointId: e.id, eventId, publicEventType: type, status: 'PENDING',
-			attemptSalt: Math.floor(Math.random() * 2 ** 31), lastStatusCode: null, lastError: null, createdAt: core.iso(),
-			dispatchedAt: null, deliveredAt: null, failedAt: null, envelopeId, rawBody, attempts: [], nextAttemptAt: core.now(), replayOf,
+			id: uuid(),
+			accountId: e.accountId,
+			endpointId: e.id,
+			eventId,
+			publicEventType: type,
+			status: 'PENDING',
+			attemptSalt: Math.floor(Math.random() * 2 ** 31),
+			lastStatusCode: null,
+			lastError: null,
+			createdAt: core.iso(),
+			dispatchedAt: null,
+			deliveredAt: null,
+			failedAt: null,
+			envelopeId,
+			rawBody,
+			attempts: [],
+			nextAttemptAt: core.now(),
+			replayOf,
 		};
 		core.data.deliveries.push(d);
 		core.deliveries.set(d.id, d);
@@ -204,8 +243,13 @@ export class Webhooks {
 		try {
 			const r = await this.send(e, d.rawBody, d.envelopeId, d.id, d.publicEventType);
 			const at: Attempt = {
-				attempt: d.attempts.length + 1, startedAt: r.at, durationMs: r.durationMs, statusCode: r.statusCode, error: r.error,
-				responseSnippet: r.snippet, signature: r.headers['x-service-webhook-signature'],
+				attempt: d.attempts.length + 1,
+				startedAt: r.at,
+				durationMs: r.durationMs,
+				statusCode: r.statusCode,
+				error: r.error,
+				responseSnippet: r.snippet,
+				signature: r.headers['x-service-webhook-signature'],
 			};
 			d.attempts.push(at);
 			d.lastStatusCode = r.statusCode;
@@ -254,7 +298,12 @@ export class Webhooks {
 		const timeout = this.core.opts.attemptTimeoutMs ?? Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
 		try {
 			const res = await request(e.url, {
-				method: 'POST', headers, body: rawBody, headersTimeout: timeout, bodyTimeout: timeout, signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),
+				method: 'POST',
+				headers,
+				body: rawBody,
+				headersTimeout: timeout,
+				bodyTimeout: timeout,
+				signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),
 			});
 			statusCode = res.statusCode;
 			snippet = (await res.body.text()).slice(0, 512);
@@ -271,7 +320,10 @@ export class Webhooks {
 	/** Synchronous `webhook.ping`; no delivery row. */
 	async ping(e: Endpoint) {
 		const body = JSON.stringify({
-			id: `evt_test_${uuid()}`, type: 'webhook.ping', created: this.core.iso(), accountId: e.accountId,
+			id: `evt_test_${uuid()}`,
+			type: 'webhook.ping',
+			created: this.core.iso(),
+			accountId: e.accountId,
 			data: { message: 'Test webhook from the clearinghouse sandbox' },
 		});
 		const id = (JSON.parse(body) as { id: string }).id;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Two lint legs. `n8n-node lint` lints its whole working folder with the unchanged template config,
+# Three lint legs. `n8n-node lint` lints its whole working folder with the unchanged template config,
 # which would also judge dev code (sandbox, tests) by the rules for shipped nodes; so it runs on a
-# staged copy of exactly what ships, and the dev code gets its own config.
+# staged copy of exactly what ships, and the dev code gets its own config. Then prettier checks formatting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stage=.lint-stage
@@ -11,3 +11,5 @@ ln -s ../node_modules "$stage/node_modules"
 (cd "$stage" && npx n8n-node lint)
 rm -rf "$stage"
 npx eslint -c eslint.dev.config.mjs --no-error-on-unmatched-pattern sandbox test harness scripts bench gulpfile.js jest.config.js test/summary-reporter.js
+# Formatting: the code's own style (tabs, single quotes, 160 columns) in .prettierrc.json.
+npx prettier --check . >/dev/null || { npx prettier --list-different .; echo 'prettier: run npm run format' >&2; exit 1; }

@@ -31,7 +31,9 @@ try {
 	const packed = join(work, 'package');
 	const files = execFileSync('find', ['.', '-type', 'f'], { cwd: packed, encoding: 'utf8' }).trim().split('\n').sort();
 	console.log(`verify: tarball has ${files.length} files: ${files.join(' ')}`);
-	const stray = files.filter((f) => !/^\.\/(package\.json|README\.md|LICENSE(\.md)?|dist\/(index\.js|nodes\/.*\.(js|svg|json)|credentials\/.*\.(js|svg)))$/.test(f));
+	const stray = files.filter(
+		(f) => !/^\.\/(package\.json|README\.md|LICENSE(\.md)?|dist\/(index\.js|nodes\/.*\.(js|svg|json)|credentials\/.*\.(js|svg)))$/.test(f),
+	);
 	if (stray.length) {
 		failed = true;
 		console.log(`verify: tarball: FAILED: files that should not ship: ${stray.join(' ')}`);

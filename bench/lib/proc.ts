@@ -54,7 +54,12 @@ export async function withPeakMemory<T>(pid: number, work: () => Promise<T>): Pr
 	try {
 		const result = await work();
 		const hwm = reset ? (statusKb(pid, 'VmHWM') ?? 0) : 0;
-		return { result, beforeMb: before / 1024, peakMb: Math.max(hwm, polled) / 1024, source: reset ? 'VmHWM (reset before the run)' : 'VmRSS polled every 20 ms' };
+		return {
+			result,
+			beforeMb: before / 1024,
+			peakMb: Math.max(hwm, polled) / 1024,
+			source: reset ? 'VmHWM (reset before the run)' : 'VmRSS polled every 20 ms',
+		};
 	} finally {
 		clearInterval(timer);
 	}

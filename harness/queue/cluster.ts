@@ -19,7 +19,10 @@ export class Services {
 
 	static async start(dir: string): Promise<Services> {
 		const installed =
-			spawnSync('bash', ['-c', 'ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null && { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null']).status === 0;
+			spawnSync('bash', [
+				'-c',
+				'ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && command -v redis-server >/dev/null && { command -v nginx || [ -x /usr/sbin/nginx ]; } >/dev/null',
+			]).status === 0;
 		if (!installed) throw new Error('PostgreSQL, Redis or nginx is not installed: run `bash scripts/services.sh install` (root, apt) first');
 		const pgPort = await freePort();
 		const redisPort = await freePort();
@@ -197,7 +200,12 @@ export class QueueCluster {
 			const instance = await N8nInstance.create({ ...shared, root: join(this.root, `webhook${i}`), env: this.env });
 			this.webhooks.push(new QueueProcess(`webhook${i}`, instance, 'webhook'));
 		}
-		this.nginx = NginxProxy.start(this.services.dir, await freePort(), await freePort(), this.webhooks.map((w) => w.instance.port));
+		this.nginx = NginxProxy.start(
+			this.services.dir,
+			await freePort(),
+			await freePort(),
+			this.webhooks.map((w) => w.instance.port),
+		);
 		this.proxy = await new LossyFront(this.nginx).start(frontPort);
 		// Two at a time: the machine has two cores.
 		const all = [...this.workers, ...this.webhooks];
@@ -250,5 +258,3 @@ export class QueueCluster {
 		if (errors.length) throw errors[0];
 	}
 }
-
-

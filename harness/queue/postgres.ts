@@ -14,7 +14,6 @@ function psqlBin(): string {
 	return 'psql';
 }
 
-
 /**
  * n8n's PostgreSQL database, read with psql (synchronous, so it fits the harness's ExecutionStore).
  * Columns are camelCase in n8n's schema, hence the quotes.
@@ -24,11 +23,15 @@ export class PostgresExecutionStore implements ExecutionStore {
 
 	/** Rows of a query as JSON (the query must return one json value). */
 	json<T>(query: string): T {
-		const out = execFileSync(psqlBin(), ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'n8n', '-d', 'n8n', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', query], {
-			encoding: 'utf8',
-			maxBuffer: 512 * 1024 * 1024,
-			env: { ...process.env, PGCONNECT_TIMEOUT: '5' },
-		}).trim();
+		const out = execFileSync(
+			psqlBin(),
+			['-h', '127.0.0.1', '-p', String(this.port), '-U', 'n8n', '-d', 'n8n', '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-c', query],
+			{
+				encoding: 'utf8',
+				maxBuffer: 512 * 1024 * 1024,
+				env: { ...process.env, PGCONNECT_TIMEOUT: '5' },
+			},
+		).trim();
 		return (out ? JSON.parse(out) : null) as T;
 	}
 

@@ -70,7 +70,10 @@ export class NginxProxy {
 	}
 
 	backendOf(upstream: string | undefined): number {
-		const last = String(upstream ?? '').split(',').pop()!.trim();
+		const last = String(upstream ?? '')
+			.split(',')
+			.pop()!
+			.trim();
 		return this.backends.indexOf(Number(last.split(':')[1]));
 	}
 }

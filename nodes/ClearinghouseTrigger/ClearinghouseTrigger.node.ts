@@ -1,24 +1,11 @@
-import type {
-	IDataObject,
-	IHookFunctions,
-	INodeType,
-	INodeTypeDescription,
-	IWebhookFunctions,
-	IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
 import { confirmOrder } from './confirm';
 import type { EventOptions } from './events';
-import {
-	decide,
-	memoryFor,
-	recordEmitted,
-	STATIC_MAX_EVENTS,
-	STATIC_MAX_ORDERS,
-} from './events';
+import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
 import type { Acknowledge } from './acknowledgement';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { eventOptions } from './eventOptions';
@@ -70,7 +57,7 @@ export class ClearinghouseTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'Registers its own webhook endpoint when the workflow is published and deletes it when unpublished. The service only delivers to https URLs on public hosts: n8n\'s WEBHOOK_URL must be such an address. Every delivery is signature-checked; unsigned, forged or expired ones are answered 401 and run nothing.',
+					"Registers its own webhook endpoint when the workflow is published and deletes it when unpublished. The service only delivers to https URLs on public hosts: n8n's WEBHOOK_URL must be such an address. Every delivery is signature-checked; unsigned, forged or expired ones are answered 401 and run nothing.",
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -82,8 +69,7 @@ export class ClearinghouseTrigger implements INodeType {
 				type: 'multiOptions',
 				options: paymentOrderStatusOptions(),
 				default: [],
-				description:
-					'Emit only events whose order has one of these statuses. Leave empty for every known status.',
+				description: 'Emit only events whose order has one of these statuses. Leave empty for every known status.',
 				displayOptions: { show: { '@version': [1] } },
 			},
 			{
@@ -145,7 +131,7 @@ export class ClearinghouseTrigger implements INodeType {
 						type: 'boolean',
 						default: true,
 						description:
-							'Whether to fetch each event\'s order from the API before emitting, and emit the order as the service returns it now (the event\'s own copy is in eventPaymentOrder). Events for an order this account does not have are dropped; stale and duplicate checks use the fetched version. Guards against forged events if the webhook secret leaks; costs one API request per delivery.',
+							"Whether to fetch each event's order from the API before emitting, and emit the order as the service returns it now (the event's own copy is in eventPaymentOrder). Events for an order this account does not have are dropped; stale and duplicate checks use the fetched version. Guards against forged events if the webhook secret leaks; costs one API request per delivery.",
 					},
 					{
 						displayName: 'Drop Duplicate Deliveries',
@@ -168,8 +154,7 @@ export class ClearinghouseTrigger implements INodeType {
 						name: 'emitPing',
 						type: 'boolean',
 						default: false,
-						description:
-							'Whether to start the workflow for the service\'s webhook.ping test event (it is always answered 2xx)',
+						description: "Whether to start the workflow for the service's webhook.ping test event (it is always answered 2xx)",
 					},
 					{
 						displayName: 'Include Deposit-Only Events',
@@ -223,10 +208,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	// Without the raw bytes nothing can be verified: refuse (fail closed).
 	const rawBody = (req as unknown as { rawBody?: unknown }).rawBody;
 	// One generic answer for every failure: it says nothing about the secret or the expected value.
-	if (
-		!Buffer.isBuffer(rawBody) ||
-		!verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] }).valid
-	) {
+	if (!Buffer.isBuffer(rawBody) || !verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] }).valid) {
 		return respond(ctx, 401, { error: 'Unauthorized' });
 	}
 

@@ -15,15 +15,15 @@ const EVENTS: Record<Status, { name: string; description: string }> = {
 	LOCKED: { name: 'Order Locked', description: 'An order was locked for settlement' },
 	PENDING_NET_SETTLEMENT: { name: 'Order Pending Net Settlement', description: 'An order waits for the netting window to close' },
 	READY_TO_DISTRIBUTE: { name: 'Order Ready to Distribute', description: 'An order was settled and waits for its payout' },
-	DISTRIBUTION_PENDING: { name: 'Distribution Pending', description: 'An order\'s payout is being prepared' },
-	DISTRIBUTION_SUBMITTED: { name: 'Distribution Submitted', description: 'An order\'s payout was sent to the chain' },
-	DISTRIBUTED: { name: 'Order Distributed', description: 'An order\'s payout arrived: the recipient was paid' },
-	DISTRIBUTION_FAILED: { name: 'Distribution Failed', description: 'An order\'s payout failed' },
+	DISTRIBUTION_PENDING: { name: 'Distribution Pending', description: "An order's payout is being prepared" },
+	DISTRIBUTION_SUBMITTED: { name: 'Distribution Submitted', description: "An order's payout was sent to the chain" },
+	DISTRIBUTED: { name: 'Order Distributed', description: "An order's payout arrived: the recipient was paid" },
+	DISTRIBUTION_FAILED: { name: 'Distribution Failed', description: "An order's payout failed" },
 	CANCELED: { name: 'Order Canceled', description: 'An order was canceled' },
 	EXPIRED: { name: 'Order Expired', description: 'An order expired before it was funded' },
 	REMEDIATING_EXPIRED: { name: 'Expired Order Being Remediated', description: 'Funds that arrived for an expired order are being returned' },
 	REMEDIATING_OVERFUNDED: { name: 'Overfunded Order Being Remediated', description: 'The excess of an overfunded order is being returned' },
-	REFUNDED: { name: 'Order Refunded', description: 'An order\'s funds were returned to the sender' },
+	REFUNDED: { name: 'Order Refunded', description: "An order's funds were returned to the sender" },
 };
 
 /** The Events options, sorted by name as n8n's lint asks for. */

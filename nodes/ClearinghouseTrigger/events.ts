@@ -188,21 +188,13 @@ export function classify(order: IDataObject, mark: OrderMark | undefined): Event
 }
 
 /** Decides about one verified `payment_order` event. Pure apart from reading the memory. */
-export function decide(
-	memory: TriggerMemory,
-	eventId: string,
-	order: IDataObject,
-	options: EventOptions,
-): Decision {
+export function decide(memory: TriggerMemory, eventId: string, order: IDataObject, options: EventOptions): Decision {
 	if (options.dropDuplicates && memory.hasEvent(eventId)) return { emit: false, reason: 'duplicate' };
 	const orderId = String(order.id ?? '');
 	const mark = memory.getOrder(orderId);
 	const kind = classify(order, mark);
 	if (options.dropStaleEvents && mark) {
-		const stale =
-			kind === 'deposit'
-				? newerDeposits(order, mark).length === 0
-				: typeof order.version === 'number' && order.version <= mark.v;
+		const stale = kind === 'deposit' ? newerDeposits(order, mark).length === 0 : typeof order.version === 'number' && order.version <= mark.v;
 		if (stale) return { emit: false, reason: 'stale', kind };
 	}
 	if (kind === 'deposit' && !options.includeDepositEvents) return { emit: false, reason: 'deposit_event', kind };

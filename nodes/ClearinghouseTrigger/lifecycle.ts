@@ -89,9 +89,7 @@ async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | 
 }
 
 async function getEndpoint(this: IHookFunctions, id: string): Promise<IDataObject | undefined> {
-	const result = await settle(
-		apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }),
-	);
+	const result = await settle(apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
 	if (result.ok) return isLive(result.value) ? result.value : undefined;
 	// 403: the stored id belongs to another account (the credential changed); the search by URL
 	// that follows still finds anything of ours on the current account.
@@ -223,7 +221,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		}
 		if (code === 400 && error instanceof NodeApiError) {
 			error.description =
-				'The service refused the webhook URL. It only accepts https:// URLs on public hosts: set n8n\'s WEBHOOK_URL to the public https address that reaches this n8n. ' +
+				"The service refused the webhook URL. It only accepts https:// URLs on public hosts: set n8n's WEBHOOK_URL to the public https address that reaches this n8n. " +
 				(error.description ?? '');
 		}
 		throw error;
@@ -278,12 +276,7 @@ export type DeliverySecret =
  * run). The delivery itself was signed with the retired secret; the service's retry is signed with
  * the new one. Concurrent deliveries of one process share one rotation.
  */
-export async function deliverySecret(
-	this: IWebhookFunctions,
-	state: EndpointState,
-	scope: SecretScope,
-	key: string,
-): Promise<DeliverySecret> {
+export async function deliverySecret(this: IWebhookFunctions, state: EndpointState, scope: SecretScope, key: string): Promise<DeliverySecret> {
 	const stored = readSecret(state, scope);
 	if (stored.found !== 'unreadable') return stored;
 	const last = renewedBoxes.get(key);

@@ -42,10 +42,7 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	const whole = match[1];
 	const fraction = (match[2] ?? '').replace(/0+$/, '');
 	if (fraction.length > 4) {
-		throw new FieldError(
-			field,
-			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")`,
-		);
+		throw new FieldError(field, `must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")`);
 	}
 	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
 	if (pips <= 0n) throw new FieldError(field, 'must be greater than 0');

@@ -13,10 +13,7 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 	const text = String(key).trim();
 	if (text.length === 0) throw new FieldError(field, 'must not be empty');
 	if (text.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-		throw new FieldError(
-			field,
-			`must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (got ${text.length})`,
-		);
+		throw new FieldError(field, `must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (got ${text.length})`);
 	}
 	return text;
 }
@@ -77,18 +74,7 @@ export interface DerivedKeyParts {
  */
 export function deriveIdempotencyKey(parts: DerivedKeyParts): string {
 	const digest = createHash('sha256')
-		.update(
-			stableStringify([
-				'v2',
-				parts.instanceId,
-				parts.workflowId,
-				parts.lineage,
-				parts.nodeId,
-				parts.runIndex,
-				parts.itemIndex,
-				parts.request,
-			]),
-		)
+		.update(stableStringify(['v2', parts.instanceId, parts.workflowId, parts.lineage, parts.nodeId, parts.runIndex, parts.itemIndex, parts.request]))
 		.digest('hex');
 	return `n8n-${digest.slice(0, 48)}`;
 }
@@ -112,12 +98,7 @@ export function relativeExpiry(anchorMs: number | undefined, minutes: number, no
  * otherwise created when the order is not older than the start of this try, which assumes the
  * clocks of n8n and the service agree to within `skewMs` (default 0: NTP-synchronised hosts).
  */
-export function createdByThisRequest(opts: {
-	firstPossibleUse: boolean;
-	createdAt: unknown;
-	requestStartedMs: number;
-	skewMs?: number;
-}): boolean {
+export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdAt: unknown; requestStartedMs: number; skewMs?: number }): boolean {
 	if (opts.firstPossibleUse) return true;
 	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
 	if (Number.isNaN(created)) return false;

@@ -38,9 +38,7 @@ export function sealSecret(secret: string, scope: SecretScope): string {
 	const cipher = createCipheriv('aes-256-gcm', keyFor(scope), iv);
 	cipher.setAAD(Buffer.from(context(scope), 'utf8'));
 	const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-	return [FORMAT, iv, ciphertext, cipher.getAuthTag()]
-		.map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
-		.join('.');
+	return [FORMAT, iv, ciphertext, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
 }
 
 /** The secret, or undefined when the box is malformed, tampered with, or sealed under another key or scope. */

@@ -25,9 +25,7 @@ const HEX_SHA256 = /^[0-9a-f]{64}$/;
  * Parses `t=<unix seconds>,v1=<hex>[,v1=<hex>]` strictly: exactly one `t`, at least one `v1`,
  * nothing malformed. Other `v<n>` schemes are ignored so a future scheme does not break us.
  */
-export function parseSignatureHeader(
-	header: string | string[] | undefined,
-): ParsedSignatureHeader | SignatureFailure {
+export function parseSignatureHeader(header: string | string[] | undefined): ParsedSignatureHeader | SignatureFailure {
 	if (Array.isArray(header)) {
 		if (header.length !== 1) return header.length === 0 ? 'missing_header' : 'malformed_header';
 		header = header[0];

@@ -154,18 +154,10 @@ function errorBody(body: unknown): JsonObject {
  * Continue On Fail item) carries the service's `error` code and, when it sent one, its `message`
  * sentence and `path`; the description adds a hint for the status.
  */
-function apiError(
-	ctx: ApiContext,
-	statusCode: number,
-	body: unknown,
-	itemIndex?: number,
-): NodeApiError {
+function apiError(ctx: ApiContext, statusCode: number, body: unknown, itemIndex?: number): NodeApiError {
 	const payload = errorBody(body);
 	const serviceText = typeof payload.error === 'string' ? payload.error : `HTTP ${statusCode}`;
-	const explanation =
-		typeof payload.message === 'string' && payload.message.trim() !== '' && payload.message !== serviceText
-			? `: ${payload.message}`
-			: '';
+	const explanation = typeof payload.message === 'string' && payload.message.trim() !== '' && payload.message !== serviceText ? `: ${payload.message}` : '';
 	const where = payload.path ? ` (at ${String(payload.path)})` : '';
 	return new NodeApiError(ctx.getNode(), payload, {
 		message: `Clearinghouse API error ${statusCode}: ${serviceText}${explanation}${where}`,
@@ -202,11 +194,7 @@ function requestFailure(ctx: ApiContext, error: unknown, itemIndex?: number): No
  * The one way our nodes talk to the service: authentication through the credential,
  * errors mapped to NodeApiError, and retries only where repeating cannot act twice.
  */
-export async function apiRequest(
-	this: ApiContext,
-	request: ApiRequest,
-	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<IDataObject> {
+export async function apiRequest(this: ApiContext, request: ApiRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject> {
 	return (await apiRequestWithStatus.call(this, request, policy)).body as IDataObject;
 }
 
@@ -238,11 +226,7 @@ export async function apiRequestWithStatus(
 	for (let attempt = 1; ; attempt++) {
 		let response: RawResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(
-				this,
-				CREDENTIAL_TYPE,
-				options,
-			)) as RawResponse;
+			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, options)) as RawResponse;
 		} catch (error) {
 			if (safeToRepeat && attempt < policy.maxAttempts && isConnectionError(error)) {
 				await sleep(backoff(policy, attempt));
@@ -277,31 +261,18 @@ export interface ListRequest extends Omit<ApiRequest, 'method' | 'body'> {
 }
 
 /** Follows limit/offset pages until `hasMore` (or `total`) says there is no more, or `limit` is reached. */
-export async function apiRequestAllItems(
-	this: ApiContext,
-	request: ListRequest,
-	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<IDataObject[]> {
+export async function apiRequestAllItems(this: ApiContext, request: ListRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject[]> {
 	const { listKey, limit, pageSize = 1000, ...rest } = request;
 	const records: IDataObject[] = [];
 	let offset = Number(request.qs?.offset ?? 0);
 	for (;;) {
 		const wanted = limit === undefined ? pageSize : Math.min(pageSize, limit - records.length);
 		if (wanted <= 0) break;
-		const page = await apiRequest.call(
-			this,
-			{ ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } },
-			policy,
-		);
+		const page = await apiRequest.call(this, { ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } }, policy);
 		const batch = (page[listKey] as IDataObject[] | undefined) ?? [];
 		records.push(...batch);
 		offset += batch.length;
-		const hasMore =
-			typeof page.hasMore === 'boolean'
-				? page.hasMore
-				: typeof page.total === 'number'
-					? offset < page.total
-					: batch.length === wanted;
+		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : batch.length === wanted;
 		if (!hasMore || batch.length === 0) break;
 	}
 	return limit === undefined ? records : records.slice(0, limit);

@@ -8,7 +8,7 @@ let overview = null;
 
 const $ = (selector) => document.querySelector(selector);
 const esc = (value) => String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-const short = (text) => (text && text.length > 16 ? `${text.slice(0, 8)}…${text.slice(-4)}` : text ?? '');
+const short = (text) => (text && text.length > 16 ? `${text.slice(0, 8)}…${text.slice(-4)}` : (text ?? ''));
 
 function say(text, isError = false) {
 	const box = $('#message');
@@ -33,7 +33,12 @@ const publicApi = (method, path, body) => call(method, `/api/v1${path}`, body, {
 /** Every wallet of the account's users, as `<option>`s: the senders a deposit can come from. */
 function walletOptions() {
 	return state.users
-		.flatMap((u) => u.wallets.map((w) => `<option value="${esc(`${w.chain}|${w.address}`)}">${esc(u.label)} · ${esc(w.chain)} · ${esc(short(w.address))}${w.status === 'ACTIVE' ? '' : ` (${esc(w.status)})`}</option>`))
+		.flatMap((u) =>
+			u.wallets.map(
+				(w) =>
+					`<option value="${esc(`${w.chain}|${w.address}`)}">${esc(u.label)} · ${esc(w.chain)} · ${esc(short(w.address))}${w.status === 'ACTIVE' ? '' : ` (${esc(w.status)})`}</option>`,
+			),
+		)
 		.join('');
 }
 
@@ -59,9 +64,11 @@ function renderOrders() {
 
 function renderWallets() {
 	const rows = state.users.flatMap((u) =>
-		u.wallets.map((w) => `<tr data-chain="${esc(w.chain)}" data-address="${esc(w.address)}"><td>${esc(u.label)} <code class="muted">${esc(u.id)}</code></td>
+		u.wallets.map(
+			(w) => `<tr data-chain="${esc(w.chain)}" data-address="${esc(w.address)}"><td>${esc(u.label)} <code class="muted">${esc(u.id)}</code></td>
 			<td>${esc(w.chain)}</td><td><code>${esc(w.address)}</code></td><td class="status">${esc(w.status)}</td>
-			<td>${w.status === 'ACTIVE' ? '' : '<button data-action="activate">Activate</button>'}</td></tr>`),
+			<td>${w.status === 'ACTIVE' ? '' : '<button data-action="activate">Activate</button>'}</td></tr>`,
+		),
 	);
 	replaceRows('#wallets', rows, 'No users.');
 }
@@ -80,10 +87,14 @@ function renderDeliveries() {
 }
 
 function renderOutbox() {
-	const rows = overview.outbox.map((m) => `<tr><td>${esc(m.seq)}</td><td>${esc(m.channel)}</td><td>${esc(m.at)}</td>
-		<td>${esc(typeof m.body?.text === 'string' ? m.body.text : JSON.stringify(m.body))}</td></tr>`);
+	const rows = overview.outbox.map(
+		(m) => `<tr><td>${esc(m.seq)}</td><td>${esc(m.channel)}</td><td>${esc(m.at)}</td>
+		<td>${esc(typeof m.body?.text === 'string' ? m.body.text : JSON.stringify(m.body))}</td></tr>`,
+	);
 	replaceRows('#outbox', rows, 'Nothing posted yet.');
-	$('#faults').innerHTML = overview.faults.map((f) => `<li>${esc(f.method ?? 'any')} ${esc(f.path)} → ${esc(f.commitThen500 ? 'commit, then 500' : f.status)} (${esc(f.count)} left)</li>`).join('');
+	$('#faults').innerHTML = overview.faults
+		.map((f) => `<li>${esc(f.method ?? 'any')} ${esc(f.path)} → ${esc(f.commitThen500 ? 'commit, then 500' : f.status)} (${esc(f.count)} left)</li>`)
+		.join('');
 }
 
 /** Keeps the user's choices (sender, amount) in rows that stay: only rows that changed are replaced. */

@@ -57,10 +57,16 @@ export function registerOrders(r: Router, svc: Services): void {
 		} else if (!b.expiresAt) fail(400, 'validation_error', 'expiresAt is required for a standard order', { path: 'expiresAt' });
 
 		const writeAccount = core.writeScope(ctx.auth, b.subaccountId);
-		return replayOrRecord({
-			store: core.data.paymentIdem, key: b.idempotencyKey ? `${ctx.auth.account.id}:${b.idempotencyKey}` : null, hash: sha(canonical(b)),
-			status: 201, reused: { message: 'idempotencyKey was already used with a different body' },
-		}, () => createPayment(svc, ctx, b, writeAccount));
+		return replayOrRecord(
+			{
+				store: core.data.paymentIdem,
+				key: b.idempotencyKey ? `${ctx.auth.account.id}:${b.idempotencyKey}` : null,
+				hash: sha(canonical(b)),
+				status: 201,
+				reused: { message: 'idempotencyKey was already used with a different body' },
+			},
+			() => createPayment(svc, ctx, b, writeAccount),
+		);
 	});
 	r.add('GET', '/api/v1/payment-orders', (ctx) => {
 		if (ctx.query.has('epochId')) fail(400, 'validation_error', 'epochId has been removed', { path: 'epochId' });
@@ -101,11 +107,17 @@ export function registerOrders(r: Router, svc: Services): void {
 		const b = parse(requestSchemas.transactions, ctx.body);
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		// REFUNDED is reopenable: a late deposit there is attributed and returned again.
-		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED') fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
+		if (o.status !== 'AWAITING_FUNDS' && o.status !== 'REFUNDED')
+			fail(409, 'order_not_awaiting_funds', `Order is ${o.status}; transactions are accepted while AWAITING_FUNDS`);
 		for (const t of b.transactions) {
 			const tx = core.chainTxs.get(t.hash);
 			if (tx?.indexed && (tx.transferCount ?? 1) > 1) {
-				fail(400, 'multiple_transfers_in_hash', `Transaction ${t.hash} carries ${tx.transferCount} funding transfers from the wallet; send each funding transfer in its own transaction`, { path: 'transactions' });
+				fail(
+					400,
+					'multiple_transfers_in_hash',
+					`Transaction ${t.hash} carries ${tx.transferCount} funding transfers from the wallet; send each funding transfer in its own transaction`,
+					{ path: 'transactions' },
+				);
 			}
 		}
 		let processed = 0;
@@ -118,14 +130,20 @@ export function registerOrders(r: Router, svc: Services): void {
 			engine.attribute(o, tx.hash, tx.sender, tx.chain, tx.asset, tx.amountUsd);
 			processed++;
 		}
-		return { status: 200, body: { message: processed ? 'Transactions submitted' : 'No matching transfers found', data: { paymentOrderId: o.id, transfersProcessed: processed } } };
+		return {
+			status: 200,
+			body: { message: processed ? 'Transactions submitted' : 'No matching transfers found', data: { paymentOrderId: o.id, transfersProcessed: processed } },
+		};
 	});
 
 	r.add('POST', '/api/v1/payment-orders/:id/cancel', (ctx) => {
 		const b = parse(requestSchemas.cancel, ctx.body);
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		engine.requestCancel(o, b.reason);
-		return { status: 202, body: { message: 'Cancellation requested', data: { paymentOrderId: o.id, status: o.status, cancelRequestedAt: o.cancelRequestedAt } } };
+		return {
+			status: 202,
+			body: { message: 'Cancellation requested', data: { paymentOrderId: o.id, status: o.status, cancelRequestedAt: o.cancelRequestedAt } },
+		};
 	});
 
 	r.add('PUT', '/api/v1/payment-orders/:id/return-details', (ctx) => {
@@ -133,23 +151,32 @@ export function registerOrders(r: Router, svc: Services): void {
 		const m = typeof ifMatch === 'string' ? /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim()) : null;
 		if (!m) fail(400, 'validation_error', 'If-Match must be the quoted current returns.revision, e.g. "0"', { path: 'headers.if-match' });
 		const key = ctx.headers['idempotency-key'];
-		if (typeof key !== 'string' || key.length < 1 || key.length > 255) fail(400, 'validation_error', 'Idempotency-Key header is required (up to 255 characters)', { path: 'headers.idempotency-key' });
+		if (typeof key !== 'string' || key.length < 1 || key.length > 255)
+			fail(400, 'validation_error', 'Idempotency-Key header is required (up to 255 characters)', { path: 'headers.idempotency-key' });
 		const b = parse(requestSchemas.returnDetails, ctx.body);
-		if (new Set(b.wallets.map((w) => w.chain)).size !== b.wallets.length) fail(400, 'validation_error', 'wallets: one wallet per chain (duplicate chain)', { path: 'wallets' });
+		if (new Set(b.wallets.map((w) => w.chain)).size !== b.wallets.length)
+			fail(400, 'validation_error', 'wallets: one wallet per chain (duplicate chain)', { path: 'wallets' });
 		const o = writableOrder(svc, ctx, b.subaccountId);
 		const expected = Number(m[1]);
 		// The revision is part of the request: the same details against another revision are another request.
-		return replayOrRecord({
-			store: o.internal.returnIdem, key, hash: `${sha(canonical(b))}:${expected}`,
-			status: 200, reused: { message: 'Idempotency-Key was already used with different details' },
-		}, () => registerReturnDetails(svc, o, b, expected));
+		return replayOrRecord(
+			{
+				store: o.internal.returnIdem,
+				key,
+				hash: `${sha(canonical(b))}:${expected}`,
+				status: 200,
+				reused: { message: 'Idempotency-Key was already used with different details' },
+			},
+			() => registerReturnDetails(svc, o, b, expected),
+		);
 	});
 }
 
 /** New return details for the order, once If-Match, scope and idempotency passed: the 200 body. */
 function registerReturnDetails(svc: Services, o: Order, b: ReturnDetailsBody, expected: number): unknown {
 	const { core, engine } = svc;
-	if (expected !== o.internal.returnRevision) fail(409, 'stale_revision', `If-Match revision ${expected} is stale; current revision is ${o.internal.returnRevision}`);
+	if (expected !== o.internal.returnRevision)
+		fail(409, 'stale_revision', `If-Match revision ${expected} is stale; current revision is ${o.internal.returnRevision}`);
 	const user = core.users.get(b.userId);
 	if (!user || user.accountId !== o.internal.accountId) fail(404, 'return_user_not_found', `User ${b.userId} is not in the order's account`);
 	const open = engine.uncommitted(o);
@@ -158,7 +185,8 @@ function registerReturnDetails(svc: Services, o: Order, b: ReturnDetailsBody, ex
 	}
 	const assetOf = (chain: string) => open.find((t) => t.chain === chain)?.asset ?? o.asset;
 	const wallets = b.wallets.map((w) => {
-		if (!core.isSupported(w.chain)) fail(422, `Unsupported return chain ${w.chain} (asset ${assetOf(w.chain)})`, undefined, { chain: w.chain, asset: assetOf(w.chain) });
+		if (!core.isSupported(w.chain))
+			fail(422, `Unsupported return chain ${w.chain} (asset ${assetOf(w.chain)})`, undefined, { chain: w.chain, asset: assetOf(w.chain) });
 		const address = normalizeAddress(w.chain, w.address);
 		const owned = address && user.wallets.find((x) => x.chain === w.chain && x.address === address);
 		if (owned && owned.status === 'ACTIVATING') {
@@ -172,7 +200,10 @@ function registerReturnDetails(svc: Services, o: Order, b: ReturnDetailsBody, ex
 	});
 	for (const t of open) {
 		if (!wallets.some((w) => w.chain === t.chain)) {
-			fail(422, `Chain ${t.chain} (asset ${t.asset}) is missing from the complete wallet list: deposit ${t.transactionHash} needs it`, undefined, { chain: t.chain, asset: t.asset });
+			fail(422, `Chain ${t.chain} (asset ${t.asset}) is missing from the complete wallet list: deposit ${t.transactionHash} needs it`, undefined, {
+				chain: t.chain,
+				asset: t.asset,
+			});
 		}
 	}
 	o.internal.returnRevision++;
@@ -197,7 +228,8 @@ function createPayment(svc: Services, ctx: Ctx, b: PaymentBody, writeAccount: Ac
 		else if (quote.accountId !== account.id) fail(400, 'quote_mismatch', 'Quote belongs to another account', { path: 'quoteId' });
 		core.assertWritable(account);
 	}
-	if (mode === 'instant' && !account.capabilities.includes('INSTANT_PAYMENT')) fail(403, 'capability_required', 'Instant payments need the INSTANT_PAYMENT capability');
+	if (mode === 'instant' && !account.capabilities.includes('INSTANT_PAYMENT'))
+		fail(403, 'capability_required', 'Instant payments need the INSTANT_PAYMENT capability');
 	const now = core.now();
 	let expiresAt: string;
 	if (mode === 'standard') {
@@ -211,24 +243,41 @@ function createPayment(svc: Services, ctx: Ctx, b: PaymentBody, writeAccount: Ac
 	if (!core.isSupported(b.toChain)) fail(400, 'validation_error', `Unsupported toChain ${b.toChain}`, { path: 'toChain' });
 	if (!core.isSupported(b.toChain, b.asset)) fail(400, 'validation_error', `Unsupported asset ${b.asset} on ${b.toChain}`, { path: 'asset' });
 	const user = core.users.get(b.fromUserId);
-	if (!user || user.accountId !== account.id) fail(400, 'validation_error', `fromUserId ${b.fromUserId} is not a user of account ${account.id}`, { path: 'fromUserId' });
+	if (!user || user.accountId !== account.id)
+		fail(400, 'validation_error', `fromUserId ${b.fromUserId} is not a user of account ${account.id}`, { path: 'fromUserId' });
 	const toAddress = normalizeAddress(b.toChain, b.toAddress);
 	const w = toAddress ? core.accountWallet(account.id, b.toChain, toAddress) : null;
 	if (!w || w.status !== 'ACTIVE') {
-		fail(400, 'recipient_not_active', `Recipient ${b.toAddress} on ${b.toChain} is ${w ? `not active (${w.status})` : 'not a registered wallet of the account'}`, { path: 'toAddress' });
+		fail(
+			400,
+			'recipient_not_active',
+			`Recipient ${b.toAddress} on ${b.toChain} is ${w ? `not active (${w.status})` : 'not a registered wallet of the account'}`,
+			{ path: 'toAddress' },
+		);
 	}
 	if (quote) {
-		const mismatch = quote.toChain !== b.toChain || quote.asset !== b.asset || quote.amountUsd !== b.amountUsd || (quote.toAddress && quote.toAddress !== toAddress);
+		const mismatch =
+			quote.toChain !== b.toChain || quote.asset !== b.asset || quote.amountUsd !== b.amountUsd || (quote.toAddress && quote.toAddress !== toAddress);
 		if (mismatch) fail(400, 'quote_mismatch', 'The request does not match the quoted terms (toChain, asset, amountUsd, toAddress)', { path: 'quoteId' });
 	}
 	if (!account.provisioned) {
-		if (mode === 'instant') throw new ApiError(503, 'deposit_address_unavailable', { message: 'A deposit address is momentarily unavailable; retry' }, { 'retry-after': '5' });
+		if (mode === 'instant')
+			throw new ApiError(503, 'deposit_address_unavailable', { message: 'A deposit address is momentarily unavailable; retry' }, { 'retry-after': '5' });
 		fail(412, 'custody_wallet_not_provisioned', `The custody wallet of account ${account.id} is not provisioned yet`);
 	}
 	engine.checkLimits(account, b.amountUsd);
 	const o = engine.createOrder({
-		account, fromUserId: user.id, toAddress: toAddress!, toChain: b.toChain, asset: b.asset, amountUsd: b.amountUsd, memo: b.memo ?? null,
-		mode, expiresAt, idempotencyKey: b.idempotencyKey, quote,
+		account,
+		fromUserId: user.id,
+		toAddress: toAddress!,
+		toChain: b.toChain,
+		asset: b.asset,
+		amountUsd: b.amountUsd,
+		memo: b.memo ?? null,
+		mode,
+		expiresAt,
+		idempotencyKey: b.idempotencyKey,
+		quote,
 	});
 	return {
 		paymentOrderId: o.id,

@@ -25,13 +25,15 @@ export function registerQuotes(r: Router, svc: Services): void {
 		if (!caps.includes('INSTANT_PAYMENT') && !caps.includes('STANDARD_QUOTE_FALLBACK')) {
 			fail(403, 'capability_required', 'Quotes need the INSTANT_PAYMENT or STANDARD_QUOTE_FALLBACK capability');
 		}
-		if (b.mode === 'standard' && !caps.includes('NETTED_QUOTES')) fail(403, 'capability_required', 'Requesting mode standard needs the NETTED_QUOTES capability');
+		if (b.mode === 'standard' && !caps.includes('NETTED_QUOTES'))
+			fail(403, 'capability_required', 'Requesting mode standard needs the NETTED_QUOTES capability');
 		if (!core.isSupported(b.toChain, b.asset)) fail(400, 'unsupported_corridor', `Unsupported corridor ${b.asset} on ${b.toChain}`, { path: 'asset' });
 		let toAddress: string | undefined;
 		if (b.toAddress !== undefined) {
 			toAddress = normalizeAddress(b.toChain, b.toAddress) ?? undefined;
 			const w = toAddress ? core.accountWallet(acc.id, b.toChain, toAddress) : null;
-			if (!w || w.status !== 'ACTIVE') fail(400, 'recipient_not_active', `Recipient ${b.toAddress} on ${b.toChain} is not an active registered wallet`, { path: 'toAddress' });
+			if (!w || w.status !== 'ACTIVE')
+				fail(400, 'recipient_not_active', `Recipient ${b.toAddress} on ${b.toChain} is not an active registered wallet`, { path: 'toAddress' });
 		}
 		engine.checkLimits(acc, b.amountUsd);
 		const instantOk = b.mode !== 'standard' && caps.includes('INSTANT_PAYMENT') && b.amountUsd <= INSTANT_MAX_USD;
@@ -49,11 +51,23 @@ export function registerQuotes(r: Router, svc: Services): void {
 			for (const q of core.data.quotes) if (q.accountId === acc.id && q.name === b.name && q.status === 'ACTIVE') q.status = 'EXPIRED';
 		}
 		const q: Quote = {
-			quoteId: uuid(), accountId: acc.id, ...(b.name ? { name: b.name } : {}), mode, ...(toAddress ? { toAddress } : {}),
-			toChain: b.toChain, asset: b.asset, amountUsd: b.amountUsd, feeBps, feeUsd: fromPips(Math.round((toPips(b.amountUsd) * feeBps) / 10000)),
+			quoteId: uuid(),
+			accountId: acc.id,
+			...(b.name ? { name: b.name } : {}),
+			mode,
+			...(toAddress ? { toAddress } : {}),
+			toChain: b.toChain,
+			asset: b.asset,
+			amountUsd: b.amountUsd,
+			feeBps,
+			feeUsd: fromPips(Math.round((toPips(b.amountUsd) * feeBps) / 10000)),
 			estimatedSettlement: { estimatedSettlementAt: core.iso(now + duration * 1000), estimatedDurationSeconds: duration, basis: 'funded_now' },
-			status: serviceable ? 'ACTIVE' : 'UNSERVICEABLE', serviceable, ...(serviceable ? {} : { reason: 'UNABLE_TO_SERVICE' }),
-			createdAt: core.iso(now), expiresAt: core.iso(expireDueAt), expireDueAt,
+			status: serviceable ? 'ACTIVE' : 'UNSERVICEABLE',
+			serviceable,
+			...(serviceable ? {} : { reason: 'UNABLE_TO_SERVICE' }),
+			createdAt: core.iso(now),
+			expiresAt: core.iso(expireDueAt),
+			expireDueAt,
 		};
 		core.data.quotes.push(q);
 		core.quotes.set(q.quoteId, q);

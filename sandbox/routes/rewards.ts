@@ -17,23 +17,84 @@ const ALL_LIMITS = ['cap_per_period', 'cap_per_user'];
 /** The catalogue; cross references say which blocks combine. */
 export const RULE_BLOCKS = {
 	measures: [
-		{ type: 'daily_balance', description: 'Average end-of-day balance over the period', paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } }, conditions: ALL_CONDITIONS, payouts: ALL_PAYOUTS, limits: ALL_LIMITS },
-		{ type: 'transaction_volume', description: 'USD volume of settled payment orders', paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } }, conditions: ['always', 'kyb_approved'], payouts: ALL_PAYOUTS, limits: ALL_LIMITS },
-		{ type: 'transaction_count', description: 'Count of settled payment orders', paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } }, conditions: ['always', 'kyb_approved'], payouts: ['fixed', 'tiered'], limits: ['cap_per_period'] },
+		{
+			type: 'daily_balance',
+			description: 'Average end-of-day balance over the period',
+			paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } },
+			conditions: ALL_CONDITIONS,
+			payouts: ALL_PAYOUTS,
+			limits: ALL_LIMITS,
+		},
+		{
+			type: 'transaction_volume',
+			description: 'USD volume of settled payment orders',
+			paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } },
+			conditions: ['always', 'kyb_approved'],
+			payouts: ALL_PAYOUTS,
+			limits: ALL_LIMITS,
+		},
+		{
+			type: 'transaction_count',
+			description: 'Count of settled payment orders',
+			paramsSchema: { type: 'object', required: ['metricKey'], properties: { metricKey: { type: 'string', minLength: 1 } } },
+			conditions: ['always', 'kyb_approved'],
+			payouts: ['fixed', 'tiered'],
+			limits: ['cap_per_period'],
+		},
 	],
 	conditions: [
 		{ type: 'always', description: 'Always eligible', paramsSchema: { type: 'object', properties: {} }, measures: MEASURES },
-		{ type: 'min_balance', description: 'Eligible above a minimum balance', paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } }, measures: ['daily_balance'] },
+		{
+			type: 'min_balance',
+			description: 'Eligible above a minimum balance',
+			paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } },
+			measures: ['daily_balance'],
+		},
 		{ type: 'kyb_approved', description: 'Eligible while KYB is approved', paramsSchema: { type: 'object', properties: {} }, measures: MEASURES },
 	],
 	payouts: [
-		{ type: 'fixed', description: 'A fixed amount per period', paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } }, measures: MEASURES },
-		{ type: 'percentage', description: 'A rate of the measure', paramsSchema: { type: 'object', required: ['rate'], properties: { rate: decimal } }, measures: ['daily_balance', 'transaction_volume'] },
-		{ type: 'tiered', description: 'Contiguous tiers starting at 0; the last may be open-ended', paramsSchema: { type: 'object', required: ['tiers'], properties: { tiers: { type: 'array', minItems: 1, items: { type: 'object', required: ['from', 'amount'], properties: { from: decimal, to: decimal, amount: decimal } } } } }, measures: MEASURES },
+		{
+			type: 'fixed',
+			description: 'A fixed amount per period',
+			paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } },
+			measures: MEASURES,
+		},
+		{
+			type: 'percentage',
+			description: 'A rate of the measure',
+			paramsSchema: { type: 'object', required: ['rate'], properties: { rate: decimal } },
+			measures: ['daily_balance', 'transaction_volume'],
+		},
+		{
+			type: 'tiered',
+			description: 'Contiguous tiers starting at 0; the last may be open-ended',
+			paramsSchema: {
+				type: 'object',
+				required: ['tiers'],
+				properties: {
+					tiers: {
+						type: 'array',
+						minItems: 1,
+						items: { type: 'object', required: ['from', 'amount'], properties: { from: decimal, to: decimal, amount: decimal } },
+					},
+				},
+			},
+			measures: MEASURES,
+		},
 	],
 	limits: [
-		{ type: 'cap_per_period', description: 'Maximum payout per period', paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } }, measures: MEASURES },
-		{ type: 'cap_per_user', description: 'Maximum payout per user over the program', paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } }, measures: ['daily_balance', 'transaction_volume'] },
+		{
+			type: 'cap_per_period',
+			description: 'Maximum payout per period',
+			paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } },
+			measures: MEASURES,
+		},
+		{
+			type: 'cap_per_user',
+			description: 'Maximum payout per user over the program',
+			paramsSchema: { type: 'object', required: ['amount'], properties: { amount: decimal } },
+			measures: ['daily_balance', 'transaction_volume'],
+		},
 	],
 };
 
@@ -58,10 +119,12 @@ export function validateDefinition(def: Record<string, unknown>): void {
 	const measure = block('measure');
 	const m = RULE_BLOCKS.measures.find((x) => x.type === measure.type);
 	if (!m) bad('unknown_measure', `Unknown measure type ${measure.type}`, 'definition.measure.type');
-	if (typeof measure.metricKey !== 'string' || !measure.metricKey) bad('invalid_params', 'definition.measure.metricKey is required', 'definition.measure.metricKey');
+	if (typeof measure.metricKey !== 'string' || !measure.metricKey)
+		bad('invalid_params', 'definition.measure.metricKey is required', 'definition.measure.metricKey');
 	const condition = block('condition');
 	if (!ALL_CONDITIONS.includes(condition.type)) bad('unknown_condition', `Unknown condition type ${condition.type}`, 'definition.condition.type');
-	if (!m.conditions.includes(condition.type)) bad('condition_not_allowed', `Condition ${condition.type} cannot be used with measure ${m.type}`, 'definition.condition.type');
+	if (!m.conditions.includes(condition.type))
+		bad('condition_not_allowed', `Condition ${condition.type} cannot be used with measure ${m.type}`, 'definition.condition.type');
 	if (condition.type === 'min_balance') decimalAt(condition.amount, 'definition.condition.amount');
 	const payout = block('payout');
 	if (!ALL_PAYOUTS.includes(payout.type)) bad('unknown_payout', `Unknown payout type ${payout.type}`, 'definition.payout.type');
@@ -102,7 +165,12 @@ export function validateDefinition(def: Record<string, unknown>): void {
 function summarize(def: Record<string, unknown>): string {
 	const g = (k: string) => (def[k] as Record<string, unknown>) ?? {};
 	const payout = g('payout');
-	const what = payout.type === 'fixed' ? `pays ${payout.amount}` : payout.type === 'percentage' ? `pays ${payout.rate}%` : `pays by ${(payout.tiers as unknown[]).length} tiers`;
+	const what =
+		payout.type === 'fixed'
+			? `pays ${payout.amount}`
+			: payout.type === 'percentage'
+				? `pays ${payout.rate}%`
+				: `pays by ${(payout.tiers as unknown[]).length} tiers`;
 	const limits = (def.limits as Record<string, unknown>[]).map((l) => `${l.type} ${l.amount}`).join(', ');
 	return `${what} on ${g('measure').type} (${g('measure').metricKey}) when ${g('condition').type}${limits ? `; ${limits}` : ''}`;
 }
@@ -111,7 +179,8 @@ export function registerRewards(r: Router, svc: Services): void {
 	const { core } = svc;
 	const requireKey = (headers: Record<string, unknown>): string => {
 		const key = headers['idempotency-key'];
-		if (typeof key !== 'string' || key.length === 0) fail(400, 'idempotency_key_required', 'The Idempotency-Key header is required on POST, PATCH and DELETE', { path: 'headers.idempotency-key' });
+		if (typeof key !== 'string' || key.length === 0)
+			fail(400, 'idempotency_key_required', 'The Idempotency-Key header is required on POST, PATCH and DELETE', { path: 'headers.idempotency-key' });
 		if (key.length > 255) fail(400, 'validation_error', 'Idempotency-Key is at most 255 characters', { path: 'headers.idempotency-key' });
 		return key;
 	};
@@ -119,23 +188,39 @@ export function registerRewards(r: Router, svc: Services): void {
 	r.add('POST', '/api/v1/rewards/rules', (ctx) => {
 		const key = requireKey(ctx.headers);
 		// Checked before the body is validated: a replay answers even if the rules library filled up since.
-		return replayOrRecord({
-			store: core.data.rewardIdem, key: `${ctx.auth.account.id}:POST:/rewards/rules:${key}`, hash: sha(canonical(ctx.body ?? null)),
-			status: 201, reused: { message: 'Idempotency-Key was already used with a different request', extra: { path: 'headers.idempotency-key' } },
-		}, () => {
-			const b = parse(requestSchemas.rewardCreate, ctx.body);
-			validateDefinition(b.definition);
-			const active = core.data.rewardRules.filter((x) => x.accountId === ctx.auth.account.id && x.status === 'active');
-			if (active.length >= LIBRARY_SIZE) fail(409, 'library_full', `The rules library is full (${LIBRARY_SIZE} active rules)`, { path: '' });
-			const now = core.iso();
-			const rule: RewardRule = {
-				id: 'rule_' + uuid().replace(/-/g, '').slice(0, 20), accountId: ctx.auth.account.id, name: b.name, description: b.description ?? null,
-				version: 1, status: 'active', isDefault: b.isDefault ?? false, definition: b.definition, summary: summarize(b.definition), usedBy: [], createdAt: now, updatedAt: now,
-			};
-			core.data.rewardRules.push(rule);
-			core.rules.set(rule.id, rule);
-			return publicRule(rule);
-		});
+		return replayOrRecord(
+			{
+				store: core.data.rewardIdem,
+				key: `${ctx.auth.account.id}:POST:/rewards/rules:${key}`,
+				hash: sha(canonical(ctx.body ?? null)),
+				status: 201,
+				reused: { message: 'Idempotency-Key was already used with a different request', extra: { path: 'headers.idempotency-key' } },
+			},
+			() => {
+				const b = parse(requestSchemas.rewardCreate, ctx.body);
+				validateDefinition(b.definition);
+				const active = core.data.rewardRules.filter((x) => x.accountId === ctx.auth.account.id && x.status === 'active');
+				if (active.length >= LIBRARY_SIZE) fail(409, 'library_full', `The rules library is full (${LIBRARY_SIZE} active rules)`, { path: '' });
+				const now = core.iso();
+				const rule: RewardRule = {
+					id: 'rule_' + uuid().replace(/-/g, '').slice(0, 20),
+					accountId: ctx.auth.account.id,
+					name: b.name,
+					description: b.description ?? null,
+					version: 1,
+					status: 'active',
+					isDefault: b.isDefault ?? false,
+					definition: b.definition,
+					summary: summarize(b.definition),
+					usedBy: [],
+					createdAt: now,
+					updatedAt: now,
+				};
+				core.data.rewardRules.push(rule);
+				core.rules.set(rule.id, rule);
+				return publicRule(rule);
+			},
+		);
 	});
 
 	r.add('GET', '/api/v1/rewards/rules', (ctx) => {

@@ -29,16 +29,30 @@ export function registerRulesets(r: Router, svc: Services): void {
 			}
 		}
 		if (!core.isSupported(b.deliveredChain)) fail(400, 'validation_error', `Unsupported deliveredChain ${b.deliveredChain}`, { path: 'deliveredChain' });
-		if (!core.isSupported(b.deliveredChain, b.deliveredAsset)) fail(400, 'validation_error', `Unsupported deliveredAsset ${b.deliveredAsset} on ${b.deliveredChain}`, { path: 'deliveredAsset' });
+		if (!core.isSupported(b.deliveredChain, b.deliveredAsset))
+			fail(400, 'validation_error', `Unsupported deliveredAsset ${b.deliveredAsset} on ${b.deliveredChain}`, { path: 'deliveredAsset' });
 		const toAddress = normalizeAddress(b.deliveredChain, b.toAddress);
 		const w = toAddress ? core.accountWallet(acc.id, b.deliveredChain, toAddress) : null;
-		if (!w || w.status !== 'ACTIVE') fail(400, 'recipient_not_active', `toAddress ${b.toAddress} is not an ACTIVE wallet of the account on ${b.deliveredChain}`, { path: 'toAddress' });
+		if (!w || w.status !== 'ACTIVE')
+			fail(400, 'recipient_not_active', `toAddress ${b.toAddress} is not an ACTIVE wallet of the account on ${b.deliveredChain}`, { path: 'toAddress' });
 		const now = core.iso();
 		const rs: Ruleset = {
-			id: uuid(), accountId: acc.id, senderUserId: null, name: b.name ?? null, status: 'ACTIVE', deliveredAsset: b.deliveredAsset,
-			deliveredChain: b.deliveredChain, toAddress: toAddress!, mode: b.mode ?? 'NETTED', forceInstant: b.mode === 'INSTANT',
-			metadata: b.metadata ?? {}, addresses: CHAINS.map((chain) => ({ chain, status: 'PENDING', address: null, failureReason: null })),
-			createdAt: now, updatedAt: now, idempotencyKey: b.idempotencyKey, bodyHash: hash,
+			id: uuid(),
+			accountId: acc.id,
+			senderUserId: null,
+			name: b.name ?? null,
+			status: 'ACTIVE',
+			deliveredAsset: b.deliveredAsset,
+			deliveredChain: b.deliveredChain,
+			toAddress: toAddress!,
+			mode: b.mode ?? 'NETTED',
+			forceInstant: b.mode === 'INSTANT',
+			metadata: b.metadata ?? {},
+			addresses: CHAINS.map((chain) => ({ chain, status: 'PENDING', address: null, failureReason: null })),
+			createdAt: now,
+			updatedAt: now,
+			idempotencyKey: b.idempotencyKey,
+			bodyHash: hash,
 		};
 		core.data.rulesets.push(rs);
 		core.rulesets.set(rs.id, rs);

@@ -27,9 +27,19 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 		await checkUrl(b.url);
 		const now = core.iso();
 		const e: Endpoint = {
-			id: uuid(), accountId: ctx.auth.account.id, url: b.url, description: b.description ?? null, status: 'ENABLED',
-			eventTypes: b.eventTypes ?? ['payment_order'], consecutiveFailures: 0, createdAt: now, updatedAt: now, disabledAt: null, deletedAt: null,
-			secret: newSecret(), secretNext: null,
+			id: uuid(),
+			accountId: ctx.auth.account.id,
+			url: b.url,
+			description: b.description ?? null,
+			status: 'ENABLED',
+			eventTypes: b.eventTypes ?? ['payment_order'],
+			consecutiveFailures: 0,
+			createdAt: now,
+			updatedAt: now,
+			disabledAt: null,
+			deletedAt: null,
+			secret: newSecret(),
+			secretNext: null,
 		};
 		core.data.endpoints.push(e);
 		core.endpoints.set(e.id, e);
@@ -124,7 +134,12 @@ export function registerWebhookRoutes(r: Router, svc: Services): void {
 			...publicDelivery(d),
 			request: {
 				url: e?.url ?? null,
-				headers: { 'Content-Type': 'application/json', 'X-Service-Webhook-Id': d.envelopeId, 'X-Service-Webhook-Delivery-Id': d.id, 'X-Service-Event': d.publicEventType },
+				headers: {
+					'Content-Type': 'application/json',
+					'X-Service-Webhook-Id': d.envelopeId,
+					'X-Service-Webhook-Delivery-Id': d.id,
+					'X-Service-Event': d.publicEventType,
+				},
 				body: JSON.parse(d.rawBody) as unknown,
 			},
 			attempts: d.attempts,

@@ -43,7 +43,14 @@ describe('Clearinghouse action node inside n8n', () => {
 	let alice: any;
 	let bob: any;
 	const run = randomBytes(4).toString('hex');
-	const ids = { reference: 'e2eActionsRef001', orders: 'e2eActionsOrd001', webhooks: 'e2eActionsHook01', retry1: 'e2eRetryCommit01', retry4: 'e2eRetryCommit04', errors: 'e2eErrorOutput01' };
+	const ids = {
+		reference: 'e2eActionsRef001',
+		orders: 'e2eActionsOrd001',
+		webhooks: 'e2eActionsHook01',
+		retry1: 'e2eRetryCommit01',
+		retry4: 'e2eRetryCommit04',
+		errors: 'e2eErrorOutput01',
+	};
 	const missingOrderId = '00000000-0000-4000-8000-00000000dead';
 	let knownOrder: any;
 
@@ -51,7 +58,8 @@ describe('Clearinghouse action node inside n8n', () => {
 	async function execute(id: string): Promise<{ run: RunData; requests: LoggedRequest[]; items: (node: string) => any[] }> {
 		const mark = await operator.mark();
 		const result = await n8n.execute(id);
-		if (result.code !== 0 || !result.run) throw new Error(`n8n execute ${id} exited ${result.code ?? result.signal}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
+		if (result.code !== 0 || !result.run)
+			throw new Error(`n8n execute ${id} exited ${result.code ?? result.signal}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
 		const requests = await operator.requests(mark);
 		const workflow = workflows.find((w) => w.id === id)!;
 		for (const node of workflow.nodes) {
@@ -107,100 +115,164 @@ describe('Clearinghouse action node inside n8n', () => {
 			{ invoice: 'INV-B', payee: 'Nobody', paymentOrderId: missingOrderId },
 		];
 		const noOp = (name: string): NodeSpec => ({ name, type: 'n8n-nodes-base.noOp' });
-		await n8n.importWorkflows((workflows = [
-			graph(
-				ids.errors,
-				'e2e: error output and Continue On Fail',
-				[
-					{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' },
-					itemsNode('Invoices', invoices),
-					action('Get (error output)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueErrorOutput' }),
-					noOp('Found'),
-					noOp('Failed'),
-					action('Get (continue)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueRegularOutput' }),
-				],
-				[
-					['Start', 'Invoices'],
-					['Invoices', 'Get (error output)'],
-					['Get (error output)', 'Found', 0],
-					['Get (error output)', 'Failed', 1],
-					['Invoices', 'Get (continue)'],
-				],
-				ref,
-			),
-			chain(
-				ids.reference,
-				'e2e: reference data, users, quotes, rulesets, reward rules',
-				[
-					action('Supported assets', 'supportedAsset', 'getMany'),
-					action('Limits', 'account', 'getLimits', {}, once),
-					action('Deposit addresses', 'depositAddress', 'getMany', {}, once),
-					action('Quote', 'quote', 'create', { toChain: 'ethereum', asset: 'USDC', amountUsd: '25', additionalFields: { toAddress: bobEth, name: `e2e-quote-${run}` } }, once),
-					action('User', 'user', 'createOrUpdate', { label: `e2e-dave-${run}`, wallets: { wallet: [{ chain: 'ethereum', address: `0x${randomBytes(20).toString('hex')}` }] } }, once),
-					action('Ruleset', 'receiveRuleset', 'create', { deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: bobBase, additionalFields: { name: `e2e ruleset ${run}` } }, once),
-					action('Rename ruleset', 'receiveRuleset', 'rename', { rulesetId: "={{ $('Ruleset').first().json.id }}", name: `e2e ruleset ${run} renamed` }, once),
-					action('Reward rule', 'rewardRule', 'create', { name: `e2e rule ${run}`, description: 'made by the e2e suite' }, once),
-					action('Reward rules', 'rewardRule', 'getMany', { status: 'active', returnAll: true }, once),
-					action('Rule blocks', 'rewardRule', 'getRuleBlocks', {}, once),
-				],
-				ref,
-			),
-			chain(
-				ids.orders,
-				'e2e: payment order lifecycle',
-				[
-					order('Create order', `e2e order ${run}`, { idempotencyKeyMode: 'custom', idempotencyKey: `e2e-order-${run}`, options: { checkLimits: true } }, {}),
-					action('Get order', 'paymentOrder', 'get', { paymentOrderId: rl("$('Create order').first().json.paymentOrderId") }, once),
-					action('List orders', 'paymentOrder', 'getMany', { returnAll: false, limit: 10, filters: { status: ['AWAITING_FUNDS'], fromUserId: alice.id } }, once),
-					operatorPost(
-						'Deposit (operator)',
-						`${sandbox.operatorUrl}/deposits`,
-						`={{ JSON.stringify({ paymentOrderId: $('Create order').first().json.paymentOrderId, sender: '${aliceEth}', chain: 'ethereum', asset: 'USDC', amountUsd: 10.5 }) }}`,
-					),
-					action(
-						'Submit transaction',
-						'paymentOrder',
-						'submitTransactions',
-						{
-							paymentOrderId: rl("$('Create order').first().json.paymentOrderId"),
-							transactions: { transaction: [{ hash: "={{ $('Deposit (operator)').first().json.transactionHash }}", chain: 'ethereum' }] },
-						},
-						once,
-					),
-					action(
-						'Return details',
-						'paymentOrder',
-						'setReturnDetails',
-						{ paymentOrderId: rl("$('Create order').first().json.paymentOrderId"), userId: alice.id, wallets: { wallet: [{ chain: 'ethereum', address: aliceEth }] } },
-						once,
-					),
-					action('Cancel order', 'paymentOrder', 'cancel', { paymentOrderId: rl("$('Create order').first().json.paymentOrderId"), reason: 'e2e: changed our mind' }, once),
-				],
-				ref,
-			),
-			chain(
-				ids.webhooks,
-				'e2e: webhook endpoints and deliveries',
-				[
-					action('Create endpoint', 'webhookEndpoint', 'create', { url: hookUrl, description: 'e2e endpoint' }),
-					action('Get endpoint', 'webhookEndpoint', 'get', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
-					action('List endpoints', 'webhookEndpoint', 'getMany', { returnAll: true }, once),
-					action('Update endpoint', 'webhookEndpoint', 'update', { endpointId: rl("$('Create endpoint').first().json.id"), updateFields: { description: 'e2e endpoint, updated' } }, once),
-					action('Rotate secret', 'webhookEndpoint', 'rotateSecret', { endpointId: rl("$('Create endpoint').first().json.id"), rotation: 'graceful' }, once),
-					action('Promote secret', 'webhookEndpoint', 'promoteSecret', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
-					action('Send test event', 'webhookEndpoint', 'sendTestEvent', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
-					order('Order for a delivery', `e2e delivery ${run}`),
-					operatorPost('Flush deliveries (operator)', `${sandbox.operatorUrl}/webhooks/flush`),
-					action('List deliveries', 'webhookDelivery', 'getMany', { returnAll: true, filters: { endpointId: "={{ $('Create endpoint').first().json.id }}" } }, once),
-					action('Get delivery', 'webhookDelivery', 'get', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
-					action('Replay delivery', 'webhookDelivery', 'replay', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
-					action('Delete endpoint', 'webhookEndpoint', 'delete', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
-				],
-				ref,
-			),
-			chain(ids.retry1, 'e2e: retry on fail, commit then 500 once', [order('Create order', `e2e retry1 ${run}`, {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 })], ref),
-			chain(ids.retry4, 'e2e: retry on fail, commit then 500 four times', [order('Create order', `e2e retry4 ${run}`, {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 })], ref),
-		]));
+		await n8n.importWorkflows(
+			(workflows = [
+				graph(
+					ids.errors,
+					'e2e: error output and Continue On Fail',
+					[
+						{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' },
+						itemsNode('Invoices', invoices),
+						action('Get (error output)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueErrorOutput' }),
+						noOp('Found'),
+						noOp('Failed'),
+						action('Get (continue)', 'paymentOrder', 'get', { paymentOrderId: rl('$json.paymentOrderId') }, { onError: 'continueRegularOutput' }),
+					],
+					[
+						['Start', 'Invoices'],
+						['Invoices', 'Get (error output)'],
+						['Get (error output)', 'Found', 0],
+						['Get (error output)', 'Failed', 1],
+						['Invoices', 'Get (continue)'],
+					],
+					ref,
+				),
+				chain(
+					ids.reference,
+					'e2e: reference data, users, quotes, rulesets, reward rules',
+					[
+						action('Supported assets', 'supportedAsset', 'getMany'),
+						action('Limits', 'account', 'getLimits', {}, once),
+						action('Deposit addresses', 'depositAddress', 'getMany', {}, once),
+						action(
+							'Quote',
+							'quote',
+							'create',
+							{ toChain: 'ethereum', asset: 'USDC', amountUsd: '25', additionalFields: { toAddress: bobEth, name: `e2e-quote-${run}` } },
+							once,
+						),
+						action(
+							'User',
+							'user',
+							'createOrUpdate',
+							{ label: `e2e-dave-${run}`, wallets: { wallet: [{ chain: 'ethereum', address: `0x${randomBytes(20).toString('hex')}` }] } },
+							once,
+						),
+						action(
+							'Ruleset',
+							'receiveRuleset',
+							'create',
+							{ deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: bobBase, additionalFields: { name: `e2e ruleset ${run}` } },
+							once,
+						),
+						action(
+							'Rename ruleset',
+							'receiveRuleset',
+							'rename',
+							{ rulesetId: "={{ $('Ruleset').first().json.id }}", name: `e2e ruleset ${run} renamed` },
+							once,
+						),
+						action('Reward rule', 'rewardRule', 'create', { name: `e2e rule ${run}`, description: 'made by the e2e suite' }, once),
+						action('Reward rules', 'rewardRule', 'getMany', { status: 'active', returnAll: true }, once),
+						action('Rule blocks', 'rewardRule', 'getRuleBlocks', {}, once),
+					],
+					ref,
+				),
+				chain(
+					ids.orders,
+					'e2e: payment order lifecycle',
+					[
+						order('Create order', `e2e order ${run}`, { idempotencyKeyMode: 'custom', idempotencyKey: `e2e-order-${run}`, options: { checkLimits: true } }, {}),
+						action('Get order', 'paymentOrder', 'get', { paymentOrderId: rl("$('Create order').first().json.paymentOrderId") }, once),
+						action(
+							'List orders',
+							'paymentOrder',
+							'getMany',
+							{ returnAll: false, limit: 10, filters: { status: ['AWAITING_FUNDS'], fromUserId: alice.id } },
+							once,
+						),
+						operatorPost(
+							'Deposit (operator)',
+							`${sandbox.operatorUrl}/deposits`,
+							`={{ JSON.stringify({ paymentOrderId: $('Create order').first().json.paymentOrderId, sender: '${aliceEth}', chain: 'ethereum', asset: 'USDC', amountUsd: 10.5 }) }}`,
+						),
+						action(
+							'Submit transaction',
+							'paymentOrder',
+							'submitTransactions',
+							{
+								paymentOrderId: rl("$('Create order').first().json.paymentOrderId"),
+								transactions: { transaction: [{ hash: "={{ $('Deposit (operator)').first().json.transactionHash }}", chain: 'ethereum' }] },
+							},
+							once,
+						),
+						action(
+							'Return details',
+							'paymentOrder',
+							'setReturnDetails',
+							{
+								paymentOrderId: rl("$('Create order').first().json.paymentOrderId"),
+								userId: alice.id,
+								wallets: { wallet: [{ chain: 'ethereum', address: aliceEth }] },
+							},
+							once,
+						),
+						action(
+							'Cancel order',
+							'paymentOrder',
+							'cancel',
+							{ paymentOrderId: rl("$('Create order').first().json.paymentOrderId"), reason: 'e2e: changed our mind' },
+							once,
+						),
+					],
+					ref,
+				),
+				chain(
+					ids.webhooks,
+					'e2e: webhook endpoints and deliveries',
+					[
+						action('Create endpoint', 'webhookEndpoint', 'create', { url: hookUrl, description: 'e2e endpoint' }),
+						action('Get endpoint', 'webhookEndpoint', 'get', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
+						action('List endpoints', 'webhookEndpoint', 'getMany', { returnAll: true }, once),
+						action(
+							'Update endpoint',
+							'webhookEndpoint',
+							'update',
+							{ endpointId: rl("$('Create endpoint').first().json.id"), updateFields: { description: 'e2e endpoint, updated' } },
+							once,
+						),
+						action('Rotate secret', 'webhookEndpoint', 'rotateSecret', { endpointId: rl("$('Create endpoint').first().json.id"), rotation: 'graceful' }, once),
+						action('Promote secret', 'webhookEndpoint', 'promoteSecret', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
+						action('Send test event', 'webhookEndpoint', 'sendTestEvent', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
+						order('Order for a delivery', `e2e delivery ${run}`),
+						operatorPost('Flush deliveries (operator)', `${sandbox.operatorUrl}/webhooks/flush`),
+						action(
+							'List deliveries',
+							'webhookDelivery',
+							'getMany',
+							{ returnAll: true, filters: { endpointId: "={{ $('Create endpoint').first().json.id }}" } },
+							once,
+						),
+						action('Get delivery', 'webhookDelivery', 'get', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
+						action('Replay delivery', 'webhookDelivery', 'replay', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
+						action('Delete endpoint', 'webhookEndpoint', 'delete', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
+					],
+					ref,
+				),
+				chain(
+					ids.retry1,
+					'e2e: retry on fail, commit then 500 once',
+					[order('Create order', `e2e retry1 ${run}`, {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 })],
+					ref,
+				),
+				chain(
+					ids.retry4,
+					'e2e: retry on fail, commit then 500 four times',
+					[order('Create order', `e2e retry4 ${run}`, {}, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 })],
+					ref,
+				),
+			]),
+		);
 	});
 
 	afterAll(async () => {
@@ -376,7 +448,13 @@ describe('Clearinghouse action node inside n8n', () => {
 		expect(items('Found').map((o) => o.id)).toEqual([knownOrder.id]);
 		// The error branch: the payee and invoice of the failed item, beside the service's explanation.
 		expect(items('Failed')).toEqual([
-			{ invoice: 'INV-B', payee: 'Nobody', paymentOrderId: missingOrderId, error: message, details: { httpCode: '404', description: expect.stringMatching(/Not found/) } },
+			{
+				invoice: 'INV-B',
+				payee: 'Nobody',
+				paymentOrderId: missingOrderId,
+				error: message,
+				details: { httpCode: '404', description: expect.stringMatching(/Not found/) },
+			},
 		]);
 		// Continue On Fail (regular output): one item per input, the failed one is {error, details}.
 		const continued = items('Get (continue)');

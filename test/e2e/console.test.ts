@@ -46,12 +46,24 @@ describeBrowser('sandbox console in a real browser', () => {
 		const credential = sandboxCredential(sandbox);
 		await n8n.importCredential(credential);
 		await n8n.importWorkflows([
-			chain('consoleOrder0001', 'console: create an order', [
-				action('Create order', 'paymentOrder', 'create', {
-					mode: 'standard', fromUserId: alice.id, toAddress: bob.wallets[0].address, toChain: bob.wallets[0].chain, asset: 'USDC',
-					amountUsd: '42.5', expiry: 'inMinutes', expiresInMinutes: 60, memo: 'INV-CONSOLE-1',
-				}),
-			], { id: credential.id, name: credential.name }),
+			chain(
+				'consoleOrder0001',
+				'console: create an order',
+				[
+					action('Create order', 'paymentOrder', 'create', {
+						mode: 'standard',
+						fromUserId: alice.id,
+						toAddress: bob.wallets[0].address,
+						toChain: bob.wallets[0].chain,
+						asset: 'USDC',
+						amountUsd: '42.5',
+						expiry: 'inMinutes',
+						expiresInMinutes: 60,
+						memo: 'INV-CONSOLE-1',
+					}),
+				],
+				{ id: credential.id, name: credential.name },
+			),
 		]);
 		const result = await n8n.execute('consoleOrder0001');
 		if (result.code !== 0 || !result.run) throw new Error(`workflow failed\n${result.stdout.slice(-3000)}`);
@@ -66,7 +78,9 @@ describeBrowser('sandbox console in a real browser', () => {
 		await browser.waitFor('the order row', `${statusOf} === 'AWAITING_FUNDS'`);
 		expect(await browser.evaluate(`document.querySelector('${row}').textContent`)).toContain('INV-CONSOLE-1');
 		// The sender list starts with alice's first wallet: the order's own user.
-		expect(await browser.evaluate(`document.querySelector('${row} select[data-field="sender"]').value`)).toBe(`${alice.wallets[0].chain}|${alice.wallets[0].address}`);
+		expect(await browser.evaluate(`document.querySelector('${row} select[data-field="sender"]').value`)).toBe(
+			`${alice.wallets[0].chain}|${alice.wallets[0].address}`,
+		);
 		await browser.screenshot(join(shots, 'console-1-awaiting-funds.png'));
 
 		await browser.click(`${row} button[data-action="fund-attribute"]`);

@@ -41,7 +41,12 @@ describe('credential Test button inside n8n', () => {
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(credential());
 		await n8n.start();
-		const setup = await rest('POST', '/owner/setup', { email: 'owner@clearinghouse-nodes.dev', firstName: 'E2e', lastName: 'Owner', password: 'E2e-owner-password-1' });
+		const setup = await rest('POST', '/owner/setup', {
+			email: 'owner@clearinghouse-nodes.dev',
+			firstName: 'E2e',
+			lastName: 'Owner',
+			password: 'E2e-owner-password-1',
+		});
 		if (setup.status !== 200) throw new Error(`owner setup → ${setup.status} ${JSON.stringify(setup.json)}`);
 		cookie = setup.setCookie.map((c) => c.split(';')[0]).join('; ');
 		expect(cookie).toContain('n8n-auth=');

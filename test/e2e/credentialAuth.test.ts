@@ -89,7 +89,16 @@ describe('the credential authenticates without an expression', () => {
 	test.each(['legacy', 'vm'])('n8n’s CredentialsHelper gives the same request options as the generic header (%s engine)', async (engine) => {
 		const script = join(scratch, 'authenticate.js');
 		writeFileSync(script, SCRIPT);
-		const credentialFile = join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse', 'dist', 'credentials', 'ClearinghouseApi.credentials.js');
+		const credentialFile = join(
+			n8n.userFolder,
+			'.n8n',
+			'nodes',
+			'node_modules',
+			'n8n-nodes-clearinghouse',
+			'dist',
+			'credentials',
+			'ClearinghouseApi.credentials.js',
+		);
 		const { node, n8nModules } = runtime();
 		const stdout = await new Promise<string>((resolve, reject) => {
 			execFile(node, [script, n8nModules, credentialFile, engine], { timeout: 120_000, maxBuffer: 1 << 24 }, (error, out, err) =>
@@ -103,7 +112,11 @@ describe('the credential authenticates without an expression', () => {
 		expect(result.engine).toBe(engine);
 		expect(result.out).toHaveLength(24);
 		for (const row of result.out) {
-			expect({ apiKey: row.apiKey, options: row.fn, inPlace: row.fnInPlace }).toEqual({ apiKey: row.apiKey, options: row.generic, inPlace: row.genericInPlace });
+			expect({ apiKey: row.apiKey, options: row.fn, inPlace: row.fnInPlace }).toEqual({
+				apiKey: row.apiKey,
+				options: row.generic,
+				inPlace: row.genericInPlace,
+			});
 			expect(JSON.parse(row.fn).headers['x-api-key']).toBe(row.apiKey);
 		}
 	});

@@ -44,8 +44,7 @@ describe('example workflows in a real n8n', () => {
 		throw new Error(`timed out waiting for ${what}`);
 	}
 	const order = (id: string) => operator.api('GET', `/payment-orders/${id}`);
-	const createOrder = (memo: string, amountUsd: number) =>
-		operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
+	const createOrder = (memo: string, amountUsd: number) => operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
 	/** Sends a deposit from alice's wallet and attributes it; resolves once the order is FUNDED. */
 	async function fund(paymentOrder: any) {
 		const [alice] = state.users;
@@ -57,7 +56,9 @@ describe('example workflows in a real n8n', () => {
 			amountUsd: paymentOrder.amountUsd,
 		});
 		await operator.api('POST', `/payment-orders/${paymentOrder.id}/transactions`, { transactions: [{ hash: deposit.transactionHash, chain: 'ethereum' }] });
-		return await waitFor(`order ${paymentOrder.id} FUNDED`, async () => ((await order(paymentOrder.id)).status === 'FUNDED' ? order(paymentOrder.id) : undefined));
+		return await waitFor(`order ${paymentOrder.id} FUNDED`, async () =>
+			(await order(paymentOrder.id)).status === 'FUNDED' ? order(paymentOrder.id) : undefined,
+		);
 	}
 
 	beforeAll(async () => {
@@ -67,7 +68,12 @@ describe('example workflows in a real n8n', () => {
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
 		operator = new SandboxClient(sandbox);
 		state = await operator.state();
-		[batch, slack, ledger, refund] = ['1-scheduled-batch-payouts.json', '2-payment-events-to-slack.json', '3-settled-orders-to-ledger.json', '4-refund-handling.json'].map(shipped);
+		[batch, slack, ledger, refund] = [
+			'1-scheduled-batch-payouts.json',
+			'2-payment-events-to-slack.json',
+			'3-settled-orders-to-ledger.json',
+			'4-refund-handling.json',
+		].map(shipped);
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(sandbox));
 		await n8n.importWorkflows([batch, refund, slack, ledger]);
@@ -84,7 +90,8 @@ describe('example workflows in a real n8n', () => {
 			const workflow = loadExample(file);
 			const ours = workflow.nodes.filter((n) => String(n.type).startsWith('n8n-nodes-clearinghouse.'));
 			expect(ours.length).toBeGreaterThan(0);
-			for (const node of ours) expect(node.credentials).toEqual({ clearinghouseApi: sandboxCredential(sandbox) && { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } });
+			for (const node of ours)
+				expect(node.credentials).toEqual({ clearinghouseApi: sandboxCredential(sandbox) && { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } });
 			// Nothing that needs an account elsewhere, and no code to edit before the first run.
 			expect(workflow.nodes.filter((n) => !String(n.type).startsWith('n8n-nodes-clearinghouse.') && n.credentials)).toEqual([]);
 			expect(JSON.stringify(workflow)).not.toMatch(/REPLACE_WITH/);
@@ -96,20 +103,35 @@ describe('example workflows in a real n8n', () => {
 			const mark = await operator.mark();
 			const result = await n8n.execute(batch.id);
 			if (result.code !== 0 || !result.run) throw new Error(`example 1 failed\n${result.stdout.slice(-3000)}`);
-			return { summary: nodeItems(result.run.data, 'Summary')[0] as any, failedPayees: nodeItems(result.run.data, 'Failed payees') as any[], requests: await operator.requests(mark) };
+			return {
+				summary: nodeItems(result.run.data, 'Summary')[0] as any,
+				failedPayees: nodeItems(result.run.data, 'Failed payees') as any[],
+				requests: await operator.requests(mark),
+			};
 		};
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
 		expect(first.summary).toMatchObject({ created: 3, failed: 1, totalUsd: 477.75 });
 		const refused = /^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account/;
-		expect(first.summary.failures).toEqual([{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) }]);
+		expect(first.summary.failures).toEqual([
+			{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) },
+		]);
 		// n8n's error output keeps the payee's CSV row beside the error.
 		expect(first.failedPayees).toEqual([
-			expect.objectContaining({ payee: 'Carol (not registered)', chain: 'ethereum', address: '0x000000000000000000000000000000000000dead', amountUsd: '5.00', reference: 'INV-1004', error: expect.stringMatching(refused) }),
+			expect.objectContaining({
+				payee: 'Carol (not registered)',
+				chain: 'ethereum',
+				address: '0x000000000000000000000000000000000000dead',
+				amountUsd: '5.00',
+				reference: 'INV-1004',
+				error: expect.stringMatching(refused),
+			}),
 		]);
 		// The batch date is n8n's (its timezone), so take it from the summary.
 		expect(first.summary.batchDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['INV-1001', 'INV-1002', 'INV-1003'].map((r) => `payout-${first.summary.batchDate}-${r}`));
+		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(
+			['INV-1001', 'INV-1002', 'INV-1003'].map((r) => `payout-${first.summary.batchDate}-${r}`),
+		);
 		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS')).toBe(true);
 		// Each order is paid at the deposit address for its own asset and chain (the node's depositAddress).
 		const payAt = (chain: string) => state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
@@ -194,7 +216,10 @@ describe('example workflows in a real n8n', () => {
 			await publishInEditor(ledger.id);
 			await n8n.waitForWebhook(slackPath);
 			await n8n.waitForWebhook(ledgerPath);
-			await waitFor('two endpoints', async () => ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt).length === 2 || undefined);
+			await waitFor(
+				'two endpoints',
+				async () => ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt).length === 2 || undefined,
+			);
 		}, 480_000);
 
 		test('publishing checks node issues: the former Slack ending, with no Slack credential, is refused', async () => {
@@ -204,7 +229,11 @@ describe('example workflows in a real n8n', () => {
 			withSlack.name = 'Example 2 with a Slack node';
 			const post = findNode(withSlack, 'Post message');
 			for (const key of Object.keys(post)) if (!['id', 'name', 'position'].includes(key)) delete post[key];
-			Object.assign(post, { type: 'n8n-nodes-base.slack', typeVersion: 2.2, parameters: { select: 'channel', channelId: { __rl: true, value: '#payments', mode: 'name' }, text: '={{ $json.text }}', otherOptions: {} } });
+			Object.assign(post, {
+				type: 'n8n-nodes-base.slack',
+				typeVersion: 2.2,
+				parameters: { select: 'channel', channelId: { __rl: true, value: '#payments', mode: 'name' }, text: '={{ $json.text }}', otherOptions: {} },
+			});
 			const trigger = findNode(withSlack, 'Clearinghouse Trigger');
 			trigger.webhookId = 'b6c1f1de-0d7e-4c39-9d59-3f1d2b0c0a11';
 			trigger.id = 'slack-old-trigger';
@@ -222,10 +251,17 @@ describe('example workflows in a real n8n', () => {
 
 		test('the credential test explains a wrong key (401) and a blocked account (403)', async () => {
 			const test = async (data: Record<string, string>) =>
-				(await rest.call('POST', '/credentials/test', { credentials: { id: 'chSandboxCred001', name: 'Clearinghouse sandbox', type: 'clearinghouseApi', data } })).data;
+				(
+					await rest.call('POST', '/credentials/test', {
+						credentials: { id: 'chSandboxCred001', name: 'Clearinghouse sandbox', type: 'clearinghouseApi', data },
+					})
+				).data;
 			const base = { apiKey: sandbox.apiKey, baseUrl: sandbox.mainUrl, rewardsUrl: sandbox.rewardsUrl };
 			expect(await test(base)).toMatchObject({ status: 'OK' });
-			expect(await test({ ...base, apiKey: 'sk_wrong_key' })).toEqual({ status: 'Error', message: expect.stringMatching(/^The API key was not accepted \(401\)\. Copy it again/) });
+			expect(await test({ ...base, apiKey: 'sk_wrong_key' })).toEqual({
+				status: 'Error',
+				message: expect.stringMatching(/^The API key was not accepted \(401\)\. Copy it again/),
+			});
 			await operator.call('POST', 'account', { kyb: 'PENDING' });
 			try {
 				expect(await test(base)).toEqual({ status: 'Error', message: expect.stringMatching(/\(403\): it must be ACTIVE with KYB APPROVED/) });
@@ -274,7 +310,9 @@ describe('example workflows in a real n8n', () => {
 				const got = await outbox('slack');
 				return got.length >= expected.length ? got : undefined;
 			}).catch(async (error) => {
-				const runs = n8n.listExecutions(slack.id).map((e) => ({ status: e.status, error: e.data.resultData.error?.message, ran: Object.keys(e.data.resultData.runData) }));
+				const runs = n8n
+					.listExecutions(slack.id)
+					.map((e) => ({ status: e.status, error: e.data.resultData.error?.message, ran: Object.keys(e.data.resultData.runData) }));
 				const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((x) => ({
 					url: x.url.slice(-20),
 					status: JSON.parse(x.body).data?.payment_order?.status,
@@ -283,12 +321,20 @@ describe('example workflows in a real n8n', () => {
 					code: x.statusCode,
 					error: x.error,
 				}));
-				throw new Error(`${error.message}: got ${JSON.stringify(await outbox('slack'))}; executions ${JSON.stringify(runs)}; attempts ${JSON.stringify(attempts)}; orders a,b,c ${[a, b, c].map((o) => o.id.slice(0, 8))}`);
+				throw new Error(
+					`${error.message}: got ${JSON.stringify(await outbox('slack'))}; executions ${JSON.stringify(runs)}; attempts ${JSON.stringify(attempts)}; orders a,b,c ${[a, b, c].map((o) => o.id.slice(0, 8))}`,
+				);
 			});
 			await sleep(2_000);
 			expect(await outbox('slack')).toHaveLength(expected.length);
 			for (const [id, status] of expected) {
-				const text = messages.find((m) => m.text.includes(id) && m.text.includes(status === 'FUNDED' ? 'is funded' : status === 'DISTRIBUTED' ? 'was delivered' : status === 'REFUNDED' ? 'was refunded' : 'failed to distribute'));
+				const text = messages.find(
+					(m) =>
+						m.text.includes(id) &&
+						m.text.includes(
+							status === 'FUNDED' ? 'is funded' : status === 'DISTRIBUTED' ? 'was delivered' : status === 'REFUNDED' ? 'was refunded' : 'failed to distribute',
+						),
+				);
 				expect({ id, status, text: text?.text }).toEqual({ id, status, text: expect.stringContaining('USD as USDC on ethereum') });
 				expect(text.channel).toBe('#payments');
 			}
@@ -331,7 +377,9 @@ describe('example workflows in a real n8n', () => {
 			});
 			expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: expect.stringContaining('received') });
 			const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
-			const ledgerEndpoint = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find((e) => !e.deletedAt && e.url === n8n.webhookUrl(ledgerPath));
+			const ledgerEndpoint = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find(
+				(e) => !e.deletedAt && e.url === n8n.webhookUrl(ledgerPath),
+			);
 			const settled = deliveries.filter((d) => d.endpointId === ledgerEndpoint.id && d.status === 'DELIVERED');
 			for (const d of settled) await operator.api('POST', `/webhooks/deliveries/${d.id}/replay`);
 			await operator.call('POST', 'webhooks/flush');
@@ -344,7 +392,11 @@ describe('example workflows in a real n8n', () => {
 			const items = n8n.finishedExecutions(slack.id).flatMap((e) => nodeItems(e.data, 'Clearinghouse Trigger')) as any[];
 			expect(new Set(items.map((i) => i.paymentOrder.status))).toEqual(new Set(['FUNDED', 'DISTRIBUTED', 'DISTRIBUTION_FAILED', 'REFUNDED']));
 			const file = schemaFile(join(repoRoot, 'nodes', 'ClearinghouseTrigger'), '1.0.0');
-			if (process.env.UPDATE_OUTPUT_SCHEMAS === '1') writeSchema(file, items.map(infer).reduce((x, y) => merge(x, y)));
+			if (process.env.UPDATE_OUTPUT_SCHEMAS === '1')
+				writeSchema(
+					file,
+					items.map(infer).reduce((x, y) => merge(x, y)),
+				);
 			const schema = readSchema(file);
 			expect(schema).toMatchObject({ type: 'object', version: 1 });
 			expect(items.flatMap((item) => problems(schema!, item))).toEqual([]);

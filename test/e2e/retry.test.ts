@@ -41,7 +41,13 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	/** Webhook → Items (Code, from the body) → [middle] → Pay (Create Payment Order, Derived key). */
 	function payWorkflow(id: string, pay: Record<string, unknown> = {}, payExtra: Record<string, unknown> = {}, loop = false): WorkflowInput {
 		const nodes: NodeSpec[] = [
-			{ name: 'Hook', type: 'n8n-nodes-base.webhook', typeVersion: 2, webhookId: randomUUID(), parameters: { httpMethod: 'POST', path: `${id}-${run}`, options: {} } },
+			{
+				name: 'Hook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				webhookId: randomUUID(),
+				parameters: { httpMethod: 'POST', path: `${id}-${run}`, options: {} },
+			},
 			{
 				name: 'Items',
 				type: 'n8n-nodes-base.code',
@@ -84,8 +90,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	function fullCustomDataWorkflow(id: string): WorkflowInput {
 		const workflow = payWorkflow(id);
 		const items = workflow.nodes.find((n) => n.name === 'Items')!;
-		(items.parameters as any).jsCode =
-			"for (let n = 0; n < 10; n++) $execution.customData.set('user_key_' + n, 'v');\n" + (items.parameters as any).jsCode;
+		(items.parameters as any).jsCode = "for (let n = 0; n < 10; n++) $execution.customData.set('user_key_' + n, 'v');\n" + (items.parameters as any).jsCode;
 		return workflow;
 	}
 

@@ -146,7 +146,13 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		const template = await currentOrder((await createOrder(5)).id);
 		await waitFor('the real order event', async () => (executions(MAIN).length > before ? true : undefined));
 		const after = executions(MAIN).length;
-		const forged = event({ ...template, id: `${template.id.slice(0, -4)}beef`, status: 'DISTRIBUTED', amountUsd: 250_000, settledAt: new Date().toISOString() });
+		const forged = event({
+			...template,
+			id: `${template.id.slice(0, -4)}beef`,
+			status: 'DISTRIBUTED',
+			amountUsd: 250_000,
+			settledAt: new Date().toISOString(),
+		});
 		const response = await deliverSigned(MAIN, secret, forged);
 		expect(response).toEqual({ status: 200, body: JSON.stringify({ received: true, ignored: 'order_not_found' }) });
 		await expectNoNewExecution(MAIN, after);
@@ -162,7 +168,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		await expectNoNewExecution(SUB, before);
 	});
 
-	test('a forged max-version event for a real order is refused, and the order\'s real FUNDED event still runs', async () => {
+	test("a forged max-version event for a real order is refused, and the order's real FUNDED event still runs", async () => {
 		const secret = leakedSecret(MAIN, sandbox.apiKey);
 		const order = await createOrder(8);
 		await waitFor('the creation event run', async () => (triggerItems(MAIN).some((i: any) => i.paymentOrder?.id === order.id) ? true : undefined));
@@ -173,8 +179,16 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		await expectNoNewExecution(MAIN, before);
 
 		const [alice] = state.users;
-		const deposit = await operator.call('POST', 'deposits', { paymentOrderId: order.id, sender: alice.wallets[0].address, chain: alice.wallets[0].chain, asset: 'USDC', amountUsd: 8 });
-		await operator.api('POST', `/payment-orders/${order.id}/transactions`, { transactions: [{ hash: deposit.transactionHash, chain: alice.wallets[0].chain }] });
+		const deposit = await operator.call('POST', 'deposits', {
+			paymentOrderId: order.id,
+			sender: alice.wallets[0].address,
+			chain: alice.wallets[0].chain,
+			asset: 'USDC',
+			amountUsd: 8,
+		});
+		await operator.api('POST', `/payment-orders/${order.id}/transactions`, {
+			transactions: [{ hash: deposit.transactionHash, chain: alice.wallets[0].chain }],
+		});
 		const funded = await waitFor('the FUNDED run', async () => {
 			await operator.call('POST', 'webhooks/flush');
 			return triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === order.id && i.paymentOrder?.status === 'FUNDED');
@@ -183,7 +197,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(triggerItems(MAIN).some((i: any) => i.eventId === forged.id)).toBe(false);
 	});
 
-	test('changing the credential\'s API key: one delivery attempt fails (503), the service\'s retry runs', async () => {
+	test("changing the credential's API key: one delivery attempt fails (503), the service's retry runs", async () => {
 		const oldSecret = leakedSecret(MAIN, sandbox.apiKey);
 		const mainUrl = n8n.webhookUrl(path(MAIN));
 		const attemptsToMain = async () => ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === mainUrl);

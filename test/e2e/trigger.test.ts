@@ -29,8 +29,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 	let n8n: N8nInstance;
 	let state: any;
 
-	const liveEndpoints = async () =>
-		((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
+	const liveEndpoints = async () => ((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
 	const executionCount = () => n8n.listExecutions(WORKFLOW_ID).length;
 	const waitForLiveEndpoints = async (count: number, timeoutMs = 30_000) => {
 		const deadline = Date.now() + timeoutMs;
@@ -47,8 +46,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		const response = await fetch(n8n.webhookUrl(WEBHOOK_PATH), { method: 'POST', headers, body });
 		return { status: response.status, text: await response.text() };
 	};
-	const createOrder = (amountUsd: number) =>
-		operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
+	const createOrder = (amountUsd: number) => operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
 	/** Nothing may start: wait long enough for a run to show up, then count again. */
 	const expectNoNewExecution = async (before: number) => {
 		await sleep(2_500);
@@ -92,7 +90,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		await sandbox?.close();
 	});
 
-	test('publishing registers exactly one endpoint, at n8n\'s production webhook URL', async () => {
+	test("publishing registers exactly one endpoint, at n8n's production webhook URL", async () => {
 		const [endpoint] = await waitForLiveEndpoints(1);
 		expect(endpoint.url).toBe(n8n.webhookUrl(WEBHOOK_PATH));
 		expect(endpoint.status).toBe('ENABLED');
@@ -221,9 +219,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		expect(original).toBeDefined();
 		await operator.api('POST', `/webhooks/deliveries/${original.id}/replay`);
 		await operator.call('POST', 'webhooks/flush');
-		const replays = ((await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[]).filter(
-			(d) => d.eventId === original.eventId,
-		);
+		const replays = ((await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[]).filter((d) => d.eventId === original.eventId);
 		expect(replays.length).toBe(2);
 		expect(replays.every((d) => d.status === 'DELIVERED')).toBe(true);
 		await expectNoNewExecution(before);

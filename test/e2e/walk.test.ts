@@ -72,7 +72,19 @@ describeBrowser('the no-code walk in a real browser', () => {
 		const rows = attempts.map((a) => {
 			const event = JSON.parse(a.body);
 			const order = event.data?.payment_order;
-			return { seq: a.seq, at: a.at, endpointId: a.endpointId, deliveryId: a.deliveryId, eventId: event.id, orderStatus: order?.status, orderVersion: order?.version, memo: order?.memo, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs };
+			return {
+				seq: a.seq,
+				at: a.at,
+				endpointId: a.endpointId,
+				deliveryId: a.deliveryId,
+				eventId: event.id,
+				orderStatus: order?.status,
+				orderVersion: order?.version,
+				memo: order?.memo,
+				statusCode: a.statusCode,
+				error: a.error,
+				durationMs: a.durationMs,
+			};
 		});
 		mkdirSync(shots, { recursive: true });
 		writeFileSync(join(shots, 'walk-webhook-attempts.json'), JSON.stringify(rows, null, 1));
@@ -90,8 +102,16 @@ describeBrowser('the no-code walk in a real browser', () => {
 	/** Opens a workflow from the editor's overview list, by a part of its name. */
 	async function openWorkflow(name: string) {
 		await browser.goto(`${n8n.baseUrl}/home/workflows`);
-		await browser.clickWhere(`the "${name}" card`, `[...document.querySelectorAll('[data-test-id="workflow-card-name"]')].find((e) => e.textContent.includes(${js(name)}))`, 120_000);
-		await browser.waitFor(`the canvas of ${name}`, `location.pathname.startsWith('/workflow/') && document.querySelector('[data-test-id="execute-workflow-button"]')`, 120_000);
+		await browser.clickWhere(
+			`the "${name}" card`,
+			`[...document.querySelectorAll('[data-test-id="workflow-card-name"]')].find((e) => e.textContent.includes(${js(name)}))`,
+			120_000,
+		);
+		await browser.waitFor(
+			`the canvas of ${name}`,
+			`location.pathname.startsWith('/workflow/') && document.querySelector('[data-test-id="execute-workflow-button"]')`,
+			120_000,
+		);
 	}
 	const canvasNode = (name: string) => `document.querySelector('[data-test-id="canvas-node"][data-node-name=${js(name)}]')`;
 
@@ -100,8 +120,10 @@ describeBrowser('the no-code walk in a real browser', () => {
 	const statusOf = (memo: string) => `${row(memo)}?.querySelector('td.status')?.textContent`;
 	const shown = `({ message: document.querySelector('#message')?.textContent, orders: [...document.querySelectorAll('#orders tbody tr')].map((r) => r.textContent.replace(/\\s+/g, ' ')) })`;
 	// The console's outbox: message texts of a channel; Slack lines about one memo that say `what`.
-	const outboxRows = (channel: string) => `[...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === ${js(channel)}).map((r) => r.children[3].textContent)`;
-	const slackLines = (memoExpression: string, what: string) => `${outboxRows('slack')}.filter((t) => t.includes('(' + ${memoExpression} + ')') && t.includes(${js(what)}))`;
+	const outboxRows = (channel: string) =>
+		`[...document.querySelectorAll('#outbox tbody tr')].filter((r) => r.children[1]?.textContent === ${js(channel)}).map((r) => r.children[3].textContent)`;
+	const slackLines = (memoExpression: string, what: string) =>
+		`${outboxRows('slack')}.filter((t) => t.includes('(' + ${memoExpression} + ')') && t.includes(${js(what)}))`;
 	const outboxShown = `({ outbox: [...document.querySelectorAll('#outbox tbody tr')].map((r) => r.textContent), deliveries: [...document.querySelectorAll('#deliveries tbody tr')].map((r) => r.textContent) })`;
 	async function fund(memo: string, amount: 'full' | 'partial' | 'over', action: 'fund-attribute' | 'fund-hash') {
 		const id = await browser.waitFor<string>(`the order ${memo}`, `${row(memo)}?.dataset.order`, 60_000, shown);
@@ -109,7 +131,12 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await browser.select(`${inRow} select[data-field="amount"]`, amount);
 		const before = await browser.evaluate<string>(`document.querySelector('#message').textContent`);
 		await browser.click(`${inRow} button[data-action="${action}"]`);
-		await browser.waitFor(`the console's answer to ${action} on ${memo}`, `(() => { const m = document.querySelector('#message'); return m.textContent !== ${js(before)} && m.textContent.includes(${js(action === 'fund-hash' ? 'Paste this hash' : 'attributed')}); })()`, 60_000, shown);
+		await browser.waitFor(
+			`the console's answer to ${action} on ${memo}`,
+			`(() => { const m = document.querySelector('#message'); return m.textContent !== ${js(before)} && m.textContent.includes(${js(action === 'fund-hash' ? 'Paste this hash' : 'attributed')}); })()`,
+			60_000,
+			shown,
+		);
 		expect(await browser.evaluate(`document.querySelector('#message').className`)).toBe('');
 		return id;
 	}
@@ -133,11 +160,18 @@ describeBrowser('the no-code walk in a real browser', () => {
 		took('owner set up');
 
 		// 1. Publish Examples 2 and 3 as imported (no Slack or Google credential).
-		for (const [name, file] of [['Example 2', '1-example-2-published'], ['Example 3', '2-example-3-published']]) {
+		for (const [name, file] of [
+			['Example 2', '1-example-2-published'],
+			['Example 3', '2-example-3-published'],
+		]) {
 			await openWorkflow(name);
 			await browser.click('[data-test-id="workflow-open-publish-modal-button"]');
 			await browser.click('[data-test-id="workflow-publish-button"]');
-			await browser.waitFor(`${name} published`, `document.querySelector('[data-test-id="workflow-active-version-indicator"]')?.parentElement.textContent.includes('Published')`, 120_000);
+			await browser.waitFor(
+				`${name} published`,
+				`document.querySelector('[data-test-id="workflow-active-version-indicator"]')?.parentElement.textContent.includes('Published')`,
+				120_000,
+			);
 			await shot(file);
 		}
 		// Each published trigger registered its endpoint with the sandbox.
@@ -148,7 +182,11 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await openWorkflow('Example 1');
 		await browser.click('button[aria-label="Select trigger node"]');
 		await browser.click('[data-test-id="action-Run now"]');
-		await browser.waitFor('the button to run from "Run now"', `document.querySelector('[data-test-id="execute-workflow-button"]').textContent.includes('Run now')`, 30_000);
+		await browser.waitFor(
+			'the button to run from "Run now"',
+			`document.querySelector('[data-test-id="execute-workflow-button"]').textContent.includes('Run now')`,
+			30_000,
+		);
 		await browser.click('[data-test-id="execute-workflow-button"]');
 		await browser.waitFor(
 			'the run to finish (Summary and Failed payees with one item each)',
@@ -161,7 +199,11 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await shot('3-example-1-run');
 		// The refused payee, with its CSV row and the service's reason, on the error branch.
 		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
-		await browser.waitFor('the refused payee in the output panel', `document.body.innerText.includes('INV-1004') && /not a registered wallet|recipient_not_active/.test(document.body.innerText)`, 60_000);
+		await browser.waitFor(
+			'the refused payee in the output panel',
+			`document.body.innerText.includes('INV-1004') && /not a registered wallet|recipient_not_active/.test(document.body.innerText)`,
+			60_000,
+		);
 		await shot('4-refused-payee');
 		took('Example 1 run');
 
@@ -173,7 +215,10 @@ describeBrowser('the no-code walk in a real browser', () => {
 		// Every order starts with the order's own sender (alice) as the funding wallet.
 		const state = await operator.state();
 		const alice = state.users.find((u: any) => u.label === 'alice');
-		for (const memo of memos) expect(await browser.evaluate(`${row(memo)}.querySelector('select[data-field="sender"]').value`)).toBe(`${alice.wallets[0].chain}|${alice.wallets[0].address}`);
+		for (const memo of memos)
+			expect(await browser.evaluate(`${row(memo)}.querySelector('select[data-field="sender"]').value`)).toBe(
+				`${alice.wallets[0].chain}|${alice.wallets[0].address}`,
+			);
 		await shot('5-console-orders');
 
 		await fund('INV-1001', 'full', 'fund-attribute');
@@ -183,7 +228,12 @@ describeBrowser('the no-code walk in a real browser', () => {
 		expect(await browser.evaluate(`document.querySelector('#orders tr[data-order="${hashId}"] td.status').textContent`)).toBe('AWAITING_FUNDS');
 		await fund('INV-1002', 'partial', 'fund-attribute');
 		// The sandbox keeps a partly funded order AWAITING_FUNDS; the Received column shows the half.
-		await browser.waitFor('INV-1002 half received', `(() => { const r = ${row('INV-1002')}; return Number(r.children[5].textContent) * 2 === Number(r.dataset.amount); })()`, 120_000, shown);
+		await browser.waitFor(
+			'INV-1002 half received',
+			`(() => { const r = ${row('INV-1002')}; return Number(r.children[5].textContent) * 2 === Number(r.dataset.amount); })()`,
+			120_000,
+			shown,
+		);
 		expect(await browser.evaluate(statusOf('INV-1002'))).toBe('AWAITING_FUNDS');
 		await shot('6-partially-funded');
 		await fund('INV-1002', 'partial', 'fund-attribute');
@@ -200,8 +250,18 @@ describeBrowser('the no-code walk in a real browser', () => {
 		took('orders distributed');
 
 		// 4a. What the triggers "posted": a ledger row and a "was delivered" line per settled order.
-		await browser.waitFor('a ledger row per order', `${js(memos)}.every((m) => ${outboxRows('ledger')}.filter((t) => t.includes(m)).length > 0)`, 180_000, outboxShown);
-		await browser.waitFor('a Slack "was delivered" line per order', `${js(memos)}.every((m) => ${slackLines(`m`, 'was delivered')}.length > 0)`, 180_000, outboxShown);
+		await browser.waitFor(
+			'a ledger row per order',
+			`${js(memos)}.every((m) => ${outboxRows('ledger')}.filter((t) => t.includes(m)).length > 0)`,
+			180_000,
+			outboxShown,
+		);
+		await browser.waitFor(
+			'a Slack "was delivered" line per order',
+			`${js(memos)}.every((m) => ${slackLines(`m`, 'was delivered')}.length > 0)`,
+			180_000,
+			outboxShown,
+		);
 		await shot('8-distributed-and-outbox');
 		took('outbox filled');
 
@@ -255,7 +315,11 @@ describeBrowser('the no-code walk in a real browser', () => {
 		const wallet = `#wallets tr[data-address="${dave}"]`;
 		await browser.waitFor('the PENDING wallet', `document.querySelector('${wallet} td.status')?.textContent === 'PENDING'`, 60_000);
 		await browser.click(`${wallet} button[data-action="activate"]`);
-		await browser.waitFor('the wallet ACTIVE', `document.querySelector('${wallet} td.status')?.textContent === 'ACTIVE' && !document.querySelector('${wallet} button')`, 60_000);
+		await browser.waitFor(
+			'the wallet ACTIVE',
+			`document.querySelector('${wallet} td.status')?.textContent === 'ACTIVE' && !document.querySelector('${wallet} button')`,
+			60_000,
+		);
 		expect(await browser.evaluate(say)).toContain('is ACTIVE');
 
 		// Expire an order.
@@ -273,18 +337,31 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await browser.click('#close-netting');
 		await browser.waitFor('BTN-FAIL distribution failed', `${statusOf('BTN-FAIL')} === 'DISTRIBUTION_FAILED'`, 120_000, shown);
 		// Example 2 tells the channel about it, once.
-		await browser.waitFor('a Slack line about the failed distribution', `${slackLines(js('BTN-FAIL'), 'failed to distribute')}.length > 0`, 180_000, outboxShown);
+		await browser.waitFor(
+			'a Slack line about the failed distribution',
+			`${slackLines(js('BTN-FAIL'), 'failed to distribute')}.length > 0`,
+			180_000,
+			outboxShown,
+		);
 		expect(await browser.evaluate(`${slackLines(js('BTN-FAIL'), 'is funded')}.length`)).toBe(1);
 		expect(await browser.evaluate(`${slackLines(js('BTN-FAIL'), 'failed to distribute')}.length`)).toBe(1);
 		await shot('10-expired-and-failed');
 
 		// Replay a delivery: the service sends it again, as a new delivery, listed first (newest first;
 		// the list is bounded, so it is found by its id rather than by counting rows).
-		const replayed = await browser.waitFor<string>('a delivery to replay', `document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery`, 60_000);
+		const replayed = await browser.waitFor<string>(
+			'a delivery to replay',
+			`document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery`,
+			60_000,
+		);
 		await browser.click(`#deliveries tbody tr[data-delivery="${replayed}"] button[data-action="replay"]`);
 		const copy = await browser.waitFor<string>('the replay message', `/^Replayed as delivery (\\S+)\\.$/.exec(${say})?.[1]`, 60_000, shown);
 		expect(copy).not.toBe(replayed);
-		await browser.waitFor('the new delivery listed first', `document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery === ${js(copy)}`, 60_000);
+		await browser.waitFor(
+			'the new delivery listed first',
+			`document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery === ${js(copy)}`,
+			60_000,
+		);
 
 		// Inject a fault: the form's defaults (the next POST /payment answers 503), shown in the list.
 		await browser.click('#fault button[data-action="inject-fault"]');

@@ -84,7 +84,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			idempotencyKey: '={{ $json.key }}',
 			options: { concurrency },
 		});
-	const listOrdersNode = (): NodeSpec => action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: alice.id } }, { executeOnce: true });
+	const listOrdersNode = (): NodeSpec =>
+		action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: alice.id } }, { executeOnce: true });
 	const orders = (prefix: string, count: number): OrderInput[] =>
 		Array.from({ length: count }, (_, i) => ({ key: `${prefix}-${i}`, memo: `${prefix}-${i}`, amountUsd: 1 + (i % 7) + 0.25, expiresAt }));
 
@@ -127,9 +128,28 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		await cluster.main.importCredential(credential);
 		const ref = { id: credential.id, name: credential.name };
 		await cluster.main.importWorkflows([
-			graph(IDS.batch, 'queue: batch of payment orders', [webhookNode(BATCH_PATH), { name: 'Orders', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields', options: {} } }, createOrdersNode()], [['Webhook', 'Orders'], ['Orders', 'Create orders']], ref),
+			graph(
+				IDS.batch,
+				'queue: batch of payment orders',
+				[
+					webhookNode(BATCH_PATH),
+					{ name: 'Orders', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields', options: {} } },
+					createOrdersNode(),
+				],
+				[
+					['Webhook', 'Orders'],
+					['Orders', 'Create orders'],
+				],
+				ref,
+			),
 			graph(IDS.list, 'queue: all payment orders', [webhookNode(LIST_PATH), listOrdersNode()], [['Webhook', 'List orders']], ref),
-			graph(IDS.listRef, 'single process: all payment orders', [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, listOrdersNode()], [['Start', 'List orders']], ref),
+			graph(
+				IDS.listRef,
+				'single process: all payment orders',
+				[{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, listOrdersNode()],
+				[['Start', 'List orders']],
+				ref,
+			),
 		]);
 		await cluster.main.publish(IDS.batch);
 		await cluster.main.publish(IDS.list);
@@ -147,10 +167,19 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		const single = orders(`s-batch-${run}`, 12);
 		// The reference: the same Create node, run in one process by `n8n execute` (it runs in regular mode).
 		await cluster.main.importWorkflow(
-			graph(IDS.batchRef, 'single process: batch of payment orders', [{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, itemsNode('Orders', single as any), createOrdersNode()], [['Start', 'Orders'], ['Orders', 'Create orders']], {
-				id: sandboxCredential(sandbox).id,
-				name: sandboxCredential(sandbox).name,
-			}),
+			graph(
+				IDS.batchRef,
+				'single process: batch of payment orders',
+				[{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, itemsNode('Orders', single as any), createOrdersNode()],
+				[
+					['Start', 'Orders'],
+					['Orders', 'Create orders'],
+				],
+				{
+					id: sandboxCredential(sandbox).id,
+					name: sandboxCredential(sandbox).name,
+				},
+			),
 		);
 		const reference = await cluster.cli.execute(IDS.batchRef);
 		expect(reference.code).toBe(0);
@@ -199,7 +228,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		expect(expected === 0 || queuedIds.length === expected).toBe(true);
 	});
 
-	test('a worker killed (SIGKILL) in the middle of a batch, then n8n\'s retry and a re-run with the same business keys: no payment order created twice', async () => {
+	test("a worker killed (SIGKILL) in the middle of a batch, then n8n's retry and a re-run with the same business keys: no payment order created twice", async () => {
 		const batch = orders(`kill-${run}`, 40);
 		const isPaymentPost = (r: { method: string; path: string }) => r.method === 'POST' && r.path === '/api/v1/payment';
 		// Slow answers, so the batch is surely in flight when the worker dies.
@@ -302,11 +331,12 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				orderIds: e.data.resultData.runData[TRIGGER] ? nodeItems(e.data, TRIGGER).map((i: any) => String(i.paymentOrder?.id)) : [],
 				// Event ids of a run whose business step ran without error.
 				business:
-					e.data.resultData.runData[BUSINESS] && !e.data.resultData.runData[BUSINESS].some((r) => r.error) ? nodeItems(e.data, TRIGGER).map((i) => String(i.eventId)) : [],
+					e.data.resultData.runData[BUSINESS] && !e.data.resultData.runData[BUSINESS].some((r) => r.error)
+						? nodeItems(e.data, TRIGGER).map((i) => String(i.eventId))
+						: [],
 			}));
 		const settle = () => settled(cluster, IDS.trigger);
-		const createOrder = (amountUsd: number) =>
-			operator.createOrder(amountUsd, 'queue trigger', `queue-trigger-${randomBytes(6).toString('hex')}`);
+		const createOrder = (amountUsd: number) => operator.createOrder(amountUsd, 'queue trigger', `queue-trigger-${randomBytes(6).toString('hex')}`);
 		const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
 			const deadline = Date.now() + timeoutMs;
 			while (Date.now() < deadline) {
@@ -346,9 +376,19 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect(secret).toBeDefined();
 			const base = JSON.parse(attempt.body);
 			const current = await operator.api('GET', `/payment-orders/${orderId}`);
-			const event = { ...base, id: `evt_${randomBytes(8).toString('hex')}_payment_order`, created: new Date().toISOString(), data: { payment_order: { ...current, returns: undefined, version: current.version + bump } } };
+			const event = {
+				...base,
+				id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
+				created: new Date().toISOString(),
+				data: { payment_order: { ...current, returns: undefined, version: current.version + bump } },
+			};
 			const body = JSON.stringify(event);
-			const headers = { 'content-type': 'application/json', 'x-service-webhook-id': event.id, 'x-service-event': 'payment_order', 'x-service-webhook-signature': signatureHeader(secret, nowSeconds(), body) };
+			const headers = {
+				'content-type': 'application/json',
+				'x-service-webhook-id': event.id,
+				'x-service-event': 'payment_order',
+				'x-service-webhook-signature': signatureHeader(secret, nowSeconds(), body),
+			};
 			return { id: event.id as string, body, headers };
 		};
 
@@ -434,7 +474,15 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect(tampered).not.toBe(attempt.body);
 			for (const w of cluster.webhooks) {
 				const url = cluster.webhookUrlOn(w, TRIGGER_PATH);
-				expect((await deliverTo(url, forged, { ...attempt.headers, 'x-service-webhook-id': event.id, 'x-service-webhook-signature': signatureHeader(`whsec_${randomBytes(32).toString('hex')}`, t, forged) })).status).toBe(401);
+				expect(
+					(
+						await deliverTo(url, forged, {
+							...attempt.headers,
+							'x-service-webhook-id': event.id,
+							'x-service-webhook-signature': signatureHeader(`whsec_${randomBytes(32).toString('hex')}`, t, forged),
+						})
+					).status,
+				).toBe(401);
 				expect((await deliverTo(url, forged, { 'content-type': 'application/json' })).status).toBe(401);
 				expect((await deliverTo(url, tampered, attempt.headers)).status).toBe(401);
 			}
@@ -465,7 +513,9 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect(withEvent).toHaveLength(1);
 			expect(runs().filter((r) => r.business.includes(eventId))).toHaveLength(1);
 			expect(withEvent[0].orderIds).toEqual([order.id]);
-			console.log(`[queue dedupe] sandbox retry: ${routed.length} deliveries of ${eventId} (backends ${routed.map((r) => r.backend).join(',')}), ${withEvent.length} execution, business step ran once`);
+			console.log(
+				`[queue dedupe] sandbox retry: ${routed.length} deliveries of ${eventId} (backends ${routed.map((r) => r.backend).join(',')}), ${withEvent.length} execution, business step ran once`,
+			);
 		});
 
 		test('simultaneous copies of one event through nginx reach one webhook process: one run each, the copy is answered 409 or dropped', async () => {
@@ -494,10 +544,12 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const receiver = await new BusinessReceiver().start(await freePort());
 			try {
 				const webhookId = randomUUID();
-				await cluster.main.importWorkflow(stressWorkflow(IDS.stress, webhookId, 'whenFinished', receiver.url, { id: sandboxCredential(sandbox).id, name: sandboxCredential(sandbox).name }));
+				await cluster.main.importWorkflow(
+					stressWorkflow(IDS.stress, webhookId, 'whenFinished', receiver.url, { id: sandboxCredential(sandbox).id, name: sandboxCredential(sandbox).name }),
+				);
 				await cluster.main.publish(IDS.stress);
 				await cluster.waitForWebhook(`${webhookId}/webhook`);
-				const secret = await waitFor('the stress trigger\'s secret', () => {
+				const secret = await waitFor("the stress trigger's secret", () => {
 					try {
 						return stressSecret(cluster, IDS.stress, sandbox.apiKey);
 					} catch {
@@ -513,7 +565,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 					failShare: 0.1,
 					concurrency: 10,
 				});
-				const routed = cluster.nginx.log().slice(from).filter((r) => r.path.includes(webhookId));
+				const routed = cluster.nginx
+					.log()
+					.slice(from)
+					.filter((r) => r.path.includes(webhookId));
 				const perBackend = [0, 1].map((b) => routed.filter((r) => r.backend === b).length);
 				console.log(`[queue stress] ${JSON.stringify({ ...figures, perBackend })}`);
 				// Both webhook processes took deliveries (40 random event ids on one process: 2^-39).
@@ -524,7 +579,12 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				// Each failed first run was answered non-2xx (500, or to a caller that had hung up) and retried.
 				expect(figures.retriedAfterFailure).toBe(figures.failingFirst);
 				expect(figures.undelivered).toBe(0);
-				expect({ lost: figures.lost, doubled: figures.doubled, lostInN8n: figures.lostInN8n, doubledInN8n: figures.doubledInN8n }).toEqual({ lost: 0, doubled: 0, lostInN8n: 0, doubledInN8n: 0 });
+				expect({ lost: figures.lost, doubled: figures.doubled, lostInN8n: figures.lostInN8n, doubledInN8n: figures.doubledInN8n }).toEqual({
+					lost: 0,
+					doubled: 0,
+					lostInN8n: 0,
+					doubledInN8n: 0,
+				});
 			} finally {
 				await receiver.close();
 			}

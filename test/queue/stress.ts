@@ -142,7 +142,13 @@ export interface StressFigures {
 }
 
 /** One delivery the way the service makes it: attempts until a 2xx, each with a timeout, backing off. */
-async function deliver(url: string, secret: string, eventId: string, body: string, o: Required<Pick<StressOptions, 'attemptTimeoutMs' | 'firstBackoffMs' | 'maxBackoffMs' | 'maxAttempts'>>): Promise<DeliveryOutcome> {
+async function deliver(
+	url: string,
+	secret: string,
+	eventId: string,
+	body: string,
+	o: Required<Pick<StressOptions, 'attemptTimeoutMs' | 'firstBackoffMs' | 'maxBackoffMs' | 'maxAttempts'>>,
+): Promise<DeliveryOutcome> {
 	const deliveryId = `dlv_${randomBytes(8).toString('hex')}`;
 	const statuses: number[] = [];
 	let backoff = o.firstBackoffMs;
@@ -193,7 +199,10 @@ async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T
 function event(run: string, index: number) {
 	const id = `evt_${randomBytes(8).toString('hex')}_payment_order`;
 	const order = { id: `po_stress_${run}_${index}`, status: 'FUNDED', version: 2, amountUsd: 10 + (index % 50), asset: 'USDC', inboundTransfers: [] };
-	return { id, body: JSON.stringify({ id, type: 'payment_order', created: new Date().toISOString(), accountId: 'acct_stress', data: { payment_order: order } }) };
+	return {
+		id,
+		body: JSON.stringify({ id, type: 'payment_order', created: new Date().toISOString(), accountId: 'acct_stress', data: { payment_order: order } }),
+	};
 }
 
 /** Waits until every execution of the workflow has ended (condition-based, generous bound). */

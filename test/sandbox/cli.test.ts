@@ -9,7 +9,10 @@ import { Client } from '../support/sandbox';
 const ROOT = path.resolve(__dirname, '../..');
 
 function startCli(args: string[]): Promise<{ lines: string[]; child: ReturnType<typeof spawn> }> {
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], {
+		cwd: ROOT,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	return new Promise((resolve, reject) => {
 		let out = '';
 		let err = '';
@@ -42,7 +45,11 @@ describe('CLI', () => {
 		expect((await new Client(lines[1].split('=')[1] + '/api/v1', 'sk_cli_test').get('/rewards/rule-blocks')).status).toBe(200);
 		// The browser console: printed, and served on the main origin with its script and styles.
 		expect(lines).toContain(`Console:      ${base}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`);
-		for (const [path, type] of [['/', 'text/html'], ['/console/console.js', 'text/javascript'], ['/console/console.css', 'text/css']]) {
+		for (const [path, type] of [
+			['/', 'text/html'],
+			['/console/console.js', 'text/javascript'],
+			['/console/console.css', 'text/css'],
+		]) {
 			const page = await fetch(base + path);
 			expect([path, page.status, page.headers.get('content-type')?.split(';')[0]]).toEqual([path, 200, type]);
 		}

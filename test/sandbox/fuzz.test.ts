@@ -17,7 +17,13 @@ const CONCURRENCY = 24;
 const RSS_BOUND_MB = 400;
 const BIG_BODY = 4.7 * 1024 * 1024;
 
-interface Sandbox { child: ChildProcess; main: { host: string; port: number }; rewards: { host: string; port: number }; mainUrl: string; apiKey: string }
+interface Sandbox {
+	child: ChildProcess;
+	main: { host: string; port: number };
+	rewards: { host: string; port: number };
+	mainUrl: string;
+	apiKey: string;
+}
 
 function startCli(): Promise<Sandbox> {
 	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', '--port', '0', '--rewards-port', '0'], {
@@ -35,7 +41,13 @@ function startCli(): Promise<Sandbox> {
 			clearTimeout(timer);
 			const value = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(out)![1];
 			const hostPort = (u: string) => ({ host: new URL(u).hostname, port: Number(new URL(u).port) });
-			resolve({ child, main: hostPort(value('CLEARINGHOUSE_BASE_URL')), rewards: hostPort(value('CLEARINGHOUSE_REWARDS_URL')), mainUrl: value('CLEARINGHOUSE_BASE_URL'), apiKey: value('CLEARINGHOUSE_API_KEY') });
+			resolve({
+				child,
+				main: hostPort(value('CLEARINGHOUSE_BASE_URL')),
+				rewards: hostPort(value('CLEARINGHOUSE_REWARDS_URL')),
+				mainUrl: value('CLEARINGHOUSE_BASE_URL'),
+				apiKey: value('CLEARINGHOUSE_API_KEY'),
+			});
 		});
 		child.on('exit', (code) => {
 			clearTimeout(timer);
@@ -97,24 +109,83 @@ function prng(seed: number) {
 	return { next, int, pick };
 }
 
-interface Case { name: string; bytes: Buffer; api: 'main' | 'rewards'; /** HTTP cannot answer: the bytes end before a request exists. */ mayClose?: boolean }
+interface Case {
+	name: string;
+	bytes: Buffer;
+	api: 'main' | 'rewards';
+	/** HTTP cannot answer: the bytes end before a request exists. */ mayClose?: boolean;
+}
 
-const NASTY_CHARS = [' ', '\t', '\x00', '\x7f', '%', '%%', '%zz', '%E0%A4%A', '[', ']', '\\', '"', '<', '{', '\xff', '\r', '\n', '#', '?', '@', ':', '//', '..', '\u2028'];
+const NASTY_CHARS = [
+	' ',
+	'\t',
+	'\x00',
+	'\x7f',
+	'%',
+	'%%',
+	'%zz',
+	'%E0%A4%A',
+	'[',
+	']',
+	'\\',
+	'"',
+	'<',
+	'{',
+	'\xff',
+	'\r',
+	'\n',
+	'#',
+	'?',
+	'@',
+	':',
+	'//',
+	'..',
+	'\u2028',
+];
 const NASTY_TARGETS = [
-	'//[', '//a:99999/', '//[::1', '//user@/x', '*', 'http://evil.example/api/v1/supported-assets', 'api/v1/supported-assets', '/%', '/%zz', '/api/v1/payment-orders/%',
-	'/api/v1/payment-orders/%E0%A4%A', '/api/v1/payment-orders/%E0%A4%A/cancel', '/api/v1/payment-orders?status=%', '/api/v1/payment-orders?status=NOPE',
-	'/api/v1/payment-orders?limit=5', '/api/v1/payment-orders/__proto__', '/api/v1/payment-orders/constructor', '/api/v1/webhooks/endpoints/__proto__',
-	'/api/v1/rewards/rules/constructor', '/api/v1/payment-orders/x?subaccountId=__proto__', '/sandbox/%zz', '/sandbox/payment-orders/%',
-	`/api/v1/${'a'.repeat(20_000)}`, `/api/v1/payment-orders?${'status=FUNDED&'.repeat(2000)}`,
+	'//[',
+	'//a:99999/',
+	'//[::1',
+	'//user@/x',
+	'*',
+	'http://evil.example/api/v1/supported-assets',
+	'api/v1/supported-assets',
+	'/%',
+	'/%zz',
+	'/api/v1/payment-orders/%',
+	'/api/v1/payment-orders/%E0%A4%A',
+	'/api/v1/payment-orders/%E0%A4%A/cancel',
+	'/api/v1/payment-orders?status=%',
+	'/api/v1/payment-orders?status=NOPE',
+	'/api/v1/payment-orders?limit=5',
+	'/api/v1/payment-orders/__proto__',
+	'/api/v1/payment-orders/constructor',
+	'/api/v1/webhooks/endpoints/__proto__',
+	'/api/v1/rewards/rules/constructor',
+	'/api/v1/payment-orders/x?subaccountId=__proto__',
+	'/sandbox/%zz',
+	'/sandbox/payment-orders/%',
+	`/api/v1/${'a'.repeat(20_000)}`,
+	`/api/v1/payment-orders?${'status=FUNDED&'.repeat(2000)}`,
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'FOO', 'G ET', 'get', '', 'CONNECT'];
 const VERSIONS = ['HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'HTTP/1.1 extra', '', 'HTTP/1.1\x00', 'HTTP\\1.1', 'http/1.1'];
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx', 'text/json', '', 'application/json, text/plain'];
+const CONTENT_TYPES = [
+	'text/plain',
+	'application/x-www-form-urlencoded',
+	'multipart/form-data; boundary=x',
+	'application/json; charset=latin1',
+	'application/jsonx',
+	'text/json',
+	'',
+	'application/json, text/plain',
+];
 
 function generate(seed: number, count: number, key: string): Case[] {
 	const r = prng(seed);
 	const cases: Case[] = [];
-	const head = (method: string, target: string, headers: string[], version = 'HTTP/1.1') => `${method} ${target} ${version}\r\n${headers.map((h) => h + '\r\n').join('')}\r\n`;
+	const head = (method: string, target: string, headers: string[], version = 'HTTP/1.1') =>
+		`${method} ${target} ${version}\r\n${headers.map((h) => h + '\r\n').join('')}\r\n`;
 	const host = 'Host: 127.0.0.1';
 	const mutate = (s: string) => {
 		const chars = [...s];
@@ -130,16 +201,30 @@ function generate(seed: number, count: number, key: string): Case[] {
 	/** JSON-ish bodies that are never a valid payment: broken, deep, badly encoded, or wrong in shape. */
 	const badBody = (): Buffer => {
 		switch (r.int(10)) {
-			case 0: return Buffer.from('{"amountUsd": 1,');
-			case 1: { const d = 65 + r.int(20_000); return Buffer.from('['.repeat(d) + ']'.repeat(d)); }
-			case 2: { const d = 65 + r.int(5_000); return Buffer.from('{"a":'.repeat(d) + '1' + '}'.repeat(d)); }
-			case 3: return Buffer.concat([Buffer.from('{"memo":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]);
-			case 4: return Buffer.from('\ufeff{"amountUsd":1}');
-			case 5: return Buffer.from('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"amountUsd":"x"}');
-			case 6: return Buffer.from(mutate('{"fromUserId":"u","toAddress":"0x1","toChain":"ethereum","asset":"USDC","amountUsd":-5}'));
-			case 7: return Buffer.from(r.pick(['null', '[]', '1e999999', '"\\ud800"', 'NaN', '{"amountUsd":1e309}', '{}', 'true']));
-			case 8: return Buffer.from(`{"memo":"${'x'.repeat(r.int(200_000))}"}`);
-			default: return Buffer.from(mutate('{"transactions":[{"hash":"0x1","chain":"ethereum"}]}'));
+			case 0:
+				return Buffer.from('{"amountUsd": 1,');
+			case 1: {
+				const d = 65 + r.int(20_000);
+				return Buffer.from('['.repeat(d) + ']'.repeat(d));
+			}
+			case 2: {
+				const d = 65 + r.int(5_000);
+				return Buffer.from('{"a":'.repeat(d) + '1' + '}'.repeat(d));
+			}
+			case 3:
+				return Buffer.concat([Buffer.from('{"memo":"'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]);
+			case 4:
+				return Buffer.from('\ufeff{"amountUsd":1}');
+			case 5:
+				return Buffer.from('{"__proto__":{"polluted":1},"constructor":{"prototype":{"polluted":1}},"amountUsd":"x"}');
+			case 6:
+				return Buffer.from(mutate('{"fromUserId":"u","toAddress":"0x1","toChain":"ethereum","asset":"USDC","amountUsd":-5}'));
+			case 7:
+				return Buffer.from(r.pick(['null', '[]', '1e999999', '"\\ud800"', 'NaN', '{"amountUsd":1e309}', '{}', 'true']));
+			case 8:
+				return Buffer.from(`{"memo":"${'x'.repeat(r.int(200_000))}"}`);
+			default:
+				return Buffer.from(mutate('{"transactions":[{"hash":"0x1","chain":"ethereum"}]}'));
 		}
 	};
 	const withBody = (method: string, target: string, body: Buffer, headers: string[]) =>
@@ -160,32 +245,93 @@ function generate(seed: number, count: number, key: string): Case[] {
 		} else if (kind === 2) {
 			// Broken headers.
 			const bad = r.pick([
-				'NoColonHere', 'Bad Name: x', 'X-Null: a\x00b', ' folded: continuation', 'Content-Length: abc', 'Content-Length: -1', 'Content-Length: 1\r\nContent-Length: 2',
-				'Transfer-Encoding: gzip', 'Transfer-Encoding: chunked\r\nContent-Length: 5', `X-Big: ${'h'.repeat(20_000)}`, 'x-api-key: \x7f', ':empty', 'Host: a\r\nHost: b',
-				'Expect: 100-continue', 'Content-Type: application/json\r\nContent-Type: text/plain', 'X-\u00e9: latin', 'Connection: upgrade\r\nUpgrade: websocket',
+				'NoColonHere',
+				'Bad Name: x',
+				'X-Null: a\x00b',
+				' folded: continuation',
+				'Content-Length: abc',
+				'Content-Length: -1',
+				'Content-Length: 1\r\nContent-Length: 2',
+				'Transfer-Encoding: gzip',
+				'Transfer-Encoding: chunked\r\nContent-Length: 5',
+				`X-Big: ${'h'.repeat(20_000)}`,
+				'x-api-key: \x7f',
+				':empty',
+				'Host: a\r\nHost: b',
+				'Expect: 100-continue',
+				'Content-Type: application/json\r\nContent-Type: text/plain',
+				'X-\u00e9: latin',
+				'Connection: upgrade\r\nUpgrade: websocket',
 			]);
-			c = { name: 'header', bytes: Buffer.from(head('POST', '/api/v1/payment', [host, ...keyed, bad, 'Content-Type: application/json']) + '{"amountUsd":0}', 'latin1') };
+			c = {
+				name: 'header',
+				bytes: Buffer.from(head('POST', '/api/v1/payment', [host, ...keyed, bad, 'Content-Type: application/json']) + '{"amountUsd":0}', 'latin1'),
+			};
 		} else if (kind === 3) {
 			// Bodies with the key: broken JSON, deep nesting, bad UTF-8, prototype keys, wrong shapes.
-			const target = r.pick(['/api/v1/payment', '/api/v1/quotes', '/api/v1/payment-orders/nope/transactions', '/api/v1/webhooks/endpoints', '/api/v1/rulesets']);
-			c = { name: 'body', bytes: withBody('POST', api === 'rewards' ? '/api/v1/rewards/rules' : target, badBody(), [`x-api-key: ${key}`, 'Content-Type: application/json', ...(api === 'rewards' ? ['Idempotency-Key: __proto__'] : [])]) };
+			const target = r.pick([
+				'/api/v1/payment',
+				'/api/v1/quotes',
+				'/api/v1/payment-orders/nope/transactions',
+				'/api/v1/webhooks/endpoints',
+				'/api/v1/rulesets',
+			]);
+			c = {
+				name: 'body',
+				bytes: withBody('POST', api === 'rewards' ? '/api/v1/rewards/rules' : target, badBody(), [
+					`x-api-key: ${key}`,
+					'Content-Type: application/json',
+					...(api === 'rewards' ? ['Idempotency-Key: __proto__'] : []),
+				]),
+			};
 		} else if (kind === 4) {
 			// Content types other than JSON.
 			const ct = r.pick(CONTENT_TYPES);
-			c = { name: 'content type', bytes: withBody('POST', '/api/v1/payment', Buffer.from('amountUsd=1&memo=x'), [`x-api-key: ${key}`, ...(ct ? [`Content-Type: ${ct}`] : [])]) };
+			c = {
+				name: 'content type',
+				bytes: withBody('POST', '/api/v1/payment', Buffer.from('amountUsd=1&memo=x'), [`x-api-key: ${key}`, ...(ct ? [`Content-Type: ${ct}`] : [])]),
+			};
 		} else if (kind === 5) {
 			// Chunked bodies, some malformed.
-			const chunks = r.pick(['zz\r\nabc\r\n0\r\n\r\n', '5\r\nab\r\n0\r\n\r\n', `${(6 * 1024 * 1024).toString(16)}\r\n`, '3\r\n{"a\r\n0\r\n\r\n', '-1\r\n\r\n', '0\r\n\r\n']);
-			c = { name: 'chunked', bytes: Buffer.from(head('POST', '/api/v1/payment', [host, `x-api-key: ${key}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']) + chunks, 'latin1'), mayClose: true };
+			const chunks = r.pick([
+				'zz\r\nabc\r\n0\r\n\r\n',
+				'5\r\nab\r\n0\r\n\r\n',
+				`${(6 * 1024 * 1024).toString(16)}\r\n`,
+				'3\r\n{"a\r\n0\r\n\r\n',
+				'-1\r\n\r\n',
+				'0\r\n\r\n',
+			]);
+			c = {
+				name: 'chunked',
+				bytes: Buffer.from(
+					head('POST', '/api/v1/payment', [host, `x-api-key: ${key}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']) + chunks,
+					'latin1',
+				),
+				mayClose: true,
+			};
 		} else if (kind === 6) {
 			// The operator API from a browser page or a rebinding name, or with a non-JSON body.
 			const bad = r.pick([
-				['Origin: http://evil.example'], ['Origin: null'], ['Sec-Fetch-Site: cross-site'], ['Origin: http://127.0.0.1:1'], ['Content-Type: text/plain'],
+				['Origin: http://evil.example'],
+				['Origin: null'],
+				['Sec-Fetch-Site: cross-site'],
+				['Origin: http://127.0.0.1:1'],
+				['Content-Type: text/plain'],
 				['Content-Type: application/x-www-form-urlencoded'],
 			]);
 			const hostLine = r.int(4) === 0 ? 'Host: rebind.evil.example' : host;
 			const body = Buffer.from('{"seed":"empty"}');
-			const bytes = Buffer.concat([Buffer.from(head('POST', r.pick(['/sandbox/reset', '/sandbox/faults', '/sandbox/clock/advance']), [hostLine, ...bad, ...(bad[0].startsWith('Content-Type') ? [] : ['Content-Type: text/plain']), `Content-Length: ${body.length}`])), body]);
+			const bytes = Buffer.concat([
+				Buffer.from(
+					head('POST', r.pick(['/sandbox/reset', '/sandbox/faults', '/sandbox/clock/advance']), [
+						hostLine,
+						...bad,
+						...(bad[0].startsWith('Content-Type') ? [] : ['Content-Type: text/plain']),
+						`Content-Length: ${body.length}`,
+					]),
+				),
+				body,
+			]);
 			c = { name: 'operator', bytes };
 		} else if (kind === 7) {
 			// Truncated requests: the bytes stop anywhere, then the client half-closes.
@@ -194,7 +340,15 @@ function generate(seed: number, count: number, key: string): Case[] {
 		} else {
 			// Return details with prototype-named idempotency keys and bad If-Match.
 			const keyName = r.pick(['__proto__', 'constructor', 'toString', 'hasOwnProperty', '']);
-			c = { name: 'return details', bytes: withBody('PUT', '/api/v1/payment-orders/nope/return-details', badBody(), [`x-api-key: ${key}`, 'Content-Type: application/json', `Idempotency-Key: ${keyName}`, `If-Match: ${r.pick(['"0"', '0', '"-1"', 'W/"x"'])}`]) };
+			c = {
+				name: 'return details',
+				bytes: withBody('PUT', '/api/v1/payment-orders/nope/return-details', badBody(), [
+					`x-api-key: ${key}`,
+					'Content-Type: application/json',
+					`Idempotency-Key: ${keyName}`,
+					`If-Match: ${r.pick(['"0"', '0', '"-1"', 'W/"x"'])}`,
+				]),
+			};
 		}
 		cases.push({ ...c, api });
 	}
@@ -204,12 +358,14 @@ function generate(seed: number, count: number, key: string): Case[] {
 async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
 	const out: R[] = new Array(items.length);
 	let next = 0;
-	await Promise.all(Array.from({ length: limit }, async () => {
-		while (next < items.length) {
-			const i = next++;
-			out[i] = await fn(items[i]);
-		}
-	}));
+	await Promise.all(
+		Array.from({ length: limit }, async () => {
+			while (next < items.length) {
+				const i = next++;
+				out[i] = await fn(items[i]);
+			}
+		}),
+	);
 	return out;
 }
 
@@ -227,42 +383,62 @@ afterAll(async () => {
 
 const hasProc = fs.existsSync('/proc/self/status');
 
-(hasProc ? it : it.skip)(`answers ${GENERATED} generated malformed requests and a memory attack with 4xx, stays under ${RSS_BOUND_MB} MB RSS, and then serves normally`, async () => {
-	const started = Date.now();
-	const before = rssMb(sb.child.pid!);
-	const cases = generate(SEED, GENERATED, sb.apiKey);
-	const outcomes = await pool(cases, CONCURRENCY, (c) => rawRequest(c.api === 'main' ? sb.main : sb.rewards, c.bytes));
+(hasProc ? it : it.skip)(
+	`answers ${GENERATED} generated malformed requests and a memory attack with 4xx, stays under ${RSS_BOUND_MB} MB RSS, and then serves normally`,
+	async () => {
+		const started = Date.now();
+		const before = rssMb(sb.child.pid!);
+		const cases = generate(SEED, GENERATED, sb.apiKey);
+		const outcomes = await pool(cases, CONCURRENCY, (c) => rawRequest(c.api === 'main' ? sb.main : sb.rewards, c.bytes));
 
-	// The issue's memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
-	const big = Buffer.alloc(BIG_BODY, 'a');
-	const attack = [
-		...Array.from({ length: 66 }, () => Buffer.concat([Buffer.from(`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`), big])),
-		...Array.from({ length: 20 }, () => Buffer.concat([Buffer.from(`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${sb.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`), big])),
-	];
-	const attackOutcomes = await Promise.all(attack.map((b) => rawRequest(sb.main, b, 60_000)));
-	const elapsed = Date.now() - started;
+		// The issue's memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
+		const big = Buffer.alloc(BIG_BODY, 'a');
+		const attack = [
+			...Array.from({ length: 66 }, () =>
+				Buffer.concat([
+					Buffer.from(`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`),
+					big,
+				]),
+			),
+			...Array.from({ length: 20 }, () =>
+				Buffer.concat([
+					Buffer.from(
+						`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${sb.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`,
+					),
+					big,
+				]),
+			),
+		];
+		const attackOutcomes = await Promise.all(attack.map((b) => rawRequest(sb.main, b, 60_000)));
+		const elapsed = Date.now() - started;
 
-	// Every case a 4xx; only truncated or chunked-broken ones may instead be closed without an answer.
-	const wrong = cases.map((c, i) => ({ c, o: outcomes[i] })).filter(({ c, o }) => !(typeof o === 'number' ? o >= 400 && o < 500 : o === 'closed' && c.mayClose));
-	const summary: Record<string, Record<string, number>> = {};
-	cases.forEach((c, i) => {
-		summary[c.name] ??= {};
-		summary[c.name][String(outcomes[i])] = (summary[c.name][String(outcomes[i])] ?? 0) + 1;
-	});
-	const after = rssMb(sb.child.pid!);
-	console.log(`fuzz seed ${SEED}: ${cases.length} cases + ${attack.length} big bodies in ${elapsed} ms; RSS ${before.now.toFixed(0)} MB before, peak ${after.peak.toFixed(0)} MB, ${after.now.toFixed(0)} MB after\n${JSON.stringify(summary)}\nattack: ${JSON.stringify(attackOutcomes.reduce<Record<string, number>>((m, o) => ((m[String(o)] = (m[String(o)] ?? 0) + 1), m), {}))}`);
-	expect(wrong.slice(0, 5).map(({ c, o }) => `${c.name} → ${o}: ${JSON.stringify(c.bytes.subarray(0, 200).toString('latin1'))}`)).toEqual([]);
-	expect(attackOutcomes.filter((o) => !(typeof o === 'number' && o >= 400 && o < 500))).toEqual([]);
-	expect(sb.child.exitCode).toBeNull();
-	expect(after.peak).toBeLessThan(RSS_BOUND_MB);
+		// Every case a 4xx; only truncated or chunked-broken ones may instead be closed without an answer.
+		const wrong = cases
+			.map((c, i) => ({ c, o: outcomes[i] }))
+			.filter(({ c, o }) => !(typeof o === 'number' ? o >= 400 && o < 500 : o === 'closed' && c.mayClose));
+		const summary: Record<string, Record<string, number>> = {};
+		cases.forEach((c, i) => {
+			summary[c.name] ??= {};
+			summary[c.name][String(outcomes[i])] = (summary[c.name][String(outcomes[i])] ?? 0) + 1;
+		});
+		const after = rssMb(sb.child.pid!);
+		console.log(
+			`fuzz seed ${SEED}: ${cases.length} cases + ${attack.length} big bodies in ${elapsed} ms; RSS ${before.now.toFixed(0)} MB before, peak ${after.peak.toFixed(0)} MB, ${after.now.toFixed(0)} MB after\n${JSON.stringify(summary)}\nattack: ${JSON.stringify(attackOutcomes.reduce<Record<string, number>>((m, o) => ((m[String(o)] = (m[String(o)] ?? 0) + 1), m), {}))}`,
+		);
+		expect(wrong.slice(0, 5).map(({ c, o }) => `${c.name} → ${o}: ${JSON.stringify(c.bytes.subarray(0, 200).toString('latin1'))}`)).toEqual([]);
+		expect(attackOutcomes.filter((o) => !(typeof o === 'number' && o >= 400 && o < 500))).toEqual([]);
+		expect(sb.child.exitCode).toBeNull();
+		expect(after.peak).toBeLessThan(RSS_BOUND_MB);
 
-	// Still serving: the public API, and the request log (which holds every fuzz case, bounded).
-	const ok = await fetch(`${sb.mainUrl}/api/v1/supported-assets`, { headers: { 'x-api-key': sb.apiKey } });
-	expect(ok.status).toBe(200);
-	const log = await fetch(`${sb.mainUrl}/sandbox/requests?since=0`);
-	expect(log.status).toBe(200);
-	const { requests } = (await log.json()) as { requests: Array<{ body: unknown; bodyBytes?: number }> };
-	expect(requests.length).toBeGreaterThan(0);
-	// Rejected big bodies are never kept whole.
-	expect(requests.some((r) => typeof r.bodyBytes === 'number' && r.bodyBytes > 1024 && r.body === null)).toBe(true);
-}, 180_000);
+		// Still serving: the public API, and the request log (which holds every fuzz case, bounded).
+		const ok = await fetch(`${sb.mainUrl}/api/v1/supported-assets`, { headers: { 'x-api-key': sb.apiKey } });
+		expect(ok.status).toBe(200);
+		const log = await fetch(`${sb.mainUrl}/sandbox/requests?since=0`);
+		expect(log.status).toBe(200);
+		const { requests } = (await log.json()) as { requests: Array<{ body: unknown; bodyBytes?: number }> };
+		expect(requests.length).toBeGreaterThan(0);
+		// Rejected big bodies are never kept whole.
+		expect(requests.some((r) => typeof r.bodyBytes === 'number' && r.bodyBytes > 1024 && r.body === null)).toBe(true);
+	},
+	180_000,
+);

@@ -6,8 +6,15 @@ import { ORDER_STATUSES } from '../../sandbox/state';
 import { type Client, SandboxClient } from '../support/sandbox';
 
 export interface Env {
-	sb: Sandbox; api: Client; rewards: Client; op: Client; state: any;
-	alice: any; bob: any; carol: any; sub: any;
+	sb: Sandbox;
+	api: Client;
+	rewards: Client;
+	op: Client;
+	state: any;
+	alice: any;
+	bob: any;
+	carol: any;
+	sub: any;
 }
 
 export async function setup(opts: SandboxOptions = {}): Promise<Env> {
@@ -35,7 +42,16 @@ export const wallet = (user: any, chain: string): string => user.wallets.find((w
 export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();
 
 export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
-	return { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'ethereum'), toChain: 'ethereum', asset: 'USDC', amountUsd: 100, expiresAt: future(), memo: 'test', ...extra };
+	return {
+		fromUserId: env.alice.id,
+		toAddress: wallet(env.bob, 'ethereum'),
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: 100,
+		expiresAt: future(),
+		memo: 'test',
+		...extra,
+	};
 }
 
 export async function createOrder(env: Env, extra: Record<string, unknown> = {}): Promise<any> {
@@ -57,7 +73,11 @@ export async function getOrder(env: Env, id: string): Promise<any> {
 	return (await env.api.get(`/payment-orders/${id}`)).body;
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | false | null> | T | undefined | false | null, timeoutMs = 8000, what = 'condition'): Promise<T> {
+export async function waitFor<T>(
+	fn: () => Promise<T | undefined | false | null> | T | undefined | false | null,
+	timeoutMs = 8000,
+	what = 'condition',
+): Promise<T> {
 	const end = Date.now() + timeoutMs;
 	for (;;) {
 		const v = await fn();
@@ -68,13 +88,22 @@ export async function waitFor<T>(fn: () => Promise<T | undefined | false | null>
 }
 
 export async function waitStatus(env: Env, id: string, status: string, timeoutMs = 8000): Promise<any> {
-	return waitFor(async () => {
-		const o = await getOrder(env, id);
-		return o.status === status ? o : null;
-	}, timeoutMs, `order ${id} to be ${status}`);
+	return waitFor(
+		async () => {
+			const o = await getOrder(env, id);
+			return o.status === status ? o : null;
+		},
+		timeoutMs,
+		`order ${id} to be ${status}`,
+	);
 }
 
-export interface Received { headers: http.IncomingHttpHeaders; raw: string; body: any; at: number }
+export interface Received {
+	headers: http.IncomingHttpHeaders;
+	raw: string;
+	body: any;
+	at: number;
+}
 
 /** A local webhook receiver; `respond` decides the status of each request (default 200). */
 export class Receiver {

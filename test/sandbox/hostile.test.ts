@@ -29,7 +29,11 @@ function raw(bytes: string | Buffer, port = Number(new URL(env.sb.mainUrl).port)
 }
 const alive = async () => expect((await env.api.get('/supported-assets')).status).toBe(200);
 const send = async (path: string, body: string | Buffer, headers: Record<string, string> = {}) => {
-	const r = await fetch(`${env.sb.mainUrl}/api/v1${path}`, { method: 'POST', headers: { 'x-api-key': env.sb.apiKey, 'content-type': 'application/json', ...headers }, body });
+	const r = await fetch(`${env.sb.mainUrl}/api/v1${path}`, {
+		method: 'POST',
+		headers: { 'x-api-key': env.sb.apiKey, 'content-type': 'application/json', ...headers },
+		body,
+	});
 	return { status: r.status, body: (await r.json()) as any };
 };
 
@@ -60,7 +64,11 @@ describe('malformed requests get a 4xx and the process stays up', () => {
 		const deep = '['.repeat(100_000) + ']'.repeat(100_000);
 		expect((await send('/payment', deep)).body).toMatchObject({ error: 'nesting_too_deep' });
 		expect((await send('/payment', '{"a":'.repeat(65) + '1' + '}'.repeat(65))).body.error).toBe('nesting_too_deep');
-		expect(await raw(`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${env.sb.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${LIMITS.maxBodyBytes + 1}\r\n\r\n`)).toBe(413);
+		expect(
+			await raw(
+				`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${env.sb.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${LIMITS.maxBodyBytes + 1}\r\n\r\n`,
+			),
+		).toBe(413);
 		// Nesting within the bound still parses (and fails validation as a payment).
 		expect((await send('/payment', '{"a":'.repeat(60) + '1' + '}'.repeat(60))).body.error).toBe('validation_error');
 		// The request log still serves after a deep body was sent.
@@ -69,7 +77,11 @@ describe('malformed requests get a 4xx and the process stays up', () => {
 
 	it('an unauthenticated body is never read: 401 before the body, nothing of it kept', async () => {
 		const mark = (await env.op.get(`/requests?since=${Number.MAX_SAFE_INTEGER}`)).body.lastSeq;
-		const r = await fetch(`${env.sb.mainUrl}/api/v1/payment`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ memo: 'x'.repeat(1_000_000) }) });
+		const r = await fetch(`${env.sb.mainUrl}/api/v1/payment`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ memo: 'x'.repeat(1_000_000) }),
+		});
 		expect(r.status).toBe(401);
 		const [logged] = (await env.op.get(`/requests?since=${mark}`)).body.requests;
 		expect(logged).toMatchObject({ status: 401, body: null });
@@ -104,20 +116,34 @@ describe('malformed requests get a 4xx and the process stays up', () => {
 });
 
 describe('keys named like Object.prototype members are plain data', () => {
-	it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])('Idempotency-Key %s on return details: 200 at first use, the same answer on replay', async (key) => {
-		const o = await createOrder(env);
-		const body = { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] };
-		const put = () => env.api.put(`/payment-orders/${o.id}/return-details`, body, { 'If-Match': '"0"', 'Idempotency-Key': key });
-		const first = await put();
-		expect(first.status).toBe(200);
-		const again = await put();
-		expect(again).toMatchObject({ status: 200, body: first.body });
-	});
+	it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+		'Idempotency-Key %s on return details: 200 at first use, the same answer on replay',
+		async (key) => {
+			const o = await createOrder(env);
+			const body = { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] };
+			const put = () => env.api.put(`/payment-orders/${o.id}/return-details`, body, { 'If-Match': '"0"', 'Idempotency-Key': key });
+			const first = await put();
+			expect(first.status).toBe(200);
+			const again = await put();
+			expect(again).toMatchObject({ status: 200, body: first.body });
+		},
+	);
 
 	it.each(['__proto__', 'constructor'])('idempotencyKey %s on a payment, and on a reward rule', async (key) => {
-		const r = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'ethereum'), toChain: 'ethereum', asset: 'USDC', amountUsd: 3, expiresAt: new Date(Date.now() + 86400_000).toISOString(), idempotencyKey: key });
+		const r = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'ethereum'),
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 3,
+			expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+			idempotencyKey: key,
+		});
 		expect(r.status).toBe(201);
-		const rule = { name: `proto ${key}`, definition: { measure: { type: 'transaction_count', metricKey: 'm' }, condition: { type: 'always' }, payout: { type: 'fixed', amount: '1' }, limits: [] } };
+		const rule = {
+			name: `proto ${key}`,
+			definition: { measure: { type: 'transaction_count', metricKey: 'm' }, condition: { type: 'always' }, payout: { type: 'fixed', amount: '1' }, limits: [] },
+		};
 		expect((await env.rewards.post('/rewards/rules', rule, { 'Idempotency-Key': key })).status).toBe(201);
 		expect(({} as any).polluted).toBeUndefined();
 	});

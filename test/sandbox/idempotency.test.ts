@@ -4,7 +4,11 @@ import type { IdempotencyRecord } from '../../sandbox/state';
 import { ApiError, dict } from '../../sandbox/util';
 
 const keyed = (store: Record<string, IdempotencyRecord>, key: string | null, hash: string) => ({
-	store, key, hash, status: 201, reused: { message: 'used with another body', extra: { path: 'headers.idempotency-key' } },
+	store,
+	key,
+	hash,
+	status: 201,
+	reused: { message: 'used with another body', extra: { path: 'headers.idempotency-key' } },
 });
 
 describe('replayOrRecord', () => {
@@ -32,14 +36,20 @@ describe('replayOrRecord', () => {
 			error = e;
 		}
 		expect(error).toBeInstanceOf(ApiError);
-		expect(error).toMatchObject({ status: 409, error: 'idempotency_key_reused', extra: { message: 'used with another body', path: 'headers.idempotency-key' } });
+		expect(error).toMatchObject({
+			status: 409,
+			error: 'idempotency_key_reused',
+			extra: { message: 'used with another body', path: 'headers.idempotency-key' },
+		});
 	});
 
 	test('a refused write records nothing, so the key stays free', () => {
 		const store = dict<IdempotencyRecord>();
-		expect(() => replayOrRecord(keyed(store, 'k', 'h1'), () => {
-			throw new ApiError(400, 'validation_error');
-		})).toThrow(ApiError);
+		expect(() =>
+			replayOrRecord(keyed(store, 'k', 'h1'), () => {
+				throw new ApiError(400, 'validation_error');
+			}),
+		).toThrow(ApiError);
 		expect(Object.keys(store)).toEqual([]);
 		expect(replayOrRecord(keyed(store, 'k', 'h2'), () => ({ id: 'c' })).body).toEqual({ id: 'c' });
 	});

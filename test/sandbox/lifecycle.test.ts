@@ -1,18 +1,5 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
-import {
-	Env,
-	Receiver,
-	addEndpoint,
-	createOrder,
-	fund,
-	future,
-	getOrder,
-	paymentBody,
-	setup,
-	waitFor,
-	waitStatus,
-	wallet,
-} from './helpers';
+import { Env, Receiver, addEndpoint, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet } from './helpers';
 import { verifySignature } from '../support/signer';
 
 let env: Env;
@@ -22,7 +9,13 @@ let endpoint: { id: string; secret: string };
 /** A fresh user with active wallets and no default return wallets. */
 async function freshUser(label: string): Promise<any> {
 	const addr = (n: number) => '0x' + (label.charCodeAt(0).toString(16) + n.toString(16)).padStart(40, '7');
-	const r = await env.api.post('/add-user-record', { label, wallets: [{ chain: 'ethereum', address: addr(1) }, { chain: 'base', address: addr(2) }] });
+	const r = await env.api.post('/add-user-record', {
+		label,
+		wallets: [
+			{ chain: 'ethereum', address: addr(1) },
+			{ chain: 'base', address: addr(2) },
+		],
+	});
 	expect(r.status).toBe(201);
 	expect(r.body.data.wallets.every((w: any) => w.status === 'PENDING')).toBe(true);
 	await env.op.post('/wallets/activate', { userId: r.body.data.id });
@@ -44,7 +37,14 @@ describe('standard order to DISTRIBUTED', () => {
 		const created = await env.api.post('/payment', paymentBody(env, { amountUsd: 250.5 }));
 		expect(created.status).toBe(201);
 		const { paymentOrderId, paymentOrder, depositAddresses } = created.body;
-		expect(paymentOrder).toMatchObject({ id: paymentOrderId, status: 'AWAITING_FUNDS', version: 1, mode: 'standard', amountUsd: 250.5, underfundToleranceUsd: expect.any(Number) });
+		expect(paymentOrder).toMatchObject({
+			id: paymentOrderId,
+			status: 'AWAITING_FUNDS',
+			version: 1,
+			mode: 'standard',
+			amountUsd: 250.5,
+			underfundToleranceUsd: expect.any(Number),
+		});
 		expect(depositAddresses).toHaveLength(9);
 		expect(depositAddresses[0]).toEqual({ chain: expect.any(String), symbol: expect.any(String), address: expect.any(String) });
 
@@ -58,8 +58,11 @@ describe('standard order to DISTRIBUTED', () => {
 		const done = await getOrder(env, paymentOrderId);
 		expect(done.status).toBe('DISTRIBUTED');
 		expect(done).toMatchObject({
-			settlementReference: expect.any(String), distributionReference: expect.any(String), distributionTransactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
-			distributionExecutedAt: expect.any(String), settledAt: expect.any(String),
+			settlementReference: expect.any(String),
+			distributionReference: expect.any(String),
+			distributionTransactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+			distributionExecutedAt: expect.any(String),
+			settledAt: expect.any(String),
 		});
 		expect(done.returns).toEqual({ details: null, revision: 0, transfers: expect.any(Array) });
 
@@ -70,7 +73,8 @@ describe('standard order to DISTRIBUTED', () => {
 		});
 		const statuses = events.map((e) => e.data.payment_order.status);
 		expect(statuses).toEqual(expect.arrayContaining(['AWAITING_FUNDS', 'FUNDED', 'DISTRIBUTED']));
-		for (const s of ['LOCKED', 'PENDING_NET_SETTLEMENT', 'READY_TO_DISTRIBUTE', 'DISTRIBUTION_PENDING', 'DISTRIBUTION_SUBMITTED']) expect(statuses).not.toContain(s);
+		for (const s of ['LOCKED', 'PENDING_NET_SETTLEMENT', 'READY_TO_DISTRIBUTE', 'DISTRIBUTION_PENDING', 'DISTRIBUTION_SUBMITTED'])
+			expect(statuses).not.toContain(s);
 		// deposit observed and confirmed on-chain fire while the order is still AWAITING_FUNDS
 		const depositStatuses = events.map((e) => e.data.payment_order.inboundTransfers[0]?.status).filter(Boolean);
 		expect(depositStatuses).toEqual(expect.arrayContaining(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED', 'CONFIRMED']));
@@ -85,7 +89,12 @@ describe('standard order to DISTRIBUTED', () => {
 			expect(r.headers['x-service-event']).toBe('payment_order');
 			expect(r.headers['x-service-webhook-id']).toBe(r.body.id);
 			expect(r.headers['x-service-webhook-delivery-id']).toMatch(/^[0-9a-f-]{36}$/);
-			expect(r.body).toMatchObject({ id: expect.stringMatching(/^evt_[0-9a-f-]{36}_payment_order$/), type: 'payment_order', created: expect.any(String), accountId: env.state.accountId });
+			expect(r.body).toMatchObject({
+				id: expect.stringMatching(/^evt_[0-9a-f-]{36}_payment_order$/),
+				type: 'payment_order',
+				created: expect.any(String),
+				accountId: env.state.accountId,
+			});
 			expect(r.body.data.payment_order.returns).toBeUndefined();
 			expect(verifySignature(String(r.headers['x-service-webhook-signature']), r.raw, endpoint.secret)).toBe(true);
 			expect(verifySignature(String(r.headers['x-service-webhook-signature']), r.raw, 'whsec_wrong')).toBe(false);
@@ -131,13 +140,36 @@ describe('standard order to DISTRIBUTED', () => {
 		const q = await env.api.post('/quotes', { toChain: 'solana', asset: 'USDC', amountUsd: 50, toAddress: wallet(env.bob, 'solana') });
 		expect(q.status).toBe(201);
 		expect(q.body).toMatchObject({ serviceable: true, mode: 'instant', status: 'ACTIVE', feeBps: expect.any(Number) });
-		const r = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'solana'), toChain: 'solana', asset: 'USDC', amountUsd: 50, mode: 'instant', quoteId: q.body.quoteId, memo: null });
+		const r = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'solana'),
+			toChain: 'solana',
+			asset: 'USDC',
+			amountUsd: 50,
+			mode: 'instant',
+			quoteId: q.body.quoteId,
+			memo: null,
+		});
 		expect(r.status).toBe(201);
-		expect(r.body.paymentOrder).toMatchObject({ mode: 'instant', quoteId: q.body.quoteId, payoutDestinationId: expect.any(String), instantFeeBps: expect.any(Number), expiresAt: expect.any(String) });
+		expect(r.body.paymentOrder).toMatchObject({
+			mode: 'instant',
+			quoteId: q.body.quoteId,
+			payoutDestinationId: expect.any(String),
+			instantFeeBps: expect.any(Number),
+			expiresAt: expect.any(String),
+		});
 		await fund(env, r.body.paymentOrderId, 50, 'solana');
 		await waitStatus(env, r.body.paymentOrderId, 'DISTRIBUTED');
 		// the quote is consumed
-		const again = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'solana'), toChain: 'solana', asset: 'USDC', amountUsd: 50, mode: 'instant', quoteId: q.body.quoteId });
+		const again = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'solana'),
+			toChain: 'solana',
+			asset: 'USDC',
+			amountUsd: 50,
+			mode: 'instant',
+			quoteId: q.body.quoteId,
+		});
 		expect(again.status).toBe(400);
 	});
 });
@@ -146,7 +178,14 @@ describe('deposit attribution', () => {
 	it('answers transfersProcessed 0 for an unindexed hash until the indexer sees it', async () => {
 		const o = await createOrder(env);
 		// a partial amount keeps the order AWAITING_FUNDS, so the repeated submission below still answers 200
-		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 60, indexed: false });
+		const d = await env.op.post('/deposits', {
+			paymentOrderId: o.id,
+			sender: wallet(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 60,
+			indexed: false,
+		});
 		const body = { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] };
 		const first = await env.api.post(`/payment-orders/${o.id}/transactions`, body);
 		expect(first.status).toBe(200);
@@ -161,12 +200,21 @@ describe('deposit attribution', () => {
 
 	it('rejects a hash that carries more than one funding transfer (400)', async () => {
 		const o = await createOrder(env);
-		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 10, transferCount: 2 });
+		const d = await env.op.post('/deposits', {
+			paymentOrderId: o.id,
+			sender: wallet(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 10,
+			transferCount: 2,
+		});
 		const r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.status).toBe(400);
 		expect(r.body.error).toBe('multiple_transfers_in_hash');
 		expect((await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [] })).status).toBe(400);
-		expect((await env.api.post('/payment-orders/00000000-0000-4000-8000-000000000000/transactions', { transactions: [{ hash: '0x1', chain: 'ethereum' }] })).status).toBe(404);
+		expect(
+			(await env.api.post('/payment-orders/00000000-0000-4000-8000-000000000000/transactions', { transactions: [{ hash: '0x1', chain: 'ethereum' }] })).status,
+		).toBe(404);
 	});
 
 	it('attributes only deposits from ACTIVE registered sender wallets, and only while AWAITING_FUNDS', async () => {
@@ -184,7 +232,13 @@ describe('deposit attribution', () => {
 		expect(u.status).toBe(201);
 		await waitStatus(env, o.id, 'FUNDED');
 		await env.op.post('/netting/close');
-		const late = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 1 });
+		const late = await env.op.post('/deposits', {
+			paymentOrderId: o.id,
+			sender: wallet(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 1,
+		});
 		r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: late.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.status).toBe(409);
 	});
@@ -214,7 +268,11 @@ describe('cancel, refunds and returns', () => {
 			return x.returns.transfers[0]?.returnStatus === 'AWAITING_DETAILS' && x;
 		});
 		expect(waiting.returns.transfers[0]).toMatchObject({ transactionHash: hash, status: 'AWAITING_DETAILS', reason: 'RETURN_DETAILS_MISSING' });
-		const put = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: dave.id, wallets: [{ chain: 'ethereum', address: wallet(dave, 'ethereum') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'rd-dave-1' });
+		const put = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: dave.id, wallets: [{ chain: 'ethereum', address: wallet(dave, 'ethereum') }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'rd-dave-1' },
+		);
 		expect(put.status).toBe(200);
 		expect(put.body).toMatchObject({ details: { userId: dave.id, revision: 1 }, revision: 1, affectedTransfers: [hash] });
 		const refunded = await waitStatus(env, o.id, 'REFUNDED');
@@ -260,7 +318,11 @@ describe('cancel, refunds and returns', () => {
 			return x.returns.transfers[0]?.returnStatus === 'AWAITING_DETAILS' && x;
 		});
 		expect(waiting.returns.transfers[0].reason).toBe('RETURN_DETAILS_MISSING');
-		const put = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'rs-order' });
+		const put = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'rs-order' },
+		);
 		expect(put.status).toBe(200);
 		await waitStatus(env, o.id, 'REFUNDED');
 	});
@@ -279,7 +341,11 @@ describe('cancel, refunds and returns', () => {
 
 	it('explicit details that cannot cover a deposit give RETURN_DETAILS_INCOMPATIBLE (no fall-through to defaults)', async () => {
 		const o = await createOrder(env);
-		await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'solana', address: wallet(env.alice, 'solana') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'k-incompat' });
+		await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'solana', address: wallet(env.alice, 'solana') }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'k-incompat' },
+		);
 		await fund(env, o.id, 10, 'base');
 		await env.api.post(`/payment-orders/${o.id}/cancel`, {});
 		const x = await waitFor(async () => {

@@ -45,16 +45,25 @@ describe('faults', () => {
 		await env.op.post('/faults', { method: 'POST', path: '^/api/v1/payment$', delayMs: 1500 });
 		const body = paymentBody(env, { idempotencyKey: 'cut-off-during-delay', memo: 'cut-off-during-delay' });
 		const abort = new AbortController();
-		const sent = fetch(env.api.base + '/payment', { method: 'POST', headers: { 'x-api-key': env.sb.apiKey, 'content-type': 'application/json' }, body: JSON.stringify(body), signal: abort.signal });
+		const sent = fetch(env.api.base + '/payment', {
+			method: 'POST',
+			headers: { 'x-api-key': env.sb.apiKey, 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+			signal: abort.signal,
+		});
 		sent.catch(() => undefined);
 		// The fault is taken when the request arrives; its body follows in the same packet.
 		await waitFor(async () => (await env.op.get('/faults')).body.faults.length === 0, 8000, 'the delayed request to arrive');
 		abort.abort();
 		await expect(sent).rejects.toThrow();
-		const [entry] = await waitFor(async () => {
-			const posts = (await env.op.get(`/requests?since=${since}`)).body.requests.filter((r: any) => r.path === '/api/v1/payment');
-			return posts.length > 0 && posts;
-		}, 8000, 'the cut-off request in the log');
+		const [entry] = await waitFor(
+			async () => {
+				const posts = (await env.op.get(`/requests?since=${since}`)).body.requests.filter((r: any) => r.path === '/api/v1/payment');
+				return posts.length > 0 && posts;
+			},
+			8000,
+			'the cut-off request in the log',
+		);
 		expect(entry).toMatchObject({ method: 'POST', status: 201, body: { idempotencyKey: 'cut-off-during-delay', memo: body.memo } });
 		// The whole request had arrived, so the service made the order, as a real one would: the
 		// client's retry with the same key gets that order back, and there is only one.
@@ -93,7 +102,7 @@ describe('faults', () => {
 		expect((await env.rewards.get('/rewards/rules')).status).toBe(500);
 		await env.op.del('/faults');
 		expect((await env.rewards.get('/rewards/rules')).status).toBe(200);
-		expect((await env.op.post('/faults', { path: '(' , status: 500 })).status).toBe(400);
+		expect((await env.op.post('/faults', { path: '(', status: 500 })).status).toBe(400);
 	});
 });
 
@@ -108,7 +117,14 @@ describe('request log', () => {
 		const r = await env.op.get(`/requests?since=${since}`);
 		expect(r.body.requests).toHaveLength(4);
 		const [list, add, noKey, rewards] = r.body.requests;
-		expect(list).toMatchObject({ api: 'main', method: 'GET', path: '/api/v1/payment-orders', query: { status: ['FUNDED', 'LOCKED'], limit: '5' }, status: 200, body: null });
+		expect(list).toMatchObject({
+			api: 'main',
+			method: 'GET',
+			path: '/api/v1/payment-orders',
+			query: { status: ['FUNDED', 'LOCKED'], limit: '5' },
+			status: 200,
+			body: null,
+		});
 		expect(list.headers['x-api-key']).toBe(env.sb.apiKey);
 		expect(add).toMatchObject({ method: 'POST', body: { label: 'logme', wallets: [] }, status: 201 });
 		expect(add.headers['x-custom']).toBe('Yes');
@@ -175,7 +191,13 @@ describe('clock', () => {
 	it('advancing past expiresAt expires the order; confirmation steps chain inside one advance', async () => {
 		const o = await createOrder(env, { expiresAt: future(3600_000) });
 		const funded = await createOrder(env, { expiresAt: future(3600_000) });
-		const d = await env.op.post('/deposits', { paymentOrderId: funded.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		const d = await env.op.post('/deposits', {
+			paymentOrderId: funded.id,
+			sender: wallet(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 100,
+		});
 		await env.api.post(`/payment-orders/${funded.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
 		await env.op.post('/clock/advance', { seconds: 60 });
 		expect((await getOrder(env, funded.id)).status).toBe('FUNDED');
@@ -189,9 +211,17 @@ describe('clock', () => {
 describe('state and reset', () => {
 	it('describes the demo seed with deterministic ids and realistic wallets', async () => {
 		const s = (await env.op.get('/state')).body;
-		expect(s).toMatchObject({ accountId: expect.stringMatching(/^[0-9a-f-]{36}$/), apiKey: 'sk_sandbox_demo_key', capabilities: ['INSTANT_PAYMENT', 'STANDARD_QUOTE_FALLBACK', 'NETTED_QUOTES'] });
+		expect(s).toMatchObject({
+			accountId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+			apiKey: 'sk_sandbox_demo_key',
+			capabilities: ['INSTANT_PAYMENT', 'STANDARD_QUOTE_FALLBACK', 'NETTED_QUOTES'],
+		});
 		const alice = s.users.find((u: any) => u.label === 'alice');
-		expect(alice.wallets.map((w: any) => [w.chain, w.status])).toEqual([['ethereum', 'ACTIVE'], ['solana', 'ACTIVE'], ['base', 'ACTIVE']]);
+		expect(alice.wallets.map((w: any) => [w.chain, w.status])).toEqual([
+			['ethereum', 'ACTIVE'],
+			['solana', 'ACTIVE'],
+			['base', 'ACTIVE'],
+		]);
 		expect(alice.wallets[0].address).toMatch(/^0x[0-9a-f]{40}$/);
 		expect(alice.wallets[1].address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
 		expect(s.subaccounts[0]).toMatchObject({ status: 'ACTIVE', kyb: 'APPROVED', provisioned: true, apiKey: expect.any(String) });

@@ -9,7 +9,10 @@ beforeAll(async () => {
 afterAll(() => env.sb.close());
 
 const def = (payout: Record<string, unknown> = { type: 'fixed', amount: '5.00' }) => ({
-	measure: { type: 'daily_balance', metricKey: 'usdc_balance' }, condition: { type: 'always' }, payout, limits: [{ type: 'cap_per_period', amount: '100.00' }],
+	measure: { type: 'daily_balance', metricKey: 'usdc_balance' },
+	condition: { type: 'always' },
+	payout,
+	limits: [{ type: 'cap_per_period', amount: '100.00' }],
 });
 let n = 0;
 const create = (body: unknown, key: string | null = `k-${++n}`) => env.rewards.post('/rewards/rules', body, key === null ? {} : { 'Idempotency-Key': key });
@@ -32,7 +35,19 @@ describe('rewards rules', () => {
 		const body = { name: 'Balance bonus', description: 'daily', definition: def() };
 		const a = await create(body, 'same-key');
 		expect(a.status).toBe(201);
-		expect(a.body).toMatchObject({ id: expect.any(String), name: 'Balance bonus', description: 'daily', version: 1, status: 'active', isDefault: false, definition: def(), summary: expect.any(String), usedBy: [], createdAt: expect.any(String), updatedAt: expect.any(String) });
+		expect(a.body).toMatchObject({
+			id: expect.any(String),
+			name: 'Balance bonus',
+			description: 'daily',
+			version: 1,
+			status: 'active',
+			isDefault: false,
+			definition: def(),
+			summary: expect.any(String),
+			usedBy: [],
+			createdAt: expect.any(String),
+			updatedAt: expect.any(String),
+		});
 		const b = await create(body, 'same-key');
 		expect(b.status).toBe(201);
 		expect(b.body).toEqual(a.body);
@@ -42,15 +57,45 @@ describe('rewards rules', () => {
 	});
 
 	it.each([
-		[def({ type: 'tiered', tiers: [{ from: '0', to: '100', amount: '1' }, { from: '150', amount: '2' }] }), 'tiers_gap', 'definition.payout.tiers[1].from'],
-		[def({ type: 'tiered', tiers: [{ from: '0', to: '100', amount: '1' }, { from: '50', amount: '2' }] }), 'tiers_overlap', 'definition.payout.tiers[1].from'],
+		[
+			def({
+				type: 'tiered',
+				tiers: [
+					{ from: '0', to: '100', amount: '1' },
+					{ from: '150', amount: '2' },
+				],
+			}),
+			'tiers_gap',
+			'definition.payout.tiers[1].from',
+		],
+		[
+			def({
+				type: 'tiered',
+				tiers: [
+					{ from: '0', to: '100', amount: '1' },
+					{ from: '50', amount: '2' },
+				],
+			}),
+			'tiers_overlap',
+			'definition.payout.tiers[1].from',
+		],
 		[def({ type: 'tiered', tiers: [{ from: '10', amount: '1' }] }), 'tiers_gap', 'definition.payout.tiers[0].from'],
 		[def({ type: 'tiered', tiers: [] }), 'tiers_empty', 'definition.payout.tiers'],
 		[def({ type: 'fixed', amount: 5 }), 'invalid_amount', 'definition.payout.amount'],
 		[def({ type: 'lottery' }), 'unknown_payout', 'definition.payout.type'],
 		[{ ...def(), measure: { type: 'vibes', metricKey: 'x' } }, 'unknown_measure', 'definition.measure.type'],
 		[{ ...def(), measure: { type: 'daily_balance' } }, 'invalid_params', 'definition.measure.metricKey'],
-		[{ ...def(), condition: { type: 'min_balance', amount: '10' }, measure: { type: 'transaction_count', metricKey: 'n' }, payout: { type: 'fixed', amount: '1' }, limits: [] }, 'condition_not_allowed', 'definition.condition.type'],
+		[
+			{
+				...def(),
+				condition: { type: 'min_balance', amount: '10' },
+				measure: { type: 'transaction_count', metricKey: 'n' },
+				payout: { type: 'fixed', amount: '1' },
+				limits: [],
+			},
+			'condition_not_allowed',
+			'definition.condition.type',
+		],
 		[{ ...def(), limits: [{ type: 'cap_per_period', amount: 'lots' }] }, 'invalid_amount', 'definition.limits[0].amount'],
 		[{ ...def(), limits: undefined }, 'missing_block', 'definition.limits'],
 		[{ ...def(), payout: undefined }, 'missing_block', 'definition.payout'],
@@ -61,7 +106,17 @@ describe('rewards rules', () => {
 	});
 
 	it('accepts contiguous tiers with an open-ended last tier', async () => {
-		const r = await create({ name: 'Tiered', definition: def({ type: 'tiered', tiers: [{ from: '0', to: '100', amount: '1' }, { from: '100', to: '1000', amount: '2' }, { from: '1000', amount: '3' }] }) });
+		const r = await create({
+			name: 'Tiered',
+			definition: def({
+				type: 'tiered',
+				tiers: [
+					{ from: '0', to: '100', amount: '1' },
+					{ from: '100', to: '1000', amount: '2' },
+					{ from: '1000', amount: '3' },
+				],
+			}),
+		});
 		expect(r.status).toBe(201);
 	});
 
@@ -98,8 +153,17 @@ describe('rewards rules', () => {
 		expect(r.status).toBe(200);
 		for (const k of ['measures', 'conditions', 'payouts', 'limits']) expect(r.body[k].length).toBeGreaterThan(0);
 		const m = r.body.measures.find((x: any) => x.type === 'daily_balance');
-		expect(m).toMatchObject({ description: expect.any(String), paramsSchema: expect.objectContaining({ type: 'object' }), conditions: expect.arrayContaining(['always']), payouts: expect.arrayContaining(['fixed']), limits: expect.arrayContaining(['cap_per_period']) });
-		expect(r.body.payouts.find((x: any) => x.type === 'fixed')).toMatchObject({ paramsSchema: expect.any(Object), measures: expect.arrayContaining(['daily_balance']) });
+		expect(m).toMatchObject({
+			description: expect.any(String),
+			paramsSchema: expect.objectContaining({ type: 'object' }),
+			conditions: expect.arrayContaining(['always']),
+			payouts: expect.arrayContaining(['fixed']),
+			limits: expect.arrayContaining(['cap_per_period']),
+		});
+		expect(r.body.payouts.find((x: any) => x.type === 'fixed')).toMatchObject({
+			paramsSchema: expect.any(Object),
+			measures: expect.arrayContaining(['daily_balance']),
+		});
 	});
 
 	it('403 while the account is suspended', async () => {

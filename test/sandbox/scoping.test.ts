@@ -9,7 +9,14 @@ beforeAll(async () => {
 afterAll(() => env.sb.close());
 
 const subOrder = (extra: Record<string, unknown> = {}) => ({
-	fromUserId: env.carol.id, toAddress: wallet(env.carol, 'base'), toChain: 'base', asset: 'USDG', amountUsd: 20, expiresAt: future(), subaccountId: env.sub.id, ...extra,
+	fromUserId: env.carol.id,
+	toAddress: wallet(env.carol, 'base'),
+	toChain: 'base',
+	asset: 'USDG',
+	amountUsd: 20,
+	expiresAt: future(),
+	subaccountId: env.sub.id,
+	...extra,
 });
 
 describe('subaccount scoping', () => {
@@ -21,7 +28,14 @@ describe('subaccount scoping', () => {
 		expect(r.status).toBe(201);
 		expect(r.body.paymentOrder.senderAccountId).toBe(env.sub.id);
 		subOrderId = r.body.paymentOrderId;
-		const own = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 3, expiresAt: future() });
+		const own = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'base'),
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 3,
+			expiresAt: future(),
+		});
 		ownOrderId = own.body.paymentOrderId;
 	});
 
@@ -93,7 +107,15 @@ describe('subaccount scoping', () => {
 	it('instant: subaccountId goes on the quote, never on the order', async () => {
 		const q = await env.api.post('/quotes', { toChain: 'base', asset: 'USDG', amountUsd: 20, subaccountId: env.sub.id });
 		expect(q.status).toBe(201);
-		const body = { fromUserId: env.carol.id, toAddress: wallet(env.carol, 'base'), toChain: 'base', asset: 'USDG', amountUsd: 20, mode: 'instant', quoteId: q.body.quoteId };
+		const body = {
+			fromUserId: env.carol.id,
+			toAddress: wallet(env.carol, 'base'),
+			toChain: 'base',
+			asset: 'USDG',
+			amountUsd: 20,
+			mode: 'instant',
+			quoteId: q.body.quoteId,
+		};
 		expect((await env.api.post('/payment', { ...body, subaccountId: env.sub.id })).status).toBe(400);
 		const r = await env.api.post('/payment', body);
 		expect(r.status).toBe(201);
@@ -124,9 +146,21 @@ describe('deposit addresses and limits', () => {
 		const r = await env.api.get(`/deposit-addresses?subaccountId=${fresh.body.id}`);
 		expect(r.status).toBe(412);
 		expect(r.body.error).toEqual(expect.any(String));
-		const user = await env.api.post('/add-user-record', { label: 'nu', wallets: [{ chain: 'base', address: '0x' + '6'.repeat(40) }], subaccountId: fresh.body.id });
+		const user = await env.api.post('/add-user-record', {
+			label: 'nu',
+			wallets: [{ chain: 'base', address: '0x' + '6'.repeat(40) }],
+			subaccountId: fresh.body.id,
+		});
 		await env.op.post('/wallets/activate', { userId: user.body.data.id });
-		const pay = await env.api.post('/payment', { fromUserId: user.body.data.id, toAddress: '0x' + '6'.repeat(40), toChain: 'base', asset: 'USDC', amountUsd: 1, expiresAt: future(), subaccountId: fresh.body.id });
+		const pay = await env.api.post('/payment', {
+			fromUserId: user.body.data.id,
+			toAddress: '0x' + '6'.repeat(40),
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 1,
+			expiresAt: future(),
+			subaccountId: fresh.body.id,
+		});
 		expect(pay.status).toBe(412);
 		await env.op.post(`/subaccounts/${fresh.body.id}`, { provisioned: true });
 		expect((await env.api.get(`/deposit-addresses?subaccountId=${fresh.body.id}`)).status).toBe(200);

@@ -47,13 +47,28 @@ describe('supported assets and users', () => {
 		const addr = '0x' + 'AbCd'.repeat(10);
 		const r = await env.api.post('/add-user-record', { label: 'frank', wallets: [{ chain: 'ethereum', address: addr }] });
 		expect(r.status).toBe(201);
-		expect(r.body).toEqual({ message: expect.any(String), data: expect.objectContaining({ id: expect.any(String), label: 'frank', accountId: env.state.accountId, wallets: [{ address: addr.toLowerCase(), chain: 'ethereum', status: 'PENDING' }] }) });
+		expect(r.body).toEqual({
+			message: expect.any(String),
+			data: expect.objectContaining({
+				id: expect.any(String),
+				label: 'frank',
+				accountId: env.state.accountId,
+				wallets: [{ address: addr.toLowerCase(), chain: 'ethereum', status: 'PENDING' }],
+			}),
+		});
 		await env.op.post('/wallets/activate', { address: addr, chain: 'ethereum' });
 		const sol = 'So11111111111111111111111111111111111111112';
-		const u = await env.api.post('/add-user-record', { label: 'frank', wallets: [{ chain: 'solana', address: sol }], returnWallets: [{ chain: 'ethereum', address: addr }] });
+		const u = await env.api.post('/add-user-record', {
+			label: 'frank',
+			wallets: [{ chain: 'solana', address: sol }],
+			returnWallets: [{ chain: 'ethereum', address: addr }],
+		});
 		expect(u.status).toBe(200);
 		expect(u.body.data.id).toBe(r.body.data.id);
-		expect(u.body.data.wallets).toEqual([{ address: addr.toLowerCase(), chain: 'ethereum', status: 'ACTIVE' }, { address: sol, chain: 'solana', status: 'PENDING' }]);
+		expect(u.body.data.wallets).toEqual([
+			{ address: addr.toLowerCase(), chain: 'ethereum', status: 'ACTIVE' },
+			{ address: sol, chain: 'solana', status: 'PENDING' },
+		]);
 		expect(u.body.data.returnWallets).toEqual([{ chain: 'ethereum', address: addr.toLowerCase() }]);
 		const keep = await env.api.post('/add-user-record', { label: 'frank', wallets: [] });
 		expect(keep.body.data.returnWallets).toHaveLength(1); // omitted: unchanged
@@ -66,7 +81,17 @@ describe('supported assets and users', () => {
 		[{ label: 'x', wallets: [{ chain: 'ethereum', address: '0x123' }] }, 'bad EVM address'],
 		[{ label: 'x', wallets: [{ chain: 'ethereum', address: 'So11111111111111111111111111111111111111112' }] }, 'solana address on ethereum'],
 		[{ label: 'x', wallets: [{ chain: 'tron', address: 'T' + 'a'.repeat(33) }] }, 'unsupported chain'],
-		[{ label: 'x', wallets: [], returnWallets: [{ chain: 'base', address: '0x' + '1'.repeat(40) }, { chain: 'base', address: '0x' + '2'.repeat(40) }] }, 'two return wallets on one chain'],
+		[
+			{
+				label: 'x',
+				wallets: [],
+				returnWallets: [
+					{ chain: 'base', address: '0x' + '1'.repeat(40) },
+					{ chain: 'base', address: '0x' + '2'.repeat(40) },
+				],
+			},
+			'two return wallets on one chain',
+		],
 		[{ label: 'x', wallets: [], subaccountId: 'not-a-uuid' }, 'bad subaccountId'],
 	])('400 on %j (%s)', async (body) => {
 		const r = await env.api.post('/add-user-record', body);
@@ -149,7 +174,11 @@ describe('POST /payment validation', () => {
 	it('limit breaches are errors and the limits endpoint counts usage', async () => {
 		const before = await env.api.get('/account/limits');
 		expect(before.status).toBe(200);
-		expect(before.body).toMatchObject({ accountId: env.state.accountId, maxTxUsd: { limit: expect.any(Number), used: 0, remaining: expect.any(Number) }, maxCountPerEpoch: { used: expect.any(Number) } });
+		expect(before.body).toMatchObject({
+			accountId: env.state.accountId,
+			maxTxUsd: { limit: expect.any(Number), used: 0, remaining: expect.any(Number) },
+			maxCountPerEpoch: { used: expect.any(Number) },
+		});
 		await env.op.post('/account', { limits: { maxTxUsd: 1000 } });
 		const r = await env.api.post('/payment', paymentBody(env, { amountUsd: 1000.01 }));
 		expect(r.status).toBe(400);
@@ -172,7 +201,17 @@ describe('quotes', () => {
 	it('prices instant by default, standard above the instant threshold, serviceable:false above what can be serviced', async () => {
 		const a = await q({});
 		expect(a.status).toBe(201);
-		expect(a.body).toMatchObject({ serviceable: true, mode: 'instant', quoteId: expect.any(String), feeBps: expect.any(Number), feeUsd: expect.any(Number), status: 'ACTIVE', estimatedSettlement: { estimatedSettlementAt: expect.any(String), estimatedDurationSeconds: expect.any(Number), basis: 'funded_now' }, createdAt: expect.any(String), expiresAt: expect.any(String) });
+		expect(a.body).toMatchObject({
+			serviceable: true,
+			mode: 'instant',
+			quoteId: expect.any(String),
+			feeBps: expect.any(Number),
+			feeUsd: expect.any(Number),
+			status: 'ACTIVE',
+			estimatedSettlement: { estimatedSettlementAt: expect.any(String), estimatedDurationSeconds: expect.any(Number), basis: 'funded_now' },
+			createdAt: expect.any(String),
+			expiresAt: expect.any(String),
+		});
 		expect((await q({ amountUsd: 500_000 })).body.mode).toBe('standard');
 		expect((await q({ mode: 'standard' })).body.mode).toBe('standard');
 		const no = await q({ amountUsd: 9_000_000 });
@@ -182,7 +221,15 @@ describe('quotes', () => {
 	it('a new quote with the same name expires the previous unconsumed one', async () => {
 		const first = await q({ name: 'weekly' });
 		await q({ name: 'weekly' });
-		const use = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 100, mode: 'instant', quoteId: first.body.quoteId });
+		const use = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'base'),
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 100,
+			mode: 'instant',
+			quoteId: first.body.quoteId,
+		});
 		expect(use.status).toBe(400);
 		expect(use.body.error).toBe('quote_not_active');
 	});
@@ -190,23 +237,47 @@ describe('quotes', () => {
 		const a = await q({});
 		expect(Date.parse(a.body.expiresAt)).toBeGreaterThan(Date.now());
 		await env.op.post('/clock/advance', { seconds: 3600 });
-		const use = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 100, mode: 'instant', quoteId: a.body.quoteId });
+		const use = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'base'),
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 100,
+			mode: 'instant',
+			quoteId: a.body.quoteId,
+		});
 		expect(use.status).toBe(400);
 		expect(use.body.error).toBe('quote_not_active');
 	});
 	it('rejects quotes against the terms: mismatch 400, standard quote clamps expiresAt', async () => {
 		const a = await q({ toAddress: wallet(env.bob, 'base') });
-		const mismatch = await env.api.post('/payment', { fromUserId: env.alice.id, toAddress: wallet(env.bob, 'base'), toChain: 'base', asset: 'USDC', amountUsd: 99, mode: 'instant', quoteId: a.body.quoteId });
+		const mismatch = await env.api.post('/payment', {
+			fromUserId: env.alice.id,
+			toAddress: wallet(env.bob, 'base'),
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 99,
+			mode: 'instant',
+			quoteId: a.body.quoteId,
+		});
 		expect(mismatch.status).toBe(400);
 		const s = await q({ mode: 'standard' });
-		const o = await env.api.post('/payment', { ...paymentBody(env, { toChain: 'base', toAddress: wallet(env.bob, 'base'), expiresAt: future(30 * 86400_000) }), quoteId: s.body.quoteId });
+		const o = await env.api.post('/payment', {
+			...paymentBody(env, { toChain: 'base', toAddress: wallet(env.bob, 'base'), expiresAt: future(30 * 86400_000) }),
+			quoteId: s.body.quoteId,
+		});
 		expect(o.status).toBe(201);
 		expect(o.body.paymentOrder.expiresAt).toBe(s.body.expiresAt);
 		expect(o.body.paymentOrder.quoteFeeBps).toBe(s.body.feeBps);
 	});
 	it.each([
-		[{ name: 'n'.repeat(65) }, 400], [{ name: '' }, 400], [{ amountUsd: 0 }, 400], [{ amountUsd: 1.23456 }, 400], [{ mode: 'instant' }, 400],
-		[{ asset: 'DAI' }, 400], [{ toAddress: '0x' + '3'.repeat(40) }, 400],
+		[{ name: 'n'.repeat(65) }, 400],
+		[{ name: '' }, 400],
+		[{ amountUsd: 0 }, 400],
+		[{ amountUsd: 1.23456 }, 400],
+		[{ mode: 'instant' }, 400],
+		[{ asset: 'DAI' }, 400],
+		[{ toAddress: '0x' + '3'.repeat(40) }, 400],
 	])('%j → %i', async (b, status) => {
 		expect((await q(b)).status).toBe(status);
 	});
@@ -257,13 +328,20 @@ describe('GET /payment-orders', () => {
 		expect(none.body.total).toBe(0);
 	});
 
-	it.each(['epochId=5', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'createdAfter=yesterday', 'includeSubaccounts=yes', 'subaccountId=x'])('400 on %s', async (qs) => {
-		const r = await env.api.get(orders(qs));
-		expect(r.status).toBe(400);
-		expect(r.body.error).toEqual(expect.any(String));
-	});
+	it.each(['epochId=5', 'limit=0', 'limit=1001', 'limit=abc', 'offset=-1', 'createdAfter=yesterday', 'includeSubaccounts=yes', 'subaccountId=x'])(
+		'400 on %s',
+		async (qs) => {
+			const r = await env.api.get(orders(qs));
+			expect(r.status).toBe(400);
+			expect(r.body.error).toEqual(expect.any(String));
+		},
+	);
 
-	it.each([['no status', 'limit=5'], ['an empty status', 'status=&limit=5'], ['an unknown status', 'status=NOPE']])('status is required (marked so in the reference): 400 with %s', async (_what, qs) => {
+	it.each([
+		['no status', 'limit=5'],
+		['an empty status', 'status=&limit=5'],
+		['an unknown status', 'status=NOPE'],
+	])('status is required (marked so in the reference): 400 with %s', async (_what, qs) => {
 		const r = await env.api.get(`/payment-orders?${qs}`);
 		expect(r.status).toBe(400);
 		expect(r.body).toMatchObject({ error: 'validation_error', path: expect.stringMatching(/^status/) });
@@ -290,7 +368,13 @@ describe('PUT return-details', () => {
 
 	it('400 on duplicate chains, 0 or 33 wallets', async () => {
 		const h = { 'If-Match': '"0"', 'Idempotency-Key': 'v1' };
-		const dup = { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }, { chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] };
+		const dup = {
+			userId: env.alice.id,
+			wallets: [
+				{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') },
+				{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') },
+			],
+		};
 		expect((await put(dup, h)).status).toBe(400);
 		expect((await put({ userId: env.alice.id, wallets: [] }, h)).status).toBe(400);
 		expect((await put({ userId: env.alice.id, wallets: Array.from({ length: 33 }, (_, i) => ({ chain: `c${i}`, address: 'a' })) }, h)).status).toBe(400);
@@ -304,7 +388,9 @@ describe('PUT return-details', () => {
 		expect(r.body.error).toMatch(/USDC/);
 		const unsupported = await put({ userId: env.alice.id, wallets: [{ chain: 'tron', address: 'Tabc' }] }, { ...h, 'Idempotency-Key': 'v3' });
 		expect(unsupported.status).toBe(422);
-		expect((await put({ userId: env.carol.id, wallets: [{ chain: 'ethereum', address: wallet(env.carol, 'ethereum') }] }, { ...h, 'Idempotency-Key': 'v4' })).status).toBe(404);
+		expect(
+			(await put({ userId: env.carol.id, wallets: [{ chain: 'ethereum', address: wallet(env.carol, 'ethereum') }] }, { ...h, 'Idempotency-Key': 'v4' })).status,
+		).toBe(404);
 	});
 
 	it('409 while a wallet of the list is being activated (retry shortly)', async () => {
@@ -312,21 +398,37 @@ describe('PUT return-details', () => {
 		await env.api.post('/add-user-record', { label: 'alice', wallets: [{ chain: 'base', address: addr }] });
 		await env.op.post('/wallets/activate', { address: addr, chain: 'base', status: 'ACTIVATING' });
 		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
-		const r = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'act-1' });
+		const r = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'act-1' },
+		);
 		expect(r.status).toBe(409);
 		await env.op.post('/wallets/activate', { address: addr, chain: 'base' });
-		const again = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'act-1' });
+		const again = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: addr }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'act-1' },
+		);
 		expect(again.status).toBe(200);
 	});
 
 	it('registers, replays the recorded response, 409 on a reused key with other details, 409 on a stale revision', async () => {
 		const ok = await put(details(), { 'If-Match': '"0"', 'Idempotency-Key': 'good-1' });
 		expect(ok.status).toBe(200);
-		expect(ok.body).toEqual({ details: { ...details(), revision: 1, registeredAt: expect.any(String), requestId: expect.any(String) }, revision: 1, transfers: [], affectedTransfers: [] });
+		expect(ok.body).toEqual({
+			details: { ...details(), revision: 1, registeredAt: expect.any(String), requestId: expect.any(String) },
+			revision: 1,
+			transfers: [],
+			affectedTransfers: [],
+		});
 		const replay = await put(details(), { 'If-Match': '"0"', 'Idempotency-Key': 'good-1' });
 		expect(replay.status).toBe(200);
 		expect(replay.body).toEqual(ok.body);
-		const other = await put({ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'good-1' });
+		const other = await put(
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'good-1' },
+		);
 		expect(other.status).toBe(409);
 		const stale = await put(details(), { 'If-Match': '"0"', 'Idempotency-Key': 'good-2' });
 		expect(stale.status).toBe(409);
@@ -341,22 +443,46 @@ describe('PUT return-details', () => {
 		const miss = await env.api.put(`/payment-orders/${o.id}/return-details`, details(), { 'If-Match': '"0"', 'Idempotency-Key': 'm1' });
 		expect(miss.status).toBe(422);
 		expect(miss.body.error).toMatch(/base/);
-		const good = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] }, { 'If-Match': '"0"', 'Idempotency-Key': 'm2' });
+		const good = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'm2' },
+		);
 		expect(good.status).toBe(200);
 		expect(good.body.affectedTransfers).toEqual([hash]);
 		await env.api.post(`/payment-orders/${o.id}/cancel`, {});
 		await waitStatus(env, o.id, 'REFUNDED');
-		const late = await env.api.put(`/payment-orders/${o.id}/return-details`, { userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] }, { 'If-Match': '"1"', 'Idempotency-Key': 'm3' });
+		const late = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ 'If-Match': '"1"', 'Idempotency-Key': 'm3' },
+		);
 		expect(late.status).toBe(409);
 	});
 });
 
 describe('receive rulesets', () => {
-	const body = () => ({ deliveredAsset: 'USDC', deliveredChain: 'ethereum', toAddress: wallet(env.bob, 'ethereum'), mode: 'NETTED', name: '  Payroll  ', metadata: { team: 'ops' }, idempotencyKey: 'rs-1' });
+	const body = () => ({
+		deliveredAsset: 'USDC',
+		deliveredChain: 'ethereum',
+		toAddress: wallet(env.bob, 'ethereum'),
+		mode: 'NETTED',
+		name: '  Payroll  ',
+		metadata: { team: 'ops' },
+		idempotencyKey: 'rs-1',
+	});
 	it('creates with PENDING addresses that provision, replays by key, 409 on another body', async () => {
 		const r = await env.api.post('/rulesets', body());
 		expect(r.status).toBe(201);
-		expect(r.body).toMatchObject({ id: expect.any(String), accountId: env.state.accountId, name: 'Payroll', status: 'ACTIVE', mode: 'NETTED', deliveredAsset: 'USDC', metadata: { team: 'ops' } });
+		expect(r.body).toMatchObject({
+			id: expect.any(String),
+			accountId: env.state.accountId,
+			name: 'Payroll',
+			status: 'ACTIVE',
+			mode: 'NETTED',
+			deliveredAsset: 'USDC',
+			metadata: { team: 'ops' },
+		});
 		expect(r.body.addresses.every((a: any) => a.status === 'PENDING' && a.address === null)).toBe(true);
 		const again = await env.api.post('/rulesets', body());
 		expect(again.body.id).toBe(r.body.id);

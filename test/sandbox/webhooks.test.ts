@@ -37,32 +37,73 @@ async function deliveriesOf(endpointId: string): Promise<any[]> {
 
 describe('endpoint URL rules', () => {
 	it.each([
-		'http://hooks.example.com/x', 'https://127.0.0.1/x', 'https://localhost/x', 'https://[::1]/x', 'https://10.1.2.3/x', 'https://192.168.1.1/x',
-		'https://172.16.0.9/x', 'https://169.254.169.254/latest', 'https://metadata.google.internal/x', 'http://127.0.0.1:9/x', 'not a url', 'ftp://hooks.example.com',
+		'http://hooks.example.com/x',
+		'https://127.0.0.1/x',
+		'https://localhost/x',
+		'https://[::1]/x',
+		'https://10.1.2.3/x',
+		'https://192.168.1.1/x',
+		'https://172.16.0.9/x',
+		'https://169.254.169.254/latest',
+		'https://metadata.google.internal/x',
+		'http://127.0.0.1:9/x',
+		'not a url',
+		'ftp://hooks.example.com',
 	])('refuses %s without the loopback flag (400)', async (url) => {
 		const r = await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] });
 		expect(r.status).toBe(400);
 		expect(r.body.error).toEqual(expect.any(String));
 	});
 	it('accepts a public https URL', async () => {
-		expect((await strict.api.post('/webhooks/endpoints', { url: 'https://hooks.example.com/x', description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
+		expect((await strict.api.post('/webhooks/endpoints', { url: 'https://hooks.example.com/x', description: 'x', eventTypes: ['payment_order'] })).status).toBe(
+			201,
+		);
 	});
 	it.each([
-		'https://hooks.invalid/x', 'https://hooks.test/x', 'https://hooks.example/x', 'https://app.localhost/x', 'https://printer.local/x', 'https://svc.internal/x',
-		'https://router.home.arpa/x', 'https://abc.onion/x', 'https://x.alt/x', 'https://intranet/x', 'https://hooks.test./x', 'https://HOOKS.TEST/x',
-		'https://100.64.0.1/x', 'https://198.18.0.1/x', 'https://192.0.2.1/x', 'https://203.0.113.9/x', 'https://0.0.0.0/x', 'https://255.255.255.255/x', 'https://224.0.0.1/x',
-		'https://0x7f.1/x', 'https://2130706433/x', 'https://[fc00::1]/x', 'https://[fe80::1]/x', 'https://[::ffff:127.0.0.1]/x', 'https://[::ffff:10.0.0.1]/x',
-		'https://[2001:db8::1]/x', 'https://[64:ff9b::7f00:1]/x', 'https://[ff02::1]/x', 'https://[::]/x',
+		'https://hooks.invalid/x',
+		'https://hooks.test/x',
+		'https://hooks.example/x',
+		'https://app.localhost/x',
+		'https://printer.local/x',
+		'https://svc.internal/x',
+		'https://router.home.arpa/x',
+		'https://abc.onion/x',
+		'https://x.alt/x',
+		'https://intranet/x',
+		'https://hooks.test./x',
+		'https://HOOKS.TEST/x',
+		'https://100.64.0.1/x',
+		'https://198.18.0.1/x',
+		'https://192.0.2.1/x',
+		'https://203.0.113.9/x',
+		'https://0.0.0.0/x',
+		'https://255.255.255.255/x',
+		'https://224.0.0.1/x',
+		'https://0x7f.1/x',
+		'https://2130706433/x',
+		'https://[fc00::1]/x',
+		'https://[fe80::1]/x',
+		'https://[::ffff:127.0.0.1]/x',
+		'https://[::ffff:10.0.0.1]/x',
+		'https://[2001:db8::1]/x',
+		'https://[64:ff9b::7f00:1]/x',
+		'https://[ff02::1]/x',
+		'https://[::]/x',
 	])('refuses the special-use or non-public host of %s (400)', async (url) => {
 		const r = await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] });
 		expect(r).toMatchObject({ status: 400, body: { error: 'invalid_webhook_url', path: 'url' } });
 	});
-	it.each(['https://8.8.8.8/x', 'https://[2606:4700:4700::1111]/x', 'https://hooks.clearinghouse-nodes.dev/x'])('accepts the public host of %s', async (url) => {
-		expect((await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
-	});
+	it.each(['https://8.8.8.8/x', 'https://[2606:4700:4700::1111]/x', 'https://hooks.clearinghouse-nodes.dev/x'])(
+		'accepts the public host of %s',
+		async (url) => {
+			expect((await strict.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
+		},
+	);
 	it('with the loopback flag: http on 127.0.0.1, localhost and [::1]; never http elsewhere or metadata', async () => {
-		for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x']) expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
-		for (const url of ['http://hooks.example.com/x', 'https://169.254.169.254/x']) expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(400);
+		for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x'])
+			expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(201);
+		for (const url of ['http://hooks.example.com/x', 'https://169.254.169.254/x'])
+			expect((await env.api.post('/webhooks/endpoints', { url, description: 'x', eventTypes: ['payment_order'] })).status).toBe(400);
 		await clearEndpoints();
 	});
 });
@@ -113,7 +154,19 @@ describe('endpoint management', () => {
 	it('returns the secret once, never in list or get', async () => {
 		const r = await env.api.post('/webhooks/endpoints', { url: good.url, description: 'main', eventTypes: ['payment_order'] });
 		expect(r.status).toBe(201);
-		expect(r.body).toMatchObject({ id: expect.any(String), accountId: env.state.accountId, url: good.url, description: 'main', status: 'ENABLED', eventTypes: ['payment_order'], consecutiveFailures: 0, createdAt: expect.any(String), updatedAt: expect.any(String), disabledAt: null, deletedAt: null });
+		expect(r.body).toMatchObject({
+			id: expect.any(String),
+			accountId: env.state.accountId,
+			url: good.url,
+			description: 'main',
+			status: 'ENABLED',
+			eventTypes: ['payment_order'],
+			consecutiveFailures: 0,
+			createdAt: expect.any(String),
+			updatedAt: expect.any(String),
+			disabledAt: null,
+			deletedAt: null,
+		});
 		expect(r.body.secret).toMatch(/^whsec_[0-9a-f]{64}$/);
 		const list = await env.api.get('/webhooks/endpoints');
 		expect(list.body.endpoints.find((e: any) => e.id === r.body.id)).toBeDefined();
@@ -122,7 +175,11 @@ describe('endpoint management', () => {
 		expect(one.body.secret).toBeUndefined();
 		expect(one.body.secretNext).toBeUndefined();
 	});
-	it.each([[{ description: 'x', eventTypes: ['payment_order'] }], [{ url: 'https://a.example.com', eventTypes: ['order.created'] }], [{ url: 'https://a.example.com', eventTypes: [] }]])('400 on %j', async (b) => {
+	it.each([
+		[{ description: 'x', eventTypes: ['payment_order'] }],
+		[{ url: 'https://a.example.com', eventTypes: ['order.created'] }],
+		[{ url: 'https://a.example.com', eventTypes: [] }],
+	])('400 on %j', async (b) => {
 		expect((await env.api.post('/webhooks/endpoints', b)).status).toBe(400);
 	});
 	it('PATCH changes description, url and status; 400 on bad input; DELETE soft-deletes (404 afterwards, gone from the list)', async () => {
@@ -154,7 +211,10 @@ describe('signing, rotation and ping', () => {
 			await env.op.post('/webhooks/flush');
 			return waitFor(() => good.received.find((r) => r.body?.data?.payment_order?.id === orderId));
 		};
-		const sigs = (h: unknown) => String(h).split(',').filter((p) => p.startsWith('v1='));
+		const sigs = (h: unknown) =>
+			String(h)
+				.split(',')
+				.filter((p) => p.startsWith('v1='));
 
 		let r = await lastFor((await order()).id);
 		expect(sigs(r.headers['x-service-webhook-signature'])).toHaveLength(1);
@@ -190,7 +250,13 @@ describe('signing, rotation and ping', () => {
 		expect(r.status).toBe(200);
 		expect(r.body).toMatchObject({ delivered: true, statusCode: 200, durationMs: expect.any(Number) });
 		const got = good.received.find((x) => x.body?.type === 'webhook.ping' && x.headers['x-service-webhook-id'] === r.body.eventId)!;
-		expect(got.body).toEqual({ id: expect.stringMatching(/^evt_test_[0-9a-f-]{36}$/), type: 'webhook.ping', created: expect.any(String), accountId: env.state.accountId, data: { message: expect.any(String) } });
+		expect(got.body).toEqual({
+			id: expect.stringMatching(/^evt_test_[0-9a-f-]{36}$/),
+			type: 'webhook.ping',
+			created: expect.any(String),
+			accountId: env.state.accountId,
+			data: { message: expect.any(String) },
+		});
 		expect(got.headers['x-service-event']).toBe('webhook.ping');
 		expect(verifySignature(String(got.headers['x-service-webhook-signature']), got.raw, e.secret)).toBe(true);
 		expect((await env.api.get('/webhooks/deliveries')).body.total).toBe(before);
@@ -227,7 +293,16 @@ describe('delivery semantics', () => {
 		const d = await waitFor(async () => (await deliveriesOf(e.id)).find((x) => x.status === 'DELIVERED'));
 		const full = (await env.api.get(`/webhooks/deliveries/${d.id}`)).body;
 		expect(full.attempts.map((a: any) => a.statusCode)).toEqual([503, 503, 204]);
-		expect(full).toMatchObject({ id: d.id, endpointId: e.id, eventId: expect.any(String), publicEventType: 'payment_order', status: 'DELIVERED', lastStatusCode: 204, deliveredAt: expect.any(String), attemptSalt: expect.any(Number) });
+		expect(full).toMatchObject({
+			id: d.id,
+			endpointId: e.id,
+			eventId: expect.any(String),
+			publicEventType: 'payment_order',
+			status: 'DELIVERED',
+			lastStatusCode: 204,
+			deliveredAt: expect.any(String),
+			attemptSalt: expect.any(Number),
+		});
 		expect(full.request.body.data.payment_order.id).toBe(o.id);
 		const got = flaky.received.filter((r) => r.body.data.payment_order.id === o.id);
 		expect(got).toHaveLength(3);
@@ -242,10 +317,14 @@ describe('delivery semantics', () => {
 		await clearEndpoints();
 		const e = await addEndpoint(env, bad.url);
 		for (let i = 0; i < AUTO_DISABLE_AFTER; i++) await order();
-		const ep = await waitFor(async () => {
-			const x = (await env.api.get(`/webhooks/endpoints/${e.id}`)).body;
-			return x.status === 'DISABLED' && x;
-		}, 20_000, 'auto-disable');
+		const ep = await waitFor(
+			async () => {
+				const x = (await env.api.get(`/webhooks/endpoints/${e.id}`)).body;
+				return x.status === 'DISABLED' && x;
+			},
+			20_000,
+			'auto-disable',
+		);
 		expect(ep.consecutiveFailures).toBe(AUTO_DISABLE_AFTER);
 		expect(ep.disabledAt).toEqual(expect.any(String));
 		const ds = await deliveriesOf(e.id);
@@ -337,6 +416,10 @@ describe('deliveries log and replay', () => {
 	it('the operator API records every outgoing attempt', async () => {
 		const r = await env.op.get('/webhooks/attempts');
 		expect(r.body.attempts.length).toBeGreaterThan(0);
-		expect(r.body.attempts[0]).toMatchObject({ url: expect.any(String), headers: expect.objectContaining({ 'x-service-webhook-signature': expect.any(String) }), body: expect.any(String) });
+		expect(r.body.attempts[0]).toMatchObject({
+			url: expect.any(String),
+			headers: expect.objectContaining({ 'x-service-webhook-signature': expect.any(String) }),
+			body: expect.any(String),
+		});
 	});
 });

@@ -11,12 +11,7 @@ import { join } from 'node:path';
 // before n8n-core is loaded.
 process.env.N8N_USER_FOLDER ??= mkdtempSync(join(tmpdir(), 'clearinghouse-n8n-test-'));
 
-import {
-	ExecuteContext,
-	HookContext,
-	LoadOptionsContext,
-	WebhookContext,
-} from 'n8n-core';
+import { ExecuteContext, HookContext, LoadOptionsContext, WebhookContext } from 'n8n-core';
 import type {
 	IAuthenticateGeneric,
 	ICredentialDataDecryptedObject,
@@ -124,10 +119,7 @@ export async function authenticate(
 	return { ...options, headers };
 }
 
-export function additionalDataFor(
-	setup: NodeSetup,
-	extra: Partial<IWorkflowExecuteAdditionalData> = {},
-): IWorkflowExecuteAdditionalData {
+export function additionalDataFor(setup: NodeSetup, extra: Partial<IWorkflowExecuteAdditionalData> = {}): IWorkflowExecuteAdditionalData {
 	const data = {
 		apiKey: setup.credentials.apiKey,
 		baseUrl: setup.credentials.baseUrl,
@@ -137,13 +129,8 @@ export function additionalDataFor(
 		getParentTypes: () => [],
 		getDecrypted: async () => ({ ...data }),
 		preAuthentication: async () => undefined,
-		authenticate: async (
-			credentials: ICredentialDataDecryptedObject,
-			_type: string,
-			options: IHttpRequestOptions,
-			workflow: Workflow,
-			node: INode,
-		) => await authenticate(workflow, node, credentials, credentialType, options),
+		authenticate: async (credentials: ICredentialDataDecryptedObject, _type: string, options: IHttpRequestOptions, workflow: Workflow, node: INode) =>
+			await authenticate(workflow, node, credentials, credentialType, options),
 		getCredentialsProperties: () => credentialType.properties,
 		isCredentialUsableByNode: () => true,
 	};
@@ -227,11 +214,7 @@ export async function runNode(nodeType: INodeType, options: RunOptions): Promise
 	throw lastError;
 }
 
-export async function loadOptions(
-	nodeType: INodeType,
-	method: string,
-	setup: NodeSetup,
-): Promise<unknown> {
+export async function loadOptions(nodeType: INodeType, method: string, setup: NodeSetup): Promise<unknown> {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
 	// n8n hands a load-options call the node's current parameters (for loadOptionsDependsOn).
 	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup, { currentNodeParameters: node.parameters }), 'parameters');
@@ -241,13 +224,7 @@ export async function loadOptions(
 	return await fn.call(context);
 }
 
-export async function listSearch(
-	nodeType: INodeType,
-	method: string,
-	setup: NodeSetup,
-	filter?: string,
-	paginationToken?: string,
-): Promise<unknown> {
+export async function listSearch(nodeType: INodeType, method: string, setup: NodeSetup, filter?: string, paginationToken?: string): Promise<unknown> {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
 	const context = new LoadOptionsContext(workflow, node, additionalDataFor(setup), 'parameters');
 	const fn = (nodeType.methods?.listSearch as Record<string, (...args: unknown[]) => unknown>)[method];
@@ -267,21 +244,10 @@ function webhookDataFor(workflow: Workflow, node: INode, setup: NodeSetup): IWeb
 }
 
 /** A HookContext for checkExists/create/delete, over a workflow whose static data the test holds. */
-export function hookContext(
-	nodeType: INodeType,
-	setup: NodeSetup,
-	activation: WorkflowActivateMode = 'activate',
-): HookContext {
+export function hookContext(nodeType: INodeType, setup: NodeSetup, activation: WorkflowActivateMode = 'activate'): HookContext {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
 	const mode = setup.mode ?? 'trigger';
-	return new HookContext(
-		workflow,
-		node,
-		additionalDataFor(setup),
-		mode,
-		activation,
-		webhookDataFor(workflow, node, setup),
-	);
+	return new HookContext(workflow, node, additionalDataFor(setup), mode, activation, webhookDataFor(workflow, node, setup));
 }
 
 export interface IncomingRequest {
@@ -302,11 +268,7 @@ export interface CapturedResponse {
  * A WebhookContext for webhook(), with the request as n8n's webhook server hands it over
  * (express-like: parsed JSON `body` plus the exact `rawBody` bytes, lower-cased headers).
  */
-export function webhookContext(
-	nodeType: INodeType,
-	setup: NodeSetup,
-	request: IncomingRequest,
-): { context: WebhookContext; response: CapturedResponse } {
+export function webhookContext(nodeType: INodeType, setup: NodeSetup, request: IncomingRequest): { context: WebhookContext; response: CapturedResponse } {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
 	const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
 	let body: unknown = {};
@@ -362,15 +324,7 @@ export function webhookContext(
 	} as unknown as Partial<IWorkflowExecuteAdditionalData>);
 	const webhookData = webhookDataFor(workflow, node, setup);
 	webhookData.workflowExecuteAdditionalData = additionalData;
-	const context = new WebhookContext(
-		workflow,
-		node,
-		additionalData,
-		setup.mode ?? 'webhook',
-		webhookData,
-		[],
-		null,
-	);
+	const context = new WebhookContext(workflow, node, additionalData, setup.mode ?? 'webhook', webhookData, [], null);
 	return { context, response };
 }
 

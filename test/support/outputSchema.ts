@@ -13,8 +13,7 @@ export interface Schema {
 	version?: number;
 }
 
-const typeOf = (value: unknown): string =>
-	value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'number' : typeof value;
+const typeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'array' : Number.isInteger(value) ? 'number' : typeof value);
 
 /** The schema of one value. */
 export function infer(value: unknown): Schema {

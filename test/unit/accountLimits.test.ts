@@ -46,7 +46,5 @@ test('without `remaining` what is left is the limit less what is used (used miss
 
 test('absent or malformed limits are not checked', () => {
 	expect(limitBreaches({}, usd('1000000'))).toEqual([]);
-	expect(
-		limitBreaches({ maxTxUsd: null, maxValuePerDayUsd: 'none', maxCountPerDay: { used: 5 } } as never, usd('1000000')),
-	).toEqual([]);
+	expect(limitBreaches({ maxTxUsd: null, maxValuePerDayUsd: 'none', maxCountPerDay: { used: 5 } } as never, usd('1000000'))).toEqual([]);
 });

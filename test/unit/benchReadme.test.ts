@@ -35,7 +35,13 @@ test('the queue-mode stress figures in docs/queue-mode.md are those of bench/res
 	const rows = doc
 		.split('\n')
 		.filter((line) => line.startsWith('|') && line.includes('(bench)'))
-		.map((line) => line.replace(/\*/g, '').split('|').slice(1, -1).map((cell) => cell.trim()));
+		.map((line) =>
+			line
+				.replace(/\*/g, '')
+				.split('|')
+				.slice(1, -1)
+				.map((cell) => cell.trim()),
+		);
 	expect(rows).toHaveLength(stress.results.length);
 	for (const { routing, acknowledge, figures, load } of stress.results) {
 		const routingWords = routing === 'hash' ? 'nginx hash' : 'round robin';

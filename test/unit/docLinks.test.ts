@@ -105,7 +105,11 @@ test('the anchor rule matches GitHub for the headings we use', () => {
 
 test('the package ships documentation links: credential and both codex files', () => {
 	const withLinks = new Set(shipped.map((l) => l.file));
-	for (const file of ['credentials/ClearinghouseApi.credentials.ts', 'nodes/Clearinghouse/Clearinghouse.node.json', 'nodes/ClearinghouseTrigger/ClearinghouseTrigger.node.json']) {
+	for (const file of [
+		'credentials/ClearinghouseApi.credentials.ts',
+		'nodes/Clearinghouse/Clearinghouse.node.json',
+		'nodes/ClearinghouseTrigger/ClearinghouseTrigger.node.json',
+	]) {
 		expect([...withLinks]).toContain(file);
 	}
 });

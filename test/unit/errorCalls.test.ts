@@ -53,11 +53,7 @@ describe('error-returning helpers in the nodes', () => {
 			'function g() { return itemError(ctx, e, 0); }',
 			'console.error("not ours");',
 		].join('\n');
-		expect(bareErrorCalls('snippet.ts', text)).toEqual([
-			'snippet.ts:2 operationError(…)',
-			'snippet.ts:3 keyedWriteError(…)',
-			'snippet.ts:4 itemError(…)',
-		]);
+		expect(bareErrorCalls('snippet.ts', text)).toEqual(['snippet.ts:2 operationError(…)', 'snippet.ts:3 keyedWriteError(…)', 'snippet.ts:4 itemError(…)']);
 	});
 
 	it('are never called without using the error they return', () => {

@@ -106,7 +106,5 @@ describe('validateIdempotencyKey', () => {
 });
 
 test('stableStringify sorts keys at every depth and drops undefined', () => {
-	expect(stableStringify({ b: 1, a: { d: [2, { z: 1, y: undefined }], c: null } })).toBe(
-		'{"a":{"c":null,"d":[2,{"z":1}]},"b":1}',
-	);
+	expect(stableStringify({ b: 1, a: { d: [2, { z: 1, y: undefined }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"z":1}]},"b":1}');
 });

@@ -51,7 +51,15 @@ describe('readJsonPath', () => {
 		['an array on the way', { a: [{ b: 'x' }] }, ['a', 'b']],
 		['a string on the way', { a: 'abc' }, ['a', 'length']],
 		['an inherited field', Object.create({ a: 'x' }), ['a']],
-		['a class instance', { a: new (class { b = 'x' })() }, ['a', 'b']],
+		[
+			'a class instance',
+			{
+				a: new (class {
+					b = 'x';
+				})(),
+			},
+			['a', 'b'],
+		],
 		['a boolean', { a: true }, ['a']],
 		['null', { a: null }, ['a']],
 		['an object', { a: {} }, ['a']],

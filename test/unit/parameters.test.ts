@@ -2,14 +2,7 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	bodyRecord,
-	httpsUrl,
-	keyedWrite,
-	recordWithoutSecrets,
-	subaccountQuery,
-	usdAmount,
-} from '../../nodes/Clearinghouse/actions/parameters';
+import { bodyRecord, httpsUrl, keyedWrite, recordWithoutSecrets, subaccountQuery, usdAmount } from '../../nodes/Clearinghouse/actions/parameters';
 
 const node: INode = {
 	id: 'node-1',

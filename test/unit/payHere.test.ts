@@ -17,7 +17,8 @@ describe('payHere', () => {
 	test('null with a reason when no entry matches, or none was returned', () => {
 		expect(payHere({ toChain: 'solana', asset: 'USDC' }, addresses)).toEqual({
 			depositAddress: null,
-			depositAddressNote: 'None of the 3 deposit addresses is for USDC on solana: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.',
+			depositAddressNote:
+				'None of the 3 deposit addresses is for USDC on solana: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.',
 		});
 		expect(payHere({ toChain: 'base', asset: 'USDC' }, [])).toEqual({
 			depositAddress: null,

@@ -4,13 +4,7 @@
  */
 import { createHmac } from 'node:crypto';
 
-import {
-	computeSignature,
-	parseSignatureHeader,
-	SIGNATURE_TOLERANCE_SECONDS,
-	signatureHeader,
-	verifySignature,
-} from '../../nodes/shared/signature';
+import { computeSignature, parseSignatureHeader, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from '../../nodes/shared/signature';
 import { hmac } from '../support/signer';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
@@ -210,8 +204,6 @@ describe('computeSignature and signatureHeader', () => {
 	it('match an independent HMAC', () => {
 		expect(computeSignature(SECRET, NOW, BODY)).toBe(hmac(SECRET, NOW, BODY));
 		expect(computeSignature(SECRET, NOW, Buffer.from(BODY))).toBe(hmac(SECRET, NOW, BODY));
-		expect(signatureHeader([SECRET, OTHER_SECRET], NOW, BODY)).toBe(
-			`t=${NOW},v1=${hmac(SECRET, NOW, BODY)},v1=${hmac(OTHER_SECRET, NOW, BODY)}`,
-		);
+		expect(signatureHeader([SECRET, OTHER_SECRET], NOW, BODY)).toBe(`t=${NOW},v1=${hmac(SECRET, NOW, BODY)},v1=${hmac(OTHER_SECRET, NOW, BODY)}`);
 	});
 });

@@ -8,14 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import {
-	apiRequest,
-	apiRequestAllItems,
-	type ApiRequest,
-	type ListRequest,
-	parseRetryAfter,
-	type RetryPolicy,
-} from '../../nodes/shared/transport';
+import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../support/n8nContexts';
 
 const API_KEY = 'sk_test_transport_secret_value';
@@ -142,7 +135,7 @@ describe('URLs and authentication', () => {
 	});
 
 	test.each([
-		[{ baseUrl: '' }, "Base URL is empty"],
+		[{ baseUrl: '' }, 'Base URL is empty'],
 		[{ baseUrl: 'not a url' }, 'Base URL is not a valid URL'],
 		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https:// or http://'],
 	])('a bad credential URL %p fails before any request', async (over, message) => {
@@ -162,7 +155,12 @@ describe('URLs and authentication', () => {
 describe('error mapping', () => {
 	test.each([
 		[400, { error: 'amountUsd must be a multiple of 0.0001' }, 'amountUsd must be a multiple of 0.0001', /invalid/],
-		[400, { error: 'recipient_not_active', message: 'Recipient 0x11 on ethereum is not a registered wallet of the account', path: 'toAddress' }, 'recipient_not_active: Recipient 0x11 on ethereum is not a registered wallet of the account (at toAddress)', /invalid/],
+		[
+			400,
+			{ error: 'recipient_not_active', message: 'Recipient 0x11 on ethereum is not a registered wallet of the account', path: 'toAddress' },
+			'recipient_not_active: Recipient 0x11 on ethereum is not a registered wallet of the account (at toAddress)',
+			/invalid/,
+		],
 		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'forbidden: Subaccount is paused', /ACTIVE with KYB APPROVED/],
 		[409, { error: 'conflict', message: 'conflict' }, 'conflict', /idempotency key was reused/],
 		[401, { error: 'missing or malformed x-api-key' }, 'missing or malformed x-api-key', /API Key of the Clearinghouse credential/],
@@ -170,9 +168,19 @@ describe('error mapping', () => {
 		[404, { error: 'payment order not found' }, 'payment order not found', /not visible/],
 		[409, { error: 'idempotency key reused with a different body' }, 'idempotency key reused with a different body', /idempotency key was reused/],
 		[412, { error: 'subaccount wallet not provisioned' }, 'subaccount wallet not provisioned', /not provisioned/],
-		[422, { error: 'tiers_gap', message: 'tiers must be contiguous', path: 'definition.payout.tiers[1].from' }, 'tiers_gap: tiers must be contiguous (at definition.payout.tiers[1].from)', /breaks a rule/],
+		[
+			422,
+			{ error: 'tiers_gap', message: 'tiers must be contiguous', path: 'definition.payout.tiers[1].from' },
+			'tiers_gap: tiers must be contiguous (at definition.payout.tiers[1].from)',
+			/breaks a rule/,
+		],
 		[429, { error: 'too many requests' }, 'too many requests', /Retry after/],
-		[503, { error: 'deposit_address_unavailable', message: 'A deposit address is momentarily unavailable; retry' }, 'deposit_address_unavailable: A deposit address is momentarily unavailable; retry', /Temporarily unavailable/],
+		[
+			503,
+			{ error: 'deposit_address_unavailable', message: 'A deposit address is momentarily unavailable; retry' },
+			'deposit_address_unavailable: A deposit address is momentarily unavailable; retry',
+			/Temporarily unavailable/,
+		],
 	])('HTTP %i carries the service text and a hint', async (status, body, text, hint) => {
 		handler = reply(status, body);
 		// POST without a key: never retried, so every status is seen exactly once

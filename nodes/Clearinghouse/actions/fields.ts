@@ -2,8 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 /** Field descriptions shared by the operations. Each operation file still owns its own fields. */
 
-export const DYNAMIC_OPTIONS_HINT =
-	'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
+export const DYNAMIC_OPTIONS_HINT = 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
 
 /** A dropdown loaded from GET /supported-assets (chains or asset symbols); expressions still work. */
 function supportedAssetDropdown(
@@ -41,8 +40,7 @@ export const amountField: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: '125.50',
-	description:
-		'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
+	description: 'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
 };
 
 /** Options → Concurrency: read once by the router for the whole run. */
@@ -64,9 +62,7 @@ export function optionsCollection(options: INodeProperties[] = []): INodePropert
 		type: 'collection',
 		placeholder: 'Add Option',
 		default: {},
-		options: [...options, concurrencyOption].sort((a, b) =>
-			a.displayName.localeCompare(b.displayName),
-		),
+		options: [...options, concurrencyOption].sort((a, b) => a.displayName.localeCompare(b.displayName)),
 	};
 }
 
@@ -98,8 +94,7 @@ export const includeSubaccountsOption: INodeProperties = {
 	name: 'includeSubaccounts',
 	type: 'boolean',
 	default: false,
-	description:
-		'Whether to span this account and all its subaccounts. Cannot be combined with Subaccount ID.',
+	description: 'Whether to span this account and all its subaccounts. Cannot be combined with Subaccount ID.',
 };
 
 /** Return All / Limit for a list operation. */
@@ -252,8 +247,7 @@ export const idempotencyFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. {{ $json.invoiceNumber }}',
-		description:
-			'1-255 characters, unique for each intended write. Sending the same key again returns the original result instead of acting twice.',
+		description: '1-255 characters, unique for each intended write. Sending the same key again returns the original result instead of acting twice.',
 		displayOptions: { show: { idempotencyKeyMode: ['custom'] } },
 	},
 ];

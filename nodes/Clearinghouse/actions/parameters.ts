@@ -69,12 +69,7 @@ export function optionalText(value: unknown): string | undefined {
  * The item's error, returned (never thrown here): every call site says `throw operationError(…)`.
  * test/unit/errorCalls.test.ts fails on a bare call, which would do nothing.
  */
-export function operationError(
-	ctx: IExecuteFunctions,
-	message: string,
-	itemIndex: number,
-	description?: string,
-): NodeOperationError {
+export function operationError(ctx: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
 
@@ -85,12 +80,7 @@ function itemError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): N
 }
 
 /** parseUsdAmount with the error as a NodeOperationError naming the field and the rule. */
-export function usdAmount(
-	ctx: IExecuteFunctions,
-	input: unknown,
-	itemIndex: number,
-	field = 'Amount (USD)',
-): UsdAmount {
+export function usdAmount(ctx: IExecuteFunctions, input: unknown, itemIndex: number, field = 'Amount (USD)'): UsdAmount {
 	try {
 		return parseUsdAmount(input, field);
 	} catch (error) {
@@ -144,8 +134,7 @@ export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; m
 	if (ctx.getMode() === 'retry') {
 		return {
 			minted: false,
-			problem:
-				'this is a retry, and the execution it retries holds no key lineage (it ran an older version of this node, or its custom data was full)',
+			problem: 'this is a retry, and the execution it retries holds no key lineage (it ran an older version of this node, or its custom data was full)',
 		};
 	}
 	// Read, mint and store with no await in between: items running concurrently share one lineage.
@@ -159,8 +148,7 @@ export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; m
 	if (stored?.nonce !== lineage.nonce) {
 		return {
 			minted: false,
-			problem:
-				"n8n did not keep the key lineage in the execution's custom data (it holds at most 10 entries; this workflow may already use them all)",
+			problem: "n8n did not keep the key lineage in the execution's custom data (it holds at most 10 entries; this workflow may already use them all)",
 		};
 	}
 	return { lineage, minted: true };
@@ -227,12 +215,7 @@ function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
  * The request first sent with this key for this item in this execution (Retry On Fail re-runs the
  * node; `$now` or random expressions then resolve differently), or `request` itself the first time.
  */
-export function sameRequestAsFirstTry<T>(
-	ctx: IExecuteFunctions,
-	itemIndex: number,
-	key: string,
-	request: T,
-): FirstTry<T> {
+export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: number, key: string, request: T): FirstTry<T> {
 	const id = [
 		ctx.getInstanceId(),
 		ctx.getWorkflow().id,
@@ -256,9 +239,7 @@ export function keyedWriteError(error: unknown, key: string, what: string): unkn
 	const keyReused =
 		error instanceof NodeApiError &&
 		error.httpCode === '409' &&
-		(what === 'payment order' ||
-			what === 'receive ruleset' ||
-			/idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')));
+		(what === 'payment order' || what === 'receive ruleset' || /idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')));
 	if (keyReused) {
 		error.message =
 			what === 'return details'

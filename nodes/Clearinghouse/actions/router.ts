@@ -73,16 +73,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = findOperation(resource, operationName);
 	if (!operation) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operationName}" of "${resource}" is not supported`,
-		);
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
 	const continueOnFail = this.continueOnFail();
-	const concurrency = Math.max(
-		1,
-		Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 5)) || 1),
-	);
+	const concurrency = Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 5)) || 1));
 
 	const outcomes: Outcome[] = new Array(items.length);
 	let next = 0;

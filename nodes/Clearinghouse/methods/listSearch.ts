@@ -17,11 +17,7 @@ function matches(filter: string | undefined, ...fields: unknown[]): boolean {
  * no text search: the filter matches the id, recipient, memo or status within each page, and the
  * pagination token is the next offset.
  */
-export async function searchPaymentOrders(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-	paginationToken?: string,
-): Promise<INodeListSearchResult> {
+export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken ?? 0) || 0;
 	const page = await apiRequest.call(this, {
 		method: 'GET',
@@ -30,19 +26,14 @@ export async function searchPaymentOrders(
 		qs: { limit: PAGE_SIZE, offset, status: [...PAYMENT_ORDER_STATUSES] },
 	});
 	const orders = (page.paymentOrders as IDataObject[] | undefined) ?? [];
-	const results = orders
-		.filter((o) => matches(filter, o.id, o.toAddress, o.memo, o.status))
-		.map((o) => ({ name: paymentOrderLabel(o), value: String(o.id) }));
+	const results = orders.filter((o) => matches(filter, o.id, o.toAddress, o.memo, o.status)).map((o) => ({ name: paymentOrderLabel(o), value: String(o.id) }));
 	const next = offset + orders.length;
 	const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : orders.length === PAGE_SIZE;
 	return { results, paginationToken: hasMore && orders.length > 0 ? String(next) : undefined };
 }
 
 /** Webhook endpoints for the From List mode; the filter matches the URL, description or id. */
-export async function searchWebhookEndpoints(
-	this: ILoadOptionsFunctions,
-	filter?: string,
-): Promise<INodeListSearchResult> {
+export async function searchWebhookEndpoints(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const body = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' });
 	const endpoints = (body.endpoints as IDataObject[] | undefined) ?? [];
 	return {

@@ -16,7 +16,10 @@ function unique(values: string[], name: (value: string) => string = (value) => v
 
 /** Chains from GET /supported-assets, the live list, shown by name (the value stays the API's). */
 export async function getChains(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	return unique((await supportedAssets(this)).map((a) => String(a.chain)), chainDisplayName);
+	return unique(
+		(await supportedAssets(this)).map((a) => String(a.chain)),
+		chainDisplayName,
+	);
 }
 
 /**

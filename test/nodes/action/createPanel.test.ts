@@ -10,9 +10,7 @@ const nodeStub = { typeVersion: 1, parameters: {} } as unknown as INode;
 function shown(values: INodeParameters): INodeProperties[] {
 	const all = { resource: 'paymentOrder', operation: 'create', ...values };
 	const withDefaults = NodeHelpers.getNodeParameters(properties, all, true, false, nodeStub, node.description) ?? {};
-	return properties.filter(
-		(p) => !['resource', 'operation'].includes(p.name) && NodeHelpers.displayParameter(withDefaults, p, nodeStub, node.description),
-	);
+	return properties.filter((p) => !['resource', 'operation'].includes(p.name) && NodeHelpers.displayParameter(withDefaults, p, nodeStub, node.description));
 }
 const names = (fields: INodeProperties[]) => fields.map((f) => f.name);
 const STANDARD_ONLY = ['expiry', 'expiresInMinutes', 'expiresAt', 'additionalFields'];

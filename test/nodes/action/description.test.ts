@@ -12,16 +12,12 @@ function optionValues(property: INodeProperties | undefined): string[] {
 
 test("the node's Resource options are the router's resources, named as the map names them", () => {
 	const resource = properties.find((property) => property.name === 'resource');
-	expect(resource?.options).toEqual(
-		Object.entries(resources).map(([value, { displayName }]) => ({ name: displayName, value })),
-	);
+	expect(resource?.options).toEqual(Object.entries(resources).map(([value, { displayName }]) => ({ name: displayName, value })));
 	expect(Object.keys(resources)).toContain(resource?.default);
 });
 
-test.each(Object.keys(resources))("%s: its Operation options are exactly the operations the router can run", (name) => {
-	const operationFields = properties.filter(
-		(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(name),
-	);
+test.each(Object.keys(resources))('%s: its Operation options are exactly the operations the router can run', (name) => {
+	const operationFields = properties.filter((property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(name));
 	expect(operationFields).toHaveLength(1);
 	const runnable = Object.entries(resources[name].operations)
 		.filter(([, module]) => typeof (module as { execute?: unknown })?.execute === 'function')

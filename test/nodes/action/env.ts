@@ -64,8 +64,7 @@ export async function startEnv(): Promise<Env> {
 	return env;
 }
 
-export const walletOf = (user: any, chain: string): string =>
-	user.wallets.find((w: any) => w.chain === chain).address;
+export const walletOf = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
 
 /** Parameters of a valid standard payment from alice to bob. */
 export function payment(env: Env, extra: INodeParameters = {}): INodeParameters {
@@ -101,6 +100,8 @@ export async function createOrder(env: Env, extra: INodeParameters = {}): Promis
 export async function createSubaccountOrder(env: Env): Promise<{ id: string; sub: string }> {
 	const sub = env.state.subaccounts[0].id;
 	await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub });
-	const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, { headers: { 'x-api-key': env.sb.apiKey } });
+	const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, {
+		headers: { 'x-api-key': env.sb.apiKey },
+	});
 	return { id: ((await page.json()) as any).paymentOrders[0].id as string, sub };
 }

@@ -18,8 +18,7 @@ beforeEach(async () => env.reset());
 
 const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
 const paymentPosts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
-const items = (amounts: string[], chains: string[] = []) =>
-	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
+const items = (amounts: string[], chains: string[] = []) => amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
 const batch = () => payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
 
 test('a retry of a batch that failed at item 3 creates only the missing order, and marks the existing ones', async () => {
@@ -41,9 +40,7 @@ test('a retry of a batch that failed at item 3 creates only the missing order, a
 test('a retry with a changed amount for an item that already succeeded is a clear 409, no new order', async () => {
 	const data = createRunExecutionData();
 	await env.run(batch(), { items: items(['4']), executionId: '1', mode: 'webhook', runExecutionData: data });
-	await expect(
-		env.run(batch(), { items: items(['5']), executionId: '2', mode: 'retry', runExecutionData: data }),
-	).rejects.toMatchObject({
+	await expect(env.run(batch(), { items: items(['5']), executionId: '2', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
 		httpCode: '409',
 		message: "This item's payment order already exists with other values: check it before paying again",
 	});
@@ -141,7 +138,7 @@ describe('Set Return Details under a retry', () => {
 		});
 	});
 
-	test('a stale revision (another 409) keeps the service\'s own answer', async () => {
+	test("a stale revision (another 409) keeps the service's own answer", async () => {
 		const id = await newOrder();
 		await expect(env.run(returnParams(id, { options: { revision: 5 } }))).rejects.toMatchObject({
 			httpCode: '409',

@@ -41,7 +41,11 @@ async function waitForStatus(id: string, status: string): Promise<void> {
 
 async function fund(id: string, amountUsd: number): Promise<void> {
 	const { transactionHash } = await env.op('POST', '/deposits', {
-		paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd,
+		paymentOrderId: id,
+		sender: walletOf(env.alice, 'ethereum'),
+		chain: 'ethereum',
+		asset: 'USDC',
+		amountUsd,
 	});
 	await sample('paymentOrder', 'submitTransactions', {
 		paymentOrderId: byId(id),
@@ -57,10 +61,23 @@ beforeAll(async () => {
 	await sample('account', 'getLimits');
 	await sample('depositAddress', 'getMany');
 	await sample('quote', 'create', { toChain: 'ethereum', asset: 'USDC', amountUsd: '25', additionalFields: { toAddress: bobEth, name: 'schema quote' } });
-	await sample('user', 'createOrUpdate', { label: 'schema-dave', wallets: { wallet: [{ chain: 'ethereum', address: '0x00000000000000000000000000000000000000d1' }] } });
-	const [ruleset] = await sample('receiveRuleset', 'create', { deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: walletOf(env.bob, 'base'), additionalFields: { name: 'schema ruleset' } });
+	await sample('user', 'createOrUpdate', {
+		label: 'schema-dave',
+		wallets: { wallet: [{ chain: 'ethereum', address: '0x00000000000000000000000000000000000000d1' }] },
+	});
+	const [ruleset] = await sample('receiveRuleset', 'create', {
+		deliveredAsset: 'USDC',
+		deliveredChain: 'base',
+		toAddress: walletOf(env.bob, 'base'),
+		additionalFields: { name: 'schema ruleset' },
+	});
 	await sample('receiveRuleset', 'rename', { rulesetId: ruleset.id, name: 'schema ruleset renamed' });
-	const definition = { measure: { type: 'daily_balance', metricKey: 'balance_usd' }, condition: { type: 'always' }, payout: { type: 'fixed', amount: '5.00' }, limits: [] };
+	const definition = {
+		measure: { type: 'daily_balance', metricKey: 'balance_usd' },
+		condition: { type: 'always' },
+		payout: { type: 'fixed', amount: '5.00' },
+		limits: [],
+	};
 	await sample('rewardRule', 'create', { name: 'schema rule', description: 'daily', definition: JSON.stringify(definition) });
 	await sample('rewardRule', 'getMany', { status: 'active', returnAll: true });
 	await sample('rewardRule', 'getRuleBlocks');
@@ -74,7 +91,9 @@ beforeAll(async () => {
 	await fund(idOf(settled), 10);
 	await fund(idOf(refunded), 11);
 	await sample('paymentOrder', 'setReturnDetails', {
-		paymentOrderId: byId(idOf(refunded)), userId: env.alice.id, wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
+		paymentOrderId: byId(idOf(refunded)),
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
 	});
 	await sample('paymentOrder', 'cancel', { paymentOrderId: byId(idOf(refunded)), reason: 'schema refund' });
 	await sample('paymentOrder', 'cancel', { paymentOrderId: byId(idOf(waiting)), reason: 'schema cancel' });
@@ -99,7 +118,10 @@ beforeAll(async () => {
 	if (update) {
 		for (const [key, items] of outputs) {
 			const [resource, operation] = key.split('/');
-			writeSchema(schemaFile(NODE_DIR, VERSION, resource, operation), items.map(infer).reduce((a, b) => merge(a, b)));
+			writeSchema(
+				schemaFile(NODE_DIR, VERSION, resource, operation),
+				items.map(infer).reduce((a, b) => merge(a, b)),
+			);
 		}
 	}
 });
@@ -108,14 +130,21 @@ afterAll(async () => {
 });
 
 const operations = Object.entries(resources).flatMap(([resource, { operations: ops }]) =>
-	Object.keys(ops).filter((operation) => typeof (ops[operation] as { execute?: unknown })?.execute === 'function').map((operation) => `${resource}/${operation}`),
+	Object.keys(ops)
+		.filter((operation) => typeof (ops[operation] as { execute?: unknown })?.execute === 'function')
+		.map((operation) => `${resource}/${operation}`),
 );
 
 test('every operation ran and has a schema file, and no schema file is left over', () => {
 	expect([...outputs.keys()].sort()).toEqual([...operations].sort());
 	const shipped = readdirSync(join(NODE_DIR, '__schema__', `v${VERSION}`), { recursive: true, withFileTypes: true })
 		.filter((entry) => entry.isFile())
-		.map((entry) => `${join(entry.parentPath, entry.name).split(`v${VERSION}/`)[1].replace(/\.json$/, '')}`);
+		.map(
+			(entry) =>
+				`${join(entry.parentPath, entry.name)
+					.split(`v${VERSION}/`)[1]
+					.replace(/\.json$/, '')}`,
+		);
 	expect(shipped.sort()).toEqual([...operations].sort());
 });
 

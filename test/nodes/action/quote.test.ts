@@ -26,7 +26,11 @@ describe('Quote', () => {
 		const [req] = await env.requests();
 		expect(req).toMatchObject({ method: 'POST', path: '/api/v1/quotes' });
 		expect(req.body).toEqual({
-			toChain: 'base', asset: 'USDC', amountUsd: 10.25, name: 'payroll', subaccountId: env.state.subaccounts[0].id,
+			toChain: 'base',
+			asset: 'USDC',
+			amountUsd: 10.25,
+			name: 'payroll',
+			subaccountId: env.state.subaccounts[0].id,
 		});
 		expect(item.json).toMatchObject({ serviceable: true, amountUsd: 10.25 });
 		await env.mark();

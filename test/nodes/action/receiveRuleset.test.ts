@@ -51,12 +51,12 @@ describe('Receive Ruleset', () => {
 		expect(req).toMatchObject({ method: 'PATCH', path: `/api/v1/rulesets/${created.json.id}`, body: { name: 'Payroll out' } });
 		expect(renamed.json.name).toBe('Payroll out');
 		await env.mark();
-		await expect(
-			env.run({ resource: 'receiveRuleset', operation: 'rename', rulesetId: created.json.id as string, name: 'x'.repeat(121) }),
-		).rejects.toThrow(/Name must be 1-120/);
-		await expect(
-			env.run({ resource: 'receiveRuleset', operation: 'rename', rulesetId: created.json.id as string, name: '   ' }),
-		).rejects.toThrow('Name is required');
+		await expect(env.run({ resource: 'receiveRuleset', operation: 'rename', rulesetId: created.json.id as string, name: 'x'.repeat(121) })).rejects.toThrow(
+			/Name must be 1-120/,
+		);
+		await expect(env.run({ resource: 'receiveRuleset', operation: 'rename', rulesetId: created.json.id as string, name: '   ' })).rejects.toThrow(
+			'Name is required',
+		);
 		expect(await env.requests()).toEqual([]);
 	});
 });

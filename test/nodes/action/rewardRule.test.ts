@@ -23,7 +23,11 @@ describe('Reward Rule (rewards API on its own base URL)', () => {
 	test('Create sends Idempotency-Key to the rewards host; a retried POST makes one rule', async () => {
 		await env.op('POST', '/faults', { method: 'POST', path: '/rewards/rules$', count: 1, commitThen500: true });
 		const [item] = await env.run({
-			resource: 'rewardRule', operation: 'create', name: 'Balance bonus', description: 'daily', definition: JSON.stringify(definition),
+			resource: 'rewardRule',
+			operation: 'create',
+			name: 'Balance bonus',
+			description: 'daily',
+			definition: JSON.stringify(definition),
 		});
 		const reqs = await env.requests();
 		expect(reqs.map((r) => `${r.api} ${r.method} ${r.path} ${r.status}`)).toEqual([
@@ -42,13 +46,13 @@ describe('Reward Rule (rewards API on its own base URL)', () => {
 	});
 
 	test('a broken definition: invalid JSON is refused locally; a 422 names the path', async () => {
-		await expect(
-			env.run({ resource: 'rewardRule', operation: 'create', name: 'x', definition: '{not json' }),
-		).rejects.toThrow('Definition must be valid JSON');
+		await expect(env.run({ resource: 'rewardRule', operation: 'create', name: 'x', definition: '{not json' })).rejects.toThrow('Definition must be valid JSON');
 		expect(await env.requests()).toEqual([]);
 		await expect(
 			env.run({
-				resource: 'rewardRule', operation: 'create', name: 'x',
+				resource: 'rewardRule',
+				operation: 'create',
+				name: 'x',
 				definition: JSON.stringify({ ...definition, payout: { type: 'fixed', amount: 'lots' } }),
 			}),
 		).rejects.toMatchObject({ httpCode: '422', message: expect.stringContaining('definition.payout.amount') });

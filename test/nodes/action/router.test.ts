@@ -38,9 +38,7 @@ describe('Continue On Fail and concurrency', () => {
 			continueOnFail: true,
 		});
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
-		expect(out.map((o) => (o.json.error ? 'error' : o.json.amountUsd))).toEqual([
-			1, 'error', 3, 'error', 5, 'error', 7,
-		]);
+		expect(out.map((o) => (o.json.error ? 'error' : o.json.amountUsd))).toEqual([1, 'error', 3, 'error', 5, 'error', 7]);
 		expect(await orderCount(env)).toBe(4);
 	});
 
@@ -49,7 +47,9 @@ describe('Continue On Fail and concurrency', () => {
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
-		expect(out[1].json.error).toMatch(/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/);
+		expect(out[1].json.error).toMatch(
+			/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/,
+		);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/invalid/) });
 		expect(out[1].error).toBeUndefined(); // an item-level error would make n8n drop the input's fields on the error output
@@ -57,9 +57,9 @@ describe('Continue On Fail and concurrency', () => {
 
 	test('without Continue On Fail the first failing item is thrown and no later item starts', async () => {
 		const items = [0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ json: { amount: n === 2 ? 'x' : String(n + 1) } }));
-		await expect(
-			env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 2 } }), { items }),
-		).rejects.toMatchObject({ context: expect.objectContaining({ itemIndex: 2 }) });
+		await expect(env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 2 } }), { items })).rejects.toMatchObject({
+			context: expect.objectContaining({ itemIndex: 2 }),
+		});
 		// Items 0, 1 and at most the one running beside item 2 were sent; nothing after.
 		const sent = (await env.requests()).map((r) => r.body.amountUsd);
 		expect(sent.slice(0, 2).sort()).toEqual([1, 2]);

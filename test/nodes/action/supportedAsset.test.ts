@@ -37,12 +37,18 @@ describe('Supported Asset and dropdowns', () => {
 	test('the asset list follows the chosen chain (toChain, or deliveredChain for a ruleset)', async () => {
 		await env.op('POST', '/reset', {});
 		const pairs = env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
-		const on = (chain: string) => pairs.filter((p) => p.chain === chain).map((p) => p.symbol).sort();
+		const on = (chain: string) =>
+			pairs
+				.filter((p) => p.chain === chain)
+				.map((p) => p.symbol)
+				.sort();
 		const assetsFor = async (parameters: Record<string, string>) =>
 			((await loadOptions(node, 'getAssets', { parameters, credentials: creds() })) as any[]).map((a) => a.value);
 		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: 'solana' })).toEqual(on('solana'));
 		expect(await assetsFor({ resource: 'receiveRuleset', operation: 'create', deliveredChain: 'base' })).toEqual(on('base'));
-		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: '={{ $json.chain }}' })).toEqual([...new Set(pairs.map((p) => p.symbol))].sort());
+		expect(await assetsFor({ resource: 'paymentOrder', operation: 'create', toChain: '={{ $json.chain }}' })).toEqual(
+			[...new Set(pairs.map((p) => p.symbol))].sort(),
+		);
 		const field = node.description.properties.find((p) => p.name === 'deliveredAsset');
 		expect(field?.typeOptions).toEqual({ loadOptionsMethod: 'getAssets', loadOptionsDependsOn: ['deliveredChain'] });
 	});

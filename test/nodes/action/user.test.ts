@@ -47,10 +47,13 @@ describe('User', () => {
 	});
 
 	test('refuses two return wallets on one chain, and no wallets, before sending', async () => {
-		const returnWallets = { wallet: [{ chain: 'base', address: '0x1' }, { chain: 'base', address: '0x2' }] };
-		await expect(env.run(base({ returnWalletsMode: 'replace', returnWallets }))).rejects.toThrow(
-			'Return Wallets allows one wallet per chain',
-		);
+		const returnWallets = {
+			wallet: [
+				{ chain: 'base', address: '0x1' },
+				{ chain: 'base', address: '0x2' },
+			],
+		};
+		await expect(env.run(base({ returnWalletsMode: 'replace', returnWallets }))).rejects.toThrow('Return Wallets allows one wallet per chain');
 		await expect(env.run(base({ wallets: {} }))).rejects.toThrow('Wallets: add at least one wallet');
 		expect(await env.requests()).toEqual([]);
 	});

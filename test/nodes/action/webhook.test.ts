@@ -19,7 +19,11 @@ describe('Webhook Endpoint and Delivery', () => {
 	const url = 'https://127.0.0.1:9/hooks';
 	async function createEndpoint(): Promise<any> {
 		const [item] = await env.run({
-			resource: 'webhookEndpoint', operation: 'create', url, description: 'payouts', eventTypes: ['payment_order'],
+			resource: 'webhookEndpoint',
+			operation: 'create',
+			url,
+			description: 'payouts',
+			eventTypes: ['payment_order'],
 		});
 		await env.mark();
 		return item.json;
@@ -32,7 +36,9 @@ describe('Webhook Endpoint and Delivery', () => {
 		const [got] = await env.run({ resource: 'webhookEndpoint', operation: 'get', endpointId: byId(created.id) });
 		const many = await env.run({ resource: 'webhookEndpoint', operation: 'getMany', returnAll: true });
 		const [updated] = await env.run({
-			resource: 'webhookEndpoint', operation: 'update', endpointId: byId(created.id),
+			resource: 'webhookEndpoint',
+			operation: 'update',
+			endpointId: byId(created.id),
 			updateFields: { status: 'DISABLED', description: 'paused' },
 		});
 		for (const record of [got.json, ...json(many), updated.json]) {
@@ -50,9 +56,7 @@ describe('Webhook Endpoint and Delivery', () => {
 	});
 
 	test('Create refuses a non-https URL before sending', async () => {
-		await expect(
-			env.run({ resource: 'webhookEndpoint', operation: 'create', url: 'http://example.com/x' }),
-		).rejects.toThrow('URL must start with https://');
+		await expect(env.run({ resource: 'webhookEndpoint', operation: 'create', url: 'http://example.com/x' })).rejects.toThrow('URL must start with https://');
 		expect(await env.requests()).toEqual([]);
 	});
 
@@ -64,7 +68,10 @@ describe('Webhook Endpoint and Delivery', () => {
 		expect(promoted.json).toMatchObject({ id: created.id, promoted: true });
 		expect(promoted.json).not.toHaveProperty('secret');
 		const [immediate] = await env.run({
-			resource: 'webhookEndpoint', operation: 'rotateSecret', endpointId: byId(created.id), rotation: 'immediate',
+			resource: 'webhookEndpoint',
+			operation: 'rotateSecret',
+			endpointId: byId(created.id),
+			rotation: 'immediate',
 		});
 		expect(immediate.json.rotation).toBe('immediate');
 		const [tested] = await env.run({ resource: 'webhookEndpoint', operation: 'sendTestEvent', endpointId: byId(created.id) });
@@ -97,12 +104,18 @@ describe('Webhook Endpoint and Delivery', () => {
 		await env.op('POST', '/webhooks/flush');
 		await env.mark();
 		const all = await env.run({
-			resource: 'webhookDelivery', operation: 'getMany', returnAll: true,
+			resource: 'webhookDelivery',
+			operation: 'getMany',
+			returnAll: true,
 			filters: { endpointId: endpoint.id, type: 'payment_order' },
 		});
 		expect(all.length).toBeGreaterThanOrEqual(3);
 		const limited = await env.run({ resource: 'webhookDelivery', operation: 'getMany', returnAll: false, limit: 2 });
-		expect(json(limited).map((d) => d.id)).toEqual(json(all).slice(0, 2).map((d) => d.id));
+		expect(json(limited).map((d) => d.id)).toEqual(
+			json(all)
+				.slice(0, 2)
+				.map((d) => d.id),
+		);
 		const reqs = await env.requests();
 		expect(reqs[0].query).toMatchObject({ endpointId: endpoint.id, type: 'payment_order', limit: '1000', offset: '0' });
 		const id = all[0].json.id as string;

@@ -61,7 +61,14 @@ describe('TriggerMemory', () => {
 		const ours = new TriggerMemory(100, 100);
 		recordEmitted(ours, 'e1', order(5, 'FUNDED', [['0xa', 2]]));
 		const theirs = new TriggerMemory(100, 100);
-		recordEmitted(theirs, 'e2', order(3, 'AWAITING_FUNDS', [['0xa', 4], ['0xb', 1]]));
+		recordEmitted(
+			theirs,
+			'e2',
+			order(3, 'AWAITING_FUNDS', [
+				['0xa', 4],
+				['0xb', 1],
+			]),
+		);
 		ours.merge(theirs.snapshot(100, 100));
 		expect(ours.hasEvent('e1') && ours.hasEvent('e2')).toBe(true);
 		expect(ours.getOrder('po-1')).toEqual({ v: 5, s: 'FUNDED', d: { '0xa': 4, '0xb': 1 } });
@@ -92,7 +99,15 @@ describe('classify', () => {
 
 	it('a known order: deposit-only when the status is unchanged and a deposit is newer', () => {
 		const mark = { v: 4, s: 'FUNDED', d: { '0xa': 3 } };
-		expect(classify(order(5, 'FUNDED', [['0xa', 3], ['0xb', 1]]), mark)).toBe('deposit');
+		expect(
+			classify(
+				order(5, 'FUNDED', [
+					['0xa', 3],
+					['0xb', 1],
+				]),
+				mark,
+			),
+		).toBe('deposit');
 		expect(classify(order(5, 'FUNDED', [['0xa', 4]]), mark)).toBe('deposit');
 		expect(classify(order(5, 'FUNDED', [['0xa', 3]]), mark)).toBe('status');
 		expect(classify(order(5, 'DISTRIBUTED', [['0xa', 4]]), mark)).toBe('status');

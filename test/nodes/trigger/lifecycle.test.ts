@@ -58,9 +58,7 @@ describe('create', () => {
 		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
 		expect(await activate(sb, receiver, t)).toBe('created');
 
-		const posts = (await requestsSince(sb, since)).filter(
-			(r) => r.method === 'POST' && r.path === '/api/v1/webhooks/endpoints',
-		);
+		const posts = (await requestsSince(sb, since)).filter((r) => r.method === 'POST' && r.path === '/api/v1/webhooks/endpoints');
 		expect(posts).toHaveLength(1);
 		const body = typeof posts[0].body === 'string' ? JSON.parse(posts[0].body) : posts[0].body;
 		expect(body).toEqual({

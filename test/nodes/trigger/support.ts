@@ -107,18 +107,9 @@ export function secretOf(sb: Sandbox, t: TriggerUnderTest): string | undefined {
 }
 
 /** What n8n's webhook server does around webhook() (webhook-helpers.ts), for one request. */
-export async function deliver(
-	sb: Sandbox,
-	t: TriggerUnderTest,
-	headers: Record<string, string>,
-	rawBody: Buffer,
-): Promise<Outcome> {
+export async function deliver(sb: Sandbox, t: TriggerUnderTest, headers: Record<string, string>, rawBody: Buffer): Promise<Outcome> {
 	const data = t.staticData.forDelivery();
-	const { context, response } = webhookContext(
-		trigger,
-		{ ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' },
-		{ headers, rawBody },
-	);
+	const { context, response } = webhookContext(trigger, { ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' }, { headers, rawBody });
 	let result: IWebhookResponseData;
 	try {
 		result = await trigger.webhook.call(context);
@@ -166,9 +157,7 @@ export class Receiver {
 			req.on('data', (c: Buffer) => chunks.push(c));
 			req.on('end', () => {
 				const rawBody = Buffer.concat(chunks);
-				const headers = Object.fromEntries(
-					Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]),
-				);
+				const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
 				const path = req.url ?? '';
 				const t = this.triggers.get(path);
 				if (!t) {

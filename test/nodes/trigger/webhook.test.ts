@@ -84,11 +84,16 @@ function envelope(order: Record<string, unknown>, id = `evt_${Math.random().toSt
 /** A delivery signed here (independent HMAC) with the given secret and time. */
 async function signed(t: TriggerUnderTest, body: string, opts: { secret?: string; t?: number; deliveryId?: string } = {}): Promise<Outcome> {
 	const ts = opts.t ?? nowSeconds();
-	return await deliver(sb, t, {
-		'content-type': 'application/json',
-		'x-service-webhook-signature': `t=${ts},v1=${hmac(opts.secret ?? secretOf(t), ts, body)}`,
-		'x-service-webhook-delivery-id': opts.deliveryId ?? 'delivery-test',
-	}, Buffer.from(body));
+	return await deliver(
+		sb,
+		t,
+		{
+			'content-type': 'application/json',
+			'x-service-webhook-signature': `t=${ts},v1=${hmac(opts.secret ?? secretOf(t), ts, body)}`,
+			'x-service-webhook-delivery-id': opts.deliveryId ?? 'delivery-test',
+		},
+		Buffer.from(body),
+	);
 }
 
 function expectRefused(outcome: Outcome, secret?: string): void {
@@ -506,7 +511,9 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		await deposit(sb, o.id, 10);
 		const outcomes = await until(async () => {
 			await flush(sb);
-			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id) && x.rawBody.toString().includes('"FUNDED"') && !x.rawBody.toString().includes(String(MAX_VERSION)));
+			const mine = receiver.outcomes.filter(
+				(x) => x.rawBody.toString().includes(o.id) && x.rawBody.toString().includes('"FUNDED"') && !x.rawBody.toString().includes(String(MAX_VERSION)),
+			);
 			return mine.length > 0 ? mine : undefined;
 		}, 20_000);
 		// Acknowledged, so the service never retries it: classified against the forged FUNDED mark
@@ -558,7 +565,8 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 
 describe('the sealed secret on delivery', () => {
 	const STATE_KEY = 'node:Clearinghouse Trigger';
-	const ping = () => JSON.stringify({ id: `evt_test_${Date.now()}`, type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
+	const ping = () =>
+		JSON.stringify({ id: `evt_test_${Date.now()}`, type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
 
 	it('a plain secret left by an earlier version is sealed by the next delivery that starts no run', async () => {
 		const t = await published();
@@ -571,7 +579,7 @@ describe('the sealed secret on delivery', () => {
 		expect(secretOf(t)).toBe(secret);
 	});
 
-	it('after the API key changed, the first delivery renews the secret and is answered 503; the service\'s retry runs', async () => {
+	it("after the API key changed, the first delivery renews the secret and is answered 503; the service's retry runs", async () => {
 		const t = await publishedWithDefaults();
 		const oldSecret = secretOf(t);
 		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;

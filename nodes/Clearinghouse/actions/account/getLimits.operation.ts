@@ -9,16 +9,12 @@ const properties: INodeProperties[] = [
 	optionsCollection([
 		{
 			...subaccountReadOption,
-			description:
-				'Name a direct child subaccount (UUID). The ceilings and usage are those of the parent account either way.',
+			description: 'Name a direct child subaccount (UUID). The ceilings and usage are those of the parent account either way.',
 		},
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['account'], operation: ['getLimits'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['account'], operation: ['getLimits'] } }, properties);
 
 /** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -7,10 +7,7 @@ import { subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [optionsCollection([subaccountReadOption])];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['depositAddress'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['depositAddress'], operation: ['getMany'] } }, properties);
 
 /** The entries of a response whose envelope the specification does not show. */
 function depositAddressEntries(body: unknown): IDataObject[] {

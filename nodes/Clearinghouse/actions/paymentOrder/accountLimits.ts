@@ -51,12 +51,7 @@ export function limitBreaches(limits: IDataObject, amount: UsdAmount): string[] 
  * account (`subaccount`: the subaccountId query, undefined for this account) and refuse, before
  * anything is sent, an order that would not fit.
  */
-export async function checkAccountLimits(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	amount: UsdAmount,
-	subaccount: IDataObject | undefined,
-): Promise<void> {
+export async function checkAccountLimits(this: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
 	const limits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', qs: subaccount, itemIndex });
 	const problems = limitBreaches(limits, amount);
 	if (problems.length > 0) {

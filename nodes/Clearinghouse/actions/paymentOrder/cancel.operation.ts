@@ -18,10 +18,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([subaccountOrderOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['cancel'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['cancel'] } }, properties);
 
 /**
  * POST /payment-orders/{id}/cancel. Not keyed and not repeated by the transport: a repeat after a

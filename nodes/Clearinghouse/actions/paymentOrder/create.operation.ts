@@ -4,21 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
-import {
-	DEFAULT_KEY_FIELD,
-	OPTIONAL_INPUT_FIELDS,
-	orderFieldsFromItem,
-	REQUIRED_INPUT_FIELDS,
-} from './inputItem';
+import { DEFAULT_KEY_FIELD, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
-import {
-	amountField,
-	assetField,
-	chainField,
-	idempotencyFields,
-	optionsCollection,
-	subaccountWriteOption,
-} from '../fields';
+import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import {
 	operationError,
 	itemParameter,
@@ -46,8 +34,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Instant',
 				value: 'instant',
-				description:
-					'Delivered from prefunded liquidity at a per-transaction fee; needs a quote, the service sets the funding window',
+				description: 'Delivered from prefunded liquidity at a per-transaction fee; needs a quote, the service sets the funding window',
 			},
 		],
 		description: 'How the order settles',
@@ -67,8 +54,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Map Automatically',
 				value: 'autoMapInputData',
-				description:
-					"Read each field from the input item's field of the same name: no expression per field, the fastest way to pay a batch",
+				description: "Read each field from the input item's field of the same name: no expression per field, the fastest way to pay a batch",
 			},
 		],
 		description: 'Where the sender, recipient, chain, asset, amount and memo of each order come from',
@@ -143,8 +129,7 @@ const properties: INodeProperties[] = [
 					description: 'A fixed future date and time',
 				},
 			],
-			description:
-				'When the order stops accepting funds. Standard orders only: the service sets the funding window of an instant order.',
+			description: 'When the order stops accepting funds. Standard orders only: the service sets the funding window of an instant order.',
 		},
 		{
 			displayName: 'Expires In (Minutes)',
@@ -185,7 +170,7 @@ const properties: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. invoiceNumber',
 		description:
-			'Name of the input field that holds each order\'s business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.',
+			"Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.",
 		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
 	...standardOnly([
@@ -198,8 +183,7 @@ const properties: INodeProperties[] = [
 			options: [
 				{
 					...subaccountWriteOption,
-					description:
-						'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
+					description: 'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
 				},
 			],
 		},
@@ -232,10 +216,7 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 	}));
 }
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['create'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
 /**
  * POST /payment, keyed with `idempotencyKey`: the transport may repeat it (connection error, 429,
@@ -256,7 +237,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
 		} catch (error) {
 			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
-			throw operationError(this, (error as Error).message, itemIndex, 'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.');
+			throw operationError(
+				this,
+				(error as Error).message,
+				itemIndex,
+				'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.',
+			);
 		}
 		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
 		body = {
@@ -290,7 +276,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
-		if (!quoteId) throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+		if (!quoteId)
+			throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
 		if (expiry === 'at') {
 			throw operationError(
 				this,
@@ -383,15 +370,10 @@ export function flatOrder(response: IDataObject, created: boolean, key: string):
  * (the sender pays what the recipient receives, on the same chain). The service accepts any
  * supported stablecoin on any chain; the full list stays in `depositAddresses` for that.
  */
-export function payHere(
-	order: IDataObject,
-	depositAddresses: IDataObject[],
-): { depositAddress: string | null; depositAddressNote: string } {
+export function payHere(order: IDataObject, depositAddresses: IDataObject[]): { depositAddress: string | null; depositAddressNote: string } {
 	const chain = String(order.toChain ?? '');
 	const asset = String(order.asset ?? '');
-	const match = depositAddresses.find(
-		(entry) => entry.chain === chain && String(entry.symbol ?? '').toUpperCase() === asset.toUpperCase(),
-	);
+	const match = depositAddresses.find((entry) => entry.chain === chain && String(entry.symbol ?? '').toUpperCase() === asset.toUpperCase());
 	if (match && typeof match.address === 'string' && match.address !== '') {
 		return {
 			depositAddress: match.address,

@@ -15,10 +15,7 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['get'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['get'] } }, properties);
 
 /** GET /payment-orders/{id}: the order plus its `returns` block. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -3,13 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES, paymentOrderStatusOptions } from '../../../shared/paymentOrderStatus';
 import { apiRequestAllItems } from '../../../shared/transport';
-import {
-	includeSubaccountsOption,
-	optionsCollection,
-	pageSizeOption,
-	returnAllFields,
-	subaccountReadOption,
-} from '../fields';
+import { includeSubaccountsOption, optionsCollection, pageSizeOption, returnAllFields, subaccountReadOption } from '../fields';
 import { operationError, listLimit, optionalText, pageSize } from '../parameters';
 
 const properties: INodeProperties[] = [
@@ -49,8 +43,7 @@ const properties: INodeProperties[] = [
 				type: 'multiOptions',
 				default: [],
 				options: paymentOrderStatusOptions(),
-				description:
-					'Only orders in one of these statuses. Leave empty for every status the node knows (the API requires the filter, so it is always sent).',
+				description: 'Only orders in one of these statuses. Leave empty for every status the node knows (the API requires the filter, so it is always sent).',
 			},
 			subaccountReadOption,
 		],
@@ -58,10 +51,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([pageSizeOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['getMany'] } }, properties);
 
 /** The query of GET /payment-orders from the Filters collection; refuses subaccount plus include. */
 function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemIndex: number): IDataObject {

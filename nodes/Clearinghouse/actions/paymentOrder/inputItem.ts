@@ -32,8 +32,7 @@ export interface InputOrderFields {
 	businessKey?: unknown;
 }
 
-const own = (json: IDataObject, name: string): unknown =>
-	Object.prototype.hasOwnProperty.call(json, name) ? json[name] : undefined;
+const own = (json: IDataObject, name: string): unknown => (Object.prototype.hasOwnProperty.call(json, name) ? json[name] : undefined);
 
 /** Text of a field: a string (trimmed) or a finite number; anything else is refused. */
 function text(json: IDataObject, name: string, required: boolean): string {

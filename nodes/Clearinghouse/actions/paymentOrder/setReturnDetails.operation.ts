@@ -2,23 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	idempotencyFields,
-	optionsCollection,
-	paymentOrderLocator,
-	subaccountOrderOption,
-	walletsField,
-} from '../fields';
-import {
-	chainWallets,
-	operationError,
-	keyedWrite,
-	keyedWriteError,
-	sameRequestAsFirstTry,
-	locatorValue,
-	requiredText,
-	subaccountQuery,
-} from '../parameters';
+import { idempotencyFields, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
+import { chainWallets, operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, locatorValue, requiredText, subaccountQuery } from '../parameters';
 
 const MAX_RETURN_WALLETS = 32;
 
@@ -56,10 +41,7 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['setReturnDetails'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['setReturnDetails'] } }, properties);
 
 /**
  * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.

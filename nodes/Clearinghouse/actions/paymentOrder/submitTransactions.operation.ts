@@ -2,13 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { sleep, updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	chainField,
-	DYNAMIC_OPTIONS_HINT,
-	optionsCollection,
-	paymentOrderLocator,
-	subaccountOrderOption,
-} from '../fields';
+import { chainField, DYNAMIC_OPTIONS_HINT, optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
 import { operationError, locatorValue, optionalText, subaccountQuery } from '../parameters';
 
 const properties: INodeProperties[] = [
@@ -21,8 +15,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Transaction',
 		required: true,
 		default: {},
-		description:
-			'Funding transactions sent from an activated wallet of the sender to the deposit address of the order; one funding transfer per transaction',
+		description: 'Funding transactions sent from an activated wallet of the sender to the deposit address of the order; one funding transfer per transaction',
 		options: [
 			{
 				displayName: 'Transaction',
@@ -48,8 +41,7 @@ const properties: INodeProperties[] = [
 			type: 'number',
 			typeOptions: { minValue: 0, maxValue: 10 },
 			default: 0,
-			description:
-				"How many more times to submit when the service processed no transfer (its chain indexer may not have seen the transaction yet)",
+			description: 'How many more times to submit when the service processed no transfer (its chain indexer may not have seen the transaction yet)',
 		},
 		{
 			displayName: 'Seconds Between Retries',
@@ -63,10 +55,7 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['paymentOrder'], operation: ['submitTransactions'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['submitTransactions'] } }, properties);
 
 const NOT_INDEXED_HINT =
 	'The service processed no transfer: its chain indexer has probably not seen the transaction yet. Submit again in a few seconds (Options → Retries While Not Indexed), and check that the transaction went from an activated wallet of the sender to the deposit address of this order.';
@@ -78,8 +67,7 @@ const NOT_INDEXED_HINT =
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
-	const entries =
-		((this.getNodeParameter('transactions', itemIndex, {}) as IDataObject).transaction as IDataObject[] | undefined) ?? [];
+	const entries = ((this.getNodeParameter('transactions', itemIndex, {}) as IDataObject).transaction as IDataObject[] | undefined) ?? [];
 	const transactions = entries.map((entry, n) => {
 		const hash = optionalText(entry.hash);
 		const chain = optionalText(entry.chain);
@@ -132,12 +120,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** Transaction hashes already attributed to the order (its inbound transfers). */
-async function attributedHashes(
-	this: IExecuteFunctions,
-	id: string,
-	itemIndex: number,
-	subaccount: IDataObject | undefined,
-): Promise<Set<string>> {
+async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number, subaccount: IDataObject | undefined): Promise<Set<string>> {
 	const order = await apiRequest.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,

@@ -22,16 +22,14 @@ const properties: INodeProperties[] = [
 				type: 'options',
 				default: 'standard',
 				options: [{ name: 'Standard', value: 'standard' }],
-				description:
-					'Ask for a Standard quote (needs the NETTED_QUOTES capability). Leave out for automatic selection.',
+				description: 'Ask for a Standard quote (needs the NETTED_QUOTES capability). Leave out for automatic selection.',
 			},
 			{
 				displayName: 'Name',
 				name: 'name',
 				type: 'string',
 				default: '',
-				description:
-					'1-64 characters. A new quote with the same name expires the previous unconsumed quote of that name.',
+				description: '1-64 characters. A new quote with the same name expires the previous unconsumed quote of that name.',
 			},
 			{
 				displayName: 'Recipient Address',
@@ -49,10 +47,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['quote'], operation: ['create'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['quote'], operation: ['create'] } }, properties);
 
 /**
  * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a

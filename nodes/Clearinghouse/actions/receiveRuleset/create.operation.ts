@@ -2,23 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import {
-	assetField,
-	chainField,
-	DYNAMIC_OPTIONS_HINT,
-	idempotencyFields,
-	optionsCollection,
-	subaccountWriteOption,
-} from '../fields';
-import {
-	operationError,
-	keyedWrite,
-	keyedWriteError,
-	sameRequestAsFirstTry,
-	jsonObject,
-	optionalText,
-	requiredText,
-} from '../parameters';
+import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
+import { operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, optionalText, requiredText } from '../parameters';
 
 export const RULESET_NAME_MAX = 120;
 
@@ -32,8 +17,7 @@ const properties: INodeProperties[] = [
 		{
 			name: 'deliveredAsset',
 			displayName: 'Delivered Asset Name or ID',
-			description:
-				`Stablecoin delivered to the recipient (the list shows those of the chosen chain). ${DYNAMIC_OPTIONS_HINT}.`,
+			description: `Stablecoin delivered to the recipient (the list shows those of the chosen chain). ${DYNAMIC_OPTIONS_HINT}.`,
 		},
 		'deliveredChain',
 	),
@@ -89,10 +73,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['receiveRuleset'], operation: ['create'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);
 
 /** POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -27,10 +27,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['receiveRuleset'], operation: ['rename'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);
 
 /**
  * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the

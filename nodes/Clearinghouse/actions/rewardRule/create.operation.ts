@@ -35,17 +35,13 @@ const properties: INodeProperties[] = [
 		type: 'json',
 		required: true,
 		default: JSON.stringify(EXAMPLE_DEFINITION, null, 2),
-		description:
-			'The rule as JSON with measure, condition, payout and limits. Get Rule Blocks lists the types the service accepts.',
+		description: 'The rule as JSON with measure, condition, payout and limits. Get Rule Blocks lists the types the service accepts.',
 	},
 	...idempotencyFields,
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['rewardRule'], operation: ['create'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['create'] } }, properties);
 
 /**
  * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on

@@ -21,10 +21,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['rewardRule'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getMany'] } }, properties);
 
 /** GET /rewards/rules?status= on the rewards API (`{rules}`, sorted by name): one item per rule. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

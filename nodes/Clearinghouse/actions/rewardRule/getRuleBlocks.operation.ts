@@ -6,10 +6,7 @@ import { optionsCollection } from '../fields';
 
 const properties: INodeProperties[] = [optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['rewardRule'], operation: ['getRuleBlocks'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getRuleBlocks'] } }, properties);
 
 /** GET /rewards/rule-blocks on the rewards API: one item holding the whole catalog. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

@@ -6,10 +6,7 @@ import { optionsCollection } from '../fields';
 
 const properties: INodeProperties[] = [optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['supportedAsset'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['supportedAsset'], operation: ['getMany'] } }, properties);
 
 /** GET /supported-assets: the live list of chain/asset pairs, one item per pair. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

@@ -13,15 +13,10 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. customer-4711',
-		description:
-			'Your identifier for the user, unique within the account. An existing label updates that user.',
+		description: 'Your identifier for the user, unique within the account. An existing label updates that user.',
 	},
 	{
-		...walletsField(
-			'wallets',
-			'Wallets',
-			'Addresses the user controls (sending and receiving). New wallets start PENDING until the operator activates them.',
-		),
+		...walletsField('wallets', 'Wallets', 'Addresses the user controls (sending and receiving). New wallets start PENDING until the operator activates them.'),
 		required: true,
 	},
 	{
@@ -38,8 +33,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Replace With List Below',
 				value: 'replace',
-				description:
-					'Send the full list: wallets left out are removed, and an empty list clears every default',
+				description: 'Send the full list: wallets left out are removed, and an empty list clears every default',
 			},
 		],
 		description: 'Where deposits of this user are returned when an order has no return details of its own',
@@ -63,10 +57,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['user'], operation: ['createOrUpdate'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['user'], operation: ['createOrUpdate'] } }, properties);
 
 /**
  * POST /add-user-record. Not keyed by the API, but an upsert by label: sending the same body twice
@@ -80,13 +71,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const body: IDataObject = { label, wallets };
 	if (this.getNodeParameter('returnWalletsMode', itemIndex, 'unchanged') === 'replace') {
-		body.returnWallets = chainWallets(
-			this,
-			this.getNodeParameter('returnWallets', itemIndex, {}),
-			itemIndex,
-			'Return Wallets',
-			true,
-		);
+		body.returnWallets = chainWallets(this, this.getNodeParameter('returnWallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
 	}
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const subaccountId = optionalText(additional.subaccountId);

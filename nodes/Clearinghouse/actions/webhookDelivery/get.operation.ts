@@ -8,10 +8,7 @@ import { deliveryIdField } from './shared';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookDelivery'], operation: ['get'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['get'] } }, properties);
 
 /** GET /webhooks/deliveries/{id}: the signed envelope plus the attempt history. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

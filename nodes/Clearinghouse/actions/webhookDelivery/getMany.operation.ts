@@ -46,10 +46,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([pageSizeOption]),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookDelivery'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['getMany'] } }, properties);
 
 /** GET /webhooks/deliveries, newest first, with limit/offset pages; one item per delivery. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

@@ -8,10 +8,7 @@ import { deliveryIdField } from './shared';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookDelivery'], operation: ['replay'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['replay'] } }, properties);
 
 /**
  * POST /webhooks/deliveries/{id}/replay: queues the same payload (same Webhook-Id) as a new

@@ -34,10 +34,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['create'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['create'] } }, properties);
 
 /**
  * POST /webhooks/endpoints. The output carries `secret`: the API returns it only here, once; keep

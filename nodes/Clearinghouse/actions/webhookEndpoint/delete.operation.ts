@@ -7,10 +7,7 @@ import { locatorValue, recordWithoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['delete'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['delete'] } }, properties);
 
 /** DELETE /webhooks/endpoints/{id}: soft delete. Not repeated by the transport (a repeat may meet a deleted endpoint). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

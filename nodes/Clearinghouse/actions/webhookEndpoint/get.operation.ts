@@ -7,15 +7,10 @@ import { locatorValue, withoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['get'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['get'] } }, properties);
 
 /** GET /webhooks/endpoints/{id}. Secrets are never part of this output. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	return withoutSecrets(
-		await apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}`, itemIndex }),
-	);
+	return withoutSecrets(await apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}`, itemIndex }));
 }

@@ -7,10 +7,7 @@ import { listLimit, withoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [...returnAllFields(), optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['getMany'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['getMany'] } }, properties);
 
 /** GET /webhooks/endpoints (`{endpoints}`, not paginated by the API): one item per endpoint. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {

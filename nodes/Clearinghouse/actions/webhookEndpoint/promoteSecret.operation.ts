@@ -7,10 +7,7 @@ import { locatorValue, recordWithoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } }, properties);
 
 /**
  * POST /webhooks/endpoints/{id}/rotate-secret/promote: retires the old secret after a graceful

@@ -16,8 +16,7 @@ const properties: INodeProperties[] = [
 			{
 				name: 'Graceful',
 				value: 'graceful',
-				description:
-					'Deliveries are signed with the old and the new secret until you promote the new one',
+				description: 'Deliveries are signed with the old and the new secret until you promote the new one',
 			},
 			{
 				name: 'Immediate',
@@ -30,10 +29,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['rotateSecret'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['rotateSecret'] } }, properties);
 
 /**
  * POST /webhooks/endpoints/{id}/rotate-secret. The output carries `secretNext`, the only place

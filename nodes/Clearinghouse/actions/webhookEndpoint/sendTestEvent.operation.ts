@@ -7,10 +7,7 @@ import { locatorValue, recordWithoutSecrets } from '../parameters';
 
 const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['sendTestEvent'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['sendTestEvent'] } }, properties);
 
 /** POST /webhooks/endpoints/{id}/test: sends a signed webhook.ping now and reports whether the receiver answered 2xx. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {

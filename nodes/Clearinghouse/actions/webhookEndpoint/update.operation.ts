@@ -45,10 +45,7 @@ const properties: INodeProperties[] = [
 	optionsCollection(),
 ];
 
-export const description = updateDisplayOptions(
-	{ show: { resource: ['webhookEndpoint'], operation: ['update'] } },
-	properties,
-);
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['update'] } }, properties);
 
 /**
  * PATCH /webhooks/endpoints/{id}. Not keyed, but it sets values rather than changing them by a

@@ -139,14 +139,8 @@ describe('Create', () => {
 		[{ mode: 'instant', quoteId: '' }, 'Quote ID is required for instant orders'],
 		// A fixed Instant mode hides these fields (n8n then drops their values); a mode expression
 		// keeps them shown, so each item is checked at run time.
-		[
-			{ mode: '={{ "instant" }}', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
-			'Expires At is not accepted for instant orders',
-		],
-		[
-			{ mode: '={{ "instant" }}', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } },
-			'Subaccount ID is not accepted for instant orders',
-		],
+		[{ mode: '={{ "instant" }}', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' }, 'Expires At is not accepted for instant orders'],
+		[{ mode: '={{ "instant" }}', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } }, 'Subaccount ID is not accepted for instant orders'],
 		[{ idempotencyKeyMode: 'custom', idempotencyKey: '' }, 'Business Key must not be empty'],
 		[{ idempotencyKeyMode: 'custom', idempotencyKey: 'k'.repeat(256) }, 'Business Key must be at most 255 characters'],
 		[{ fromUserId: ' ' }, 'Sender User ID is required'],
@@ -187,10 +181,7 @@ describe('Create', () => {
 		// Within the limits (daily limits absent): the order is created after the check.
 		await env.mark();
 		await env.run(payment(env, { amountUsd: '99.9999', options: { checkLimits: true } }));
-		expect((await env.requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
-			'GET /api/v1/account/limits',
-			'POST /api/v1/payment',
-		]);
+		expect((await env.requests()).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/account/limits', 'POST /api/v1/payment']);
 	});
 
 	test("the limit pre-flight of a subaccount's order reads the limits with its Subaccount ID", async () => {

@@ -35,9 +35,10 @@ describe('Get', () => {
 	});
 
 	test('Get of an unknown order is a NodeApiError with the status', async () => {
-		await expect(
-			env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: 'nope' } }),
-		).rejects.toMatchObject({ httpCode: '404', message: expect.stringContaining('404') });
+		await expect(env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: 'nope' } })).rejects.toMatchObject({
+			httpCode: '404',
+			message: expect.stringContaining('404'),
+		});
 	});
 
 	test('the From List search pages through orders 50 at a time and filters', async () => {

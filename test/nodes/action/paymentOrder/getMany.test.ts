@@ -24,7 +24,11 @@ describe('Get Many', () => {
 		expect(all.every((o) => o.pairedItem && (o.pairedItem as any).item === 0)).toBe(true);
 		const some = await env.run({ ...getMany, returnAll: false, limit: 3 });
 		expect(some).toHaveLength(3);
-		expect(json(some).map((o) => o.id)).toEqual(json(all).slice(0, 3).map((o) => o.id));
+		expect(json(some).map((o) => o.id)).toEqual(
+			json(all)
+				.slice(0, 3)
+				.map((o) => o.id),
+		);
 		const reqs = await env.requests();
 		expect(reqs[0].query).toMatchObject({ status: ['AWAITING_FUNDS', 'FUNDED'], limit: '1000', offset: '0' });
 		expect(reqs[reqs.length - 1].query).toMatchObject({ limit: '3', offset: '0' });
@@ -46,7 +50,11 @@ describe('Get Many', () => {
 		]);
 		await env.mark();
 		const five = await env.run({ ...getMany, returnAll: false, limit: 5 });
-		expect(json(five).map((o) => o.id)).toEqual(json(all).slice(0, 5).map((o) => o.id));
+		expect(json(five).map((o) => o.id)).toEqual(
+			json(all)
+				.slice(0, 5)
+				.map((o) => o.id),
+		);
 		reqs = await env.requests();
 		expect(reqs.map((r) => [r.query.limit, r.query.offset])).toEqual([
 			['2', '0'],
@@ -87,9 +95,9 @@ describe('Get Many', () => {
 			includeSubaccounts: 'true',
 		});
 		await env.mark();
-		await expect(
-			env.run({ ...getMany, filters: { subaccountId: env.state.subaccounts[0].id, includeSubaccounts: true } }),
-		).rejects.toThrow('Use either Subaccount ID or Include Subaccounts, not both');
+		await expect(env.run({ ...getMany, filters: { subaccountId: env.state.subaccounts[0].id, includeSubaccounts: true } })).rejects.toThrow(
+			'Use either Subaccount ID or Include Subaccounts, not both',
+		);
 		expect(await env.requests()).toEqual([]);
 		await env.run({ ...getMany, filters: { subaccountId: env.state.subaccounts[0].id } });
 		expect((await env.requests())[0].query).toMatchObject({ subaccountId: env.state.subaccounts[0].id });

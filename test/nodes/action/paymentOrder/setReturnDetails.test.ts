@@ -26,10 +26,7 @@ describe('Set Return Details', () => {
 		const id = await createOrder(env);
 		const [first] = await env.run(params(id));
 		let reqs = await env.requests();
-		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
-			`GET /api/v1/payment-orders/${id}`,
-			`PUT /api/v1/payment-orders/${id}/return-details`,
-		]);
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v1/payment-orders/${id}`, `PUT /api/v1/payment-orders/${id}/return-details`]);
 		expect(reqs[1].headers['if-match']).toBe('"0"');
 		expect(reqs[1].headers['idempotency-key']).toBe(first.json.idempotencyKey);
 		expect(reqs[1].body).toEqual({
@@ -59,10 +56,7 @@ describe('Set Return Details', () => {
 		await env.mark();
 		await env.run(params(id, { options: { subaccountId: sub } }), { continueOnFail: true });
 		const reqs = await env.requests();
-		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([
-			`GET /api/v1/payment-orders/${id}`,
-			`PUT /api/v1/payment-orders/${id}/return-details`,
-		]);
+		expect(reqs.map((r) => `${r.method} ${r.path}`)).toEqual([`GET /api/v1/payment-orders/${id}`, `PUT /api/v1/payment-orders/${id}/return-details`]);
 		expect(reqs[0]).toMatchObject({ status: 200, query: { subaccountId: sub } });
 		expect(reqs[1].body).toEqual({
 			userId: env.alice.id,
@@ -73,7 +67,12 @@ describe('Set Return Details', () => {
 
 	test('refuses two wallets on one chain before sending', async () => {
 		const id = await createOrder(env);
-		const wallets = { wallet: [{ chain: 'ethereum', address: '0x1' }, { chain: 'ethereum', address: '0x2' }] };
+		const wallets = {
+			wallet: [
+				{ chain: 'ethereum', address: '0x1' },
+				{ chain: 'ethereum', address: '0x2' },
+			],
+		};
 		await expect(env.run(params(id, { wallets }))).rejects.toThrow(/one wallet per chain; "ethereum"/);
 		expect(await env.requests()).toEqual([]);
 	});

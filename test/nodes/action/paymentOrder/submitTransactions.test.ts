@@ -24,7 +24,11 @@ describe('Submit Transactions', () => {
 	test('an indexed hash is processed', async () => {
 		const id = await createOrder(env);
 		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+			paymentOrderId: id,
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 125.5,
 		});
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash));
@@ -52,12 +56,21 @@ describe('Submit Transactions', () => {
 	test('transfersProcessed 0 is reported as not indexed, with a hint', async () => {
 		const id = await createOrder(env);
 		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+			paymentOrderId: id,
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 125.5,
+			indexed: false,
 		});
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash));
 		expect(item.json).toMatchObject({
-			transfersProcessed: 0, indexed: false, attempts: 1, alreadyAttributed: [], notIndexed: [transactionHash],
+			transfersProcessed: 0,
+			indexed: false,
+			attempts: 1,
+			alreadyAttributed: [],
+			notIndexed: [transactionHash],
 		});
 		expect(item.json.hint).toMatch(/indexer/);
 	});
@@ -65,7 +78,12 @@ describe('Submit Transactions', () => {
 	test('retries while not indexed, seconds apart, until the indexer sees the hash', async () => {
 		const id = await createOrder(env);
 		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5, indexed: false,
+			paymentOrderId: id,
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 125.5,
+			indexed: false,
 		});
 		await env.mark();
 		const running = env.run(submit(id, transactionHash, { indexRetries: 3, indexRetryDelaySeconds: 1 }));
@@ -83,7 +101,11 @@ describe('Submit Transactions', () => {
 	test('a lost answer: the repeat processes 0, and the order shows the hash was attributed', async () => {
 		const id = await createOrder(env);
 		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 125.5,
+			paymentOrderId: id,
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 125.5,
 		});
 		await env.op('POST', '/faults', { method: 'POST', path: '/transactions$', count: 1, commitThen500: true });
 		await env.mark();
@@ -95,9 +117,7 @@ describe('Submit Transactions', () => {
 
 	test('refuses an empty list before sending', async () => {
 		const id = await createOrder(env);
-		await expect(
-			env.run({ ...submit(id, 'x'), transactions: {} }),
-		).rejects.toThrow('Transactions: add at least one transaction hash');
+		await expect(env.run({ ...submit(id, 'x'), transactions: {} })).rejects.toThrow('Transactions: add at least one transaction hash');
 		expect(await env.requests()).toEqual([]);
 	});
 });
