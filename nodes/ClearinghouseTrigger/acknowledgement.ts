@@ -90,7 +90,7 @@ function acknowledgeOf(parameters: Record<string, unknown>): unknown {
  * expression, n8n reads `responseMode`/`responseData` with these functions instead of evaluating
  * the templates in the expression engine on every delivery; the templates stay for the editor and
  * for older n8n, which ignores the symbol key. Each resolver must give what its template gives
- * (test/nodes/trigger/webhookDescription.test.ts checks both against n8n's engine).
+ * (test/nodes/trigger/description.test.ts checks both against n8n's engine).
  * Built here rather than imported so that the node still loads in an n8n without these helpers.
  */
 export const ACKNOWLEDGE_WEBHOOK_FIELDS = {
