@@ -23,7 +23,7 @@ require(path.join(modules, 'reflect-metadata'));
 const { Workflow, Expression, createRunExecutionData } = require(path.join(modules, 'n8n-workflow'));
 const { ExecuteContext } = require(path.join(modules, 'n8n-core'));
 const { Clearinghouse } = require(path.join(packageDir, 'dist', 'nodes', 'Clearinghouse', 'Clearinghouse.node.js'));
-const { itemParameter } = require(path.join(packageDir, 'dist', 'nodes', 'Clearinghouse', 'actions', 'common.js'));
+const { itemParameter } = require(path.join(packageDir, 'dist', 'nodes', 'Clearinghouse', 'actions', 'parameters.js'));
 
 // [expression, item json, the reader may skip the engine]
 const cases = [
