@@ -4,13 +4,13 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
 import { confirmOrder } from './confirm';
-import type { EventOptions } from './events';
+import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
 import type { Acknowledge } from './acknowledgement';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { eventOptions } from './eventOptions';
 import type { EndpointState } from './lifecycle';
-import { checkExists, create, deleteWebhook, deliverySecret, secretScope } from './lifecycle';
+import { checkExists, create, deleteWebhook, deliverySecret } from './lifecycle';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
@@ -199,7 +199,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
 	// The secret is kept sealed under the credential's API key (see lifecycle.ts); a box that no
 	// longer opens is renewed here, and this delivery answered 503 so the service retries it.
-	const stored = await deliverySecret.call(ctx, state, await secretScope(ctx), triggerKey);
+	const stored = await deliverySecret.call(ctx, state, triggerKey);
 	if (stored.found === 'renewed' || stored.found === 'renewal_failed') {
 		return respond(ctx, 503, { error: 'Webhook secret renewed, retry later' });
 	}
@@ -228,18 +228,27 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 		accountId: event.accountId,
 		deliveryId: header(req.headers[DELIVERY_ID_HEADER]) ?? null,
 	};
-	const data = (event.data ?? {}) as IDataObject;
 
 	// Process memory first (it sees every delivery of this process), topped up from the static-data
-	// mirror (what this or another process saved). The mirror is rewritten on every verified
-	// delivery, because n8n saves it only from deliveries that start no run (see the README).
+	// mirror (what this or another process saved).
 	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
-	const mirror = () => {
-		state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS);
-	};
-	mirror();
+	const response = await answerEvent(ctx, event, base, memory, triggerKey);
+	// n8n saves static data only from a delivery that starts no run (docs/trigger.md), so the mirror
+	// is written there and only there: a snapshot on every delivery was work n8n then discarded.
+	if (!response.workflowData) state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS);
+	return response;
+}
 
+/** What a verified event leads to: a run of the workflow, or an answer that starts none. */
+async function answerEvent(
+	ctx: IWebhookFunctions,
+	event: IDataObject,
+	base: IDataObject,
+	memory: TriggerMemory,
+	triggerKey: string,
+): Promise<IWebhookResponseData> {
+	const data = (event.data ?? {}) as IDataObject;
 	if (event.type === 'webhook.ping') {
 		const emitPing = ctx.getNodeParameter('options.emitPing', false) as boolean;
 		if (!emitPing) return ignored('ping');
@@ -283,10 +292,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	}
 	const decision = decide(memory, event.id, order, options);
 	if (!decision.emit) return ignored(decision.reason);
-	const record = () => {
-		recordEmitted(memory, event.id as string, order);
-		mirror();
-	};
+	const record = () => recordEmitted(memory, event.id as string, order);
 	// When acknowledging at the end, only a successful run counts as emitted: a failed one is retried.
 	if (acknowledge === 'whenFinished') trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
 	else record();

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { openSecret } from '../../nodes/shared/secretBox';
+import { OPENED_SECRET_TTL_MS } from '../../nodes/ClearinghouseTrigger/lifecycle';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
@@ -209,6 +210,8 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		const seen = (await attemptsToMain()).length;
 		const { apiKey: newKey } = await operator.call('POST', 'api-keys', {});
 		await n8n.importCredential({ ...mainCredential, data: { ...mainCredential.data, apiKey: newKey } });
+		// Until the secret n8n's process opened before the change expires, the old box still verifies.
+		await sleep(OPENED_SECRET_TTL_MS + 500);
 		const before = executions(MAIN).length;
 		const order = await createOrder(9);
 		// The sandbox retries on its own schedule (5 s here); flushing only hurries it.

@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
-import { forgetRenewals } from '../../../nodes/ClearinghouseTrigger/lifecycle';
+import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/lifecycle';
 import {
 	activate,
 	api,
@@ -596,6 +596,30 @@ describe('the sealed secret on delivery', () => {
 		expect(secretOf(t)).not.toBe(oldSecret);
 		const rotations = (await operator(sb, 'GET', `requests?since=${since}`)).requests.filter((r: any) => /rotate-secret$/.test(r.path));
 		expect(rotations.map((r: any) => r.status)).toEqual([200]);
+	});
+
+	it('the opened secret is kept for 10 s per trigger and box: a changed API key is noticed after that, not on every delivery', async () => {
+		const t = await published();
+		const oldSecret = secretOf(t);
+		expect((await signed(t, ping())).status).toBe(200); // opened with the credential, and kept
+		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		// Within the TTL the credential is not read again: the old key's box still verifies.
+		expect((await signed(t, ping(), { secret: oldSecret })).status).toBe(200);
+		expectRefused(await signed(t, ping(), { secret: 'whsec_forged' }));
+		const rotationsSince = async () => (await operator(sb, 'GET', `requests?since=${since}`)).requests.filter((r: any) => /rotate-secret$/.test(r.path)).length;
+		expect(await rotationsSince()).toBe(0);
+		const later = Date.now() + OPENED_SECRET_TTL_MS + 1_000;
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+		try {
+			// After it, the credential is read: the box no longer opens and is renewed.
+			expect((await signed(t, ping(), { secret: oldSecret, t: Math.floor(later / 1000) })).status).toBe(503);
+		} finally {
+			clock.mockRestore();
+		}
+		expect(await rotationsSince()).toBe(1);
+		expect(secretOf(t)).not.toBe(oldSecret);
+		expect((await signed(t, ping())).status).toBe(200);
 	});
 
 	it('concurrent deliveries during a renewal share one rotation; a forged one after it is still refused', async () => {
