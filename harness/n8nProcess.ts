@@ -41,6 +41,8 @@ export interface CommandResult {
 export interface ExecuteResult extends CommandResult {
 	/** The run n8n printed (`--rawOutput`: an IRun), or undefined when it printed none. */
 	run: PrintedRun | undefined;
+	/** n8n died by this signal while exiting, after it had printed the finished run (see execute()). */
+	crashedAtExit?: NodeJS.Signals;
 }
 
 /** What `n8n execute --rawOutput` prints: the IRun of the execution. */
@@ -197,7 +199,7 @@ export class N8nInstance {
 	async execute(id: string): Promise<ExecuteResult> {
 		// Its own task-broker port, so that it runs beside a started n8n or other executes.
 		const result = await this.cli(['execute', `--id=${id}`, '--rawOutput'], { env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) } });
-		return { ...result, run: parseRunOutput(result.stdout) };
+		return executeResult(result);
 	}
 
 	/** `n8n publish:workflow`; a running n8n picks it up at its next reconcile (about 2 s here). */
@@ -342,6 +344,22 @@ export class N8nProcess {
 }
 
 /** The run JSON block of `n8n execute --rawOutput`: from a line `{` to the next line `}`. */
+/**
+ * What an `n8n execute` ended with. n8n 2.40.7's `n8n execute` sometimes dies with SIGSEGV while
+ * shutting down, after the run finished, was stored and was printed (1 of 15 calls on a quiet
+ * machine with no community package installed, 2026-11-26). The run's outcome is then what n8n
+ * printed: the exit code is the one n8n gives that outcome (0 success, 1 failed run), and the crash
+ * stays on record. Running the workflow again instead could pay twice.
+ */
+export function executeResult(result: CommandResult): ExecuteResult {
+	const run = parseRunOutput(result.stdout);
+	if (result.code === null && result.signal === 'SIGSEGV') {
+		const failed = result.stdout.includes('Execution was NOT successful');
+		if (failed || (run?.finished && run.status === 'success')) return { ...result, code: failed ? 1 : 0, run, crashedAtExit: result.signal };
+	}
+	return { ...result, run };
+}
+
 export function parseRunOutput(stdout: string): PrintedRun | undefined {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((line) => line === '{');
