@@ -41,7 +41,7 @@ export interface CommandResult {
 export interface ExecuteResult extends CommandResult {
 	/** The run n8n printed (`--rawOutput`: an IRun), or undefined when it printed none. */
 	run: PrintedRun | undefined;
-	/** n8n died by this signal while exiting, after it had printed the finished run (see execute()). */
+	/** n8n died by this signal while exiting, after it had printed the finished run (see executeResult()). */
 	crashedAtExit?: NodeJS.Signals;
 }
 
@@ -343,7 +343,6 @@ export class N8nProcess {
 	}
 }
 
-/** The run JSON block of `n8n execute --rawOutput`: from a line `{` to the next line `}`. */
 /**
  * What an `n8n execute` ended with. n8n 2.40.7's `n8n execute` sometimes dies with SIGSEGV while
  * shutting down, after the run finished, was stored and was printed (1 of 15 calls on a quiet
@@ -360,6 +359,7 @@ export function executeResult(result: CommandResult): ExecuteResult {
 	return { ...result, run };
 }
 
+/** The run JSON block of `n8n execute --rawOutput`: from a line `{` to the next line `}`. */
 export function parseRunOutput(stdout: string): PrintedRun | undefined {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((line) => line === '{');
