@@ -43,7 +43,9 @@ async function timedExecute(n8n: N8nInstance): Promise<number> {
 	const result = await n8n.execute(IDS.trivial);
 	const ms = performance.now() - started;
 	if (result.code !== 0 || !result.run?.data?.resultData?.runData?.Done || result.run.data.resultData.error)
-		throw new Error(`n8n execute failed (exit code ${result.code}, signal ${result.signal ?? 'none'}; SIGKILL is the harness's 180 s timeout):\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`);
+		throw new Error(
+			`n8n execute failed (exit code ${result.code}, signal ${result.signal ?? 'none'}; SIGKILL is the harness's 180 s timeout):\n${result.stdout.slice(-1500)}\n${result.stderr.slice(-1500)}`,
+		);
 	return ms;
 }
 
