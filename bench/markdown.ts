@@ -10,7 +10,7 @@ import type { ListingResult } from './listing';
 import type { PackageResult } from './package-cost';
 import type { TargetCheck } from './report';
 import type { Figure } from './lib/stats';
-import type { TriggerResult } from './trigger';
+import type { TriggerResult, TriggerSettingResult } from './trigger';
 import type { VerificationResult } from './verification';
 
 const f = (x: Figure | undefined) => (x ? `${x.median} ${x.unit} (runs: ${x.runs.join(', ')})` : 'n/a');
@@ -79,17 +79,20 @@ export function markdown(record: any): string {
 			);
 	}
 	const t = r.trigger;
+	// The n8n process's CPU per delivery, when the run measured it (older records did not).
+	const cpu = (x: TriggerSettingResult, c: keyof NonNullable<TriggerSettingResult['cpuMsPerDelivery']>) =>
+		x.cpuMsPerDelivery?.[c] === undefined ? '' : `, n8n CPU ${x.cpuMsPerDelivery[c]} ms/delivery`;
 	if (t)
 		out.push(
-			`| 3. Trigger v2: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s, n8n's default settings | ${f(t.executionsPerSecond.trigger)} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)} | ${f(t.ratio)} |`,
+			`| 3. Trigger v2: ${t.deliveries} signed deliveries, ${t.concurrency} in flight, executions/s, n8n's default settings | ${f(t.executionsPerSecond.trigger)}${cpu(t, 'trigger')} | plain Webhook ${f(t.executionsPerSecond.plainWebhook)}${cpu(t, 'plainWebhook')} | ${f(t.ratio)} |`,
 		);
 	if (t?.lazyAcquire) {
 		const l = t.lazyAcquire;
 		out.push(
-			`| 3. Trigger v2 with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true | ${f(l.executionsPerSecond.trigger)} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)} | ${f(l.ratio)} (target ≥ 0.9) |`,
+			`| 3. Trigger v2 with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true | ${f(l.executionsPerSecond.trigger)}${cpu(l, 'trigger')} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)}${cpu(l, 'plainWebhook')} | ${f(l.ratio)} (target ≥ 0.9) |`,
 		);
 		out.push(
-			`| 3. Trigger v2 confirmed with the API, lazy acquire | ${f(l.executionsPerSecond.triggerConfirmed)} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)} | ${f(l.ratioConfirmed)} |`,
+			`| 3. Trigger v2 confirmed with the API, lazy acquire | ${f(l.executionsPerSecond.triggerConfirmed)}${cpu(l, 'triggerConfirmed')} | plain Webhook ${f(l.executionsPerSecond.plainWebhook)}${cpu(l, 'plainWebhook')} | ${f(l.ratioConfirmed)} |`,
 		);
 	}
 	const v = r.verification;

@@ -9,6 +9,8 @@
  * settings and again with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true, with the engine calls and the
  * isolates n8n counted per delivery (its /metrics), so that the comparison shows its own fairness:
  * n8n lets only its own Webhook node skip the webhook-phase isolate (n8n/dist/webhooks/live-webhooks.js).
+ * The n8n process's CPU time per delivery is printed beside each throughput: on a shared machine it
+ * moves far less than a rate does.
  */
 import { Agent, request } from 'undici';
 
@@ -18,12 +20,14 @@ import { signatureHeader } from '../nodes/shared/signature';
 import type { BenchContext } from './context';
 import { countExecutions, pool, waitForCount } from './lib/http';
 import { countIn } from './lib/metrics';
-import { figure, median, pairedRatio, show, type Figure } from './lib/stats';
+import { cpuMs, findN8nPid } from './lib/proc';
+import { figure, median, show, type Figure } from './lib/stats';
 import { IDS, PLAIN_PATH, TRIGGER_CONTENDERS, type TriggerContender } from './workflows';
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 
 type Contender = TriggerContender | 'plainWebhook';
-const CONTENDERS: Contender[] = ['trigger', 'triggerConfirmed', 'triggerV1', 'plainWebhook'];
+const TRIGGER_ORDER: TriggerContender[] = ['trigger', 'triggerConfirmed', 'triggerV1'];
+const CONTENDERS: Contender[] = [...TRIGGER_ORDER, 'plainWebhook'];
 const LABELS: Record<Contender, string> = {
 	trigger: 'Clearinghouse Trigger v2 (verified)',
 	triggerConfirmed: 'Clearinghouse Trigger v2, confirmed with the API',
@@ -37,7 +41,7 @@ export interface TriggerSettingResult {
 	executionsPerSecond: Record<Contender, Figure>;
 	/** Deliveries ÷ time until the last HTTP answer (n8n answers before the run ends). */
 	acceptedPerSecond: Record<Contender, Figure>;
-	/** Trigger v2 (confirmation off) ÷ plain Webhook, paired by run. */
+	/** Trigger v2 (confirmation off) ÷ the mean of the plain Webhook's runs just before and after it, by round. */
 	ratio: Figure;
 	ratioConfirmed: Figure;
 	ratioV1: Figure;
@@ -45,6 +49,8 @@ export interface TriggerSettingResult {
 	engineCallsPerDelivery: Record<Contender, number | undefined>;
 	/** Isolates n8n took from its pool per delivery (each built fresh: the dominant cost). */
 	isolatesPerDelivery: Record<Contender, number | undefined>;
+	/** CPU time of the n8n process per delivery (all its threads, isolates included), median over runs. */
+	cpuMsPerDelivery?: Record<Contender, number | undefined>;
 }
 
 export interface TriggerResult extends TriggerSettingResult {
@@ -109,14 +115,16 @@ interface RunResult {
 	acceptedPerSecond: number;
 	engineCalls?: number;
 	isolates?: number;
+	cpuMs?: number;
 }
 
-async function run(ctx: BenchContext, contender: Contender, batch: Delivery[]): Promise<RunResult> {
+async function run(ctx: BenchContext, contender: Contender, batch: Delivery[], pid: number | undefined): Promise<RunResult> {
 	const url = ctx.n8n.webhookUrl(pathOf(contender));
 	const workflowId = workflowOf(contender);
 	const db = `${ctx.n8n.userFolder}/.n8n/database.sqlite`;
 	const before = countExecutions(db, workflowId);
 	const countersBefore = await engineCounters(ctx.n8n.baseUrl);
+	const cpuBefore = pid === undefined ? undefined : cpuMs(pid);
 	const agent = new Agent({ connections: ctx.config.deliveryConcurrency });
 	const refused: string[] = [];
 	const started = performance.now();
@@ -131,6 +139,7 @@ async function run(ctx: BenchContext, contender: Contender, batch: Delivery[]): 
 	const done = await waitForCount(() => countExecutions(db, workflowId).done - before.done, batch.length, 300_000);
 	const failed = countExecutions(db, workflowId).failed - before.failed;
 	if (failed > 0) throw new Error(`${contender}: ${failed} executions failed`);
+	const cpuAfter = pid === undefined ? undefined : cpuMs(pid);
 	const countersAfter = await engineCounters(ctx.n8n.baseUrl);
 	const per = (a?: number, b?: number) => (a === undefined || b === undefined ? undefined : (b - a) / batch.length);
 	return {
@@ -138,6 +147,7 @@ async function run(ctx: BenchContext, contender: Contender, batch: Delivery[]): 
 		acceptedPerSecond: (batch.length / (accepted - started)) * 1000,
 		engineCalls: per(countersBefore.calls, countersAfter.calls),
 		isolates: per(countersBefore.isolates, countersAfter.isolates),
+		cpuMs: per(cpuBefore, cpuAfter),
 	};
 }
 
@@ -160,30 +170,64 @@ async function publishTriggers(ctx: BenchContext): Promise<Record<TriggerContend
 	return secrets;
 }
 
+/** Means of several runs' figures (the Webhook's runs around the contenders of one round). */
+function meanOf(runs: RunResult[]): RunResult {
+	const mean = (key: keyof RunResult) => {
+		const values = runs.map((m) => m[key]);
+		return values.some((v) => v === undefined) ? undefined : (values as number[]).reduce((a, b) => a + b, 0) / values.length;
+	};
+	return {
+		executionsPerSecond: mean('executionsPerSecond') as number,
+		acceptedPerSecond: mean('acceptedPerSecond') as number,
+		engineCalls: mean('engineCalls'),
+		isolates: mean('isolates'),
+		cpuMs: mean('cpuMs'),
+	};
+}
+
 async function measure(
 	ctx: BenchContext,
 	template: Record<string, unknown>,
 	secrets: Record<TriggerContender, string>,
 ): Promise<TriggerSettingResult & { bodyBytes: number }> {
 	const { runs, deliveries: count } = ctx.config;
+	// Found again each time: a restart (the lazy-acquire setting) starts a new process.
+	const pid = findN8nPid(ctx.n8n.root, 'start');
 	const batchFor = (contender: Contender, tag: string, n: number) =>
 		deliveries(ctx, template, secrets[contender === 'plainWebhook' ? 'trigger' : contender], tag, n, contender === 'triggerConfirmed');
-	for (const contender of CONTENDERS) await run(ctx, contender, batchFor(contender, `warm${contender}${Date.now()}`, 20));
-	const results = Object.fromEntries(CONTENDERS.map((c) => [c, [] as RunResult[]])) as Record<Contender, RunResult[]>;
 	let bodyBytes = 0;
+	const once = async (contender: Contender, tag: string): Promise<RunResult> => {
+		const batch = batchFor(contender, `${contender}${Date.now().toString(36)}${tag}`, count);
+		bodyBytes = Buffer.byteLength(batch[0].body);
+		const m = await run(ctx, contender, batch, pid);
+		ctx.log(
+			`  run ${tag} ${contender.padEnd(16)} ${m.executionsPerSecond.toFixed(1)} executions/s (answered at ${m.acceptedPerSecond.toFixed(1)}/s), ` +
+				`engine calls/delivery ${m.engineCalls?.toFixed(2) ?? 'n/a'}, isolates/delivery ${m.isolates?.toFixed(2) ?? 'n/a'}, ` +
+				`n8n CPU ms/delivery ${m.cpuMs?.toFixed(1) ?? 'n/a'}`,
+		);
+		return m;
+	};
+	// 50 each: after a restart n8n's code is cold, and the first runs would otherwise pay for it.
+	for (const contender of CONTENDERS) await run(ctx, contender, batchFor(contender, `warm${contender}${Date.now()}`, 50), pid);
+	const results = Object.fromEntries(CONTENDERS.map((c) => [c, [] as RunResult[]])) as Record<Contender, RunResult[]>;
+	const ratios = Object.fromEntries(TRIGGER_ORDER.map((c) => [c, [] as number[]])) as Record<TriggerContender, number[]>;
 	for (let r = 0; r < runs; r++) {
-		// Alternating order, so that neither side always runs on a warmer (or more loaded) n8n.
-		const order = r % 2 === 0 ? CONTENDERS : [...CONTENDERS].reverse();
-		for (const contender of order) {
-			const batch = batchFor(contender, `${contender}${Date.now().toString(36)}r${r}`, count);
-			bodyBytes = Buffer.byteLength(batch[0].body);
-			const m = await run(ctx, contender, batch);
+		// The Webhook runs before and after every trigger contender, and each contender is compared
+		// with the mean of the two runs around it: a machine that drifts (code warming up, a
+		// neighbour's load, a growing database) moves both sides of each ratio alike. The order of
+		// the contenders alternates, so that none always follows the same one.
+		const order = r % 2 === 0 ? TRIGGER_ORDER : [...TRIGGER_ORDER].reverse();
+		let before = await once('plainWebhook', `${r + 1}.0`);
+		const webhookRuns = [before];
+		for (const [i, contender] of order.entries()) {
+			const m = await once(contender, `${r + 1}.${i + 1}`);
+			const after = await once('plainWebhook', `${r + 1}.${i + 1}`);
 			results[contender].push(m);
-			ctx.log(
-				`  run ${r + 1} ${contender.padEnd(16)} ${m.executionsPerSecond.toFixed(1)} executions/s (answered at ${m.acceptedPerSecond.toFixed(1)}/s), ` +
-					`engine calls/delivery ${m.engineCalls?.toFixed(2) ?? 'n/a'}, isolates/delivery ${m.isolates?.toFixed(2) ?? 'n/a'}`,
-			);
+			ratios[contender].push(m.executionsPerSecond / ((before.executionsPerSecond + after.executionsPerSecond) / 2));
+			webhookRuns.push(after);
+			before = after;
 		}
+		results.plainWebhook.push(meanOf(webhookRuns));
 	}
 	const pick = <K extends keyof RunResult>(key: K, unit: string) =>
 		Object.fromEntries(
@@ -195,22 +239,22 @@ async function measure(
 				),
 			]),
 		) as Record<Contender, Figure>;
-	const perDelivery = (key: 'engineCalls' | 'isolates') =>
+	const perDelivery = (key: 'engineCalls' | 'isolates' | 'cpuMs', digits = 2) =>
 		Object.fromEntries(
 			CONTENDERS.map((c) => {
 				const values = results[c].map((m) => m[key]).filter((v): v is number => v !== undefined);
-				return [c, values.length ? Number(median(values).toFixed(2)) : undefined];
+				return [c, values.length ? Number(median(values).toFixed(digits)) : undefined];
 			}),
 		) as Record<Contender, number | undefined>;
-	const eps = (c: Contender) => results[c].map((m) => m.executionsPerSecond);
 	return {
 		executionsPerSecond: pick('executionsPerSecond', 'executions/s'),
 		acceptedPerSecond: pick('acceptedPerSecond', 'deliveries/s'),
-		ratio: pairedRatio(eps('trigger'), eps('plainWebhook')),
-		ratioConfirmed: pairedRatio(eps('triggerConfirmed'), eps('plainWebhook')),
-		ratioV1: pairedRatio(eps('triggerV1'), eps('plainWebhook')),
+		ratio: figure(ratios.trigger, '×', 2),
+		ratioConfirmed: figure(ratios.triggerConfirmed, '×', 2),
+		ratioV1: figure(ratios.triggerV1, '×', 2),
 		engineCallsPerDelivery: perDelivery('engineCalls'),
 		isolatesPerDelivery: perDelivery('isolates'),
+		cpuMsPerDelivery: perDelivery('cpuMs', 1),
 		bodyBytes,
 	};
 }
@@ -218,7 +262,7 @@ async function measure(
 function report(ctx: BenchContext, r: TriggerSettingResult, setting: string): void {
 	for (const c of CONTENDERS) {
 		ctx.log(
-			`  ${LABELS[c]}: ${show(r.executionsPerSecond[c])}; engine calls/delivery ${r.engineCallsPerDelivery[c] ?? 'n/a'}, isolates/delivery ${r.isolatesPerDelivery[c] ?? 'n/a'}`,
+			`  ${LABELS[c]}: ${show(r.executionsPerSecond[c])}; engine calls/delivery ${r.engineCallsPerDelivery[c] ?? 'n/a'}, isolates/delivery ${r.isolatesPerDelivery[c] ?? 'n/a'}, n8n CPU ms/delivery ${r.cpuMsPerDelivery?.[c] ?? 'n/a'}`,
 		);
 	}
 	ctx.log(`  ratio trigger v2/Webhook (${setting}): ${show(r.ratio)}; confirmed ${show(r.ratioConfirmed)}; v1 ${show(r.ratioV1)}`);
