@@ -1,4 +1,5 @@
 import { sleep } from 'n8n-workflow';
+import { setNewest } from '../shared/newestFirst';
 
 /**
  * "When the Workflow Has Finished" acknowledgement: n8n answers the delivery only when the run has
@@ -35,8 +36,7 @@ function runsOf(trigger: string): Map<string, number> {
 	let runs = inFlight.get(trigger);
 	if (!runs) {
 		runs = new Map();
-		inFlight.set(trigger, runs);
-		while (inFlight.size > 100) inFlight.delete(inFlight.keys().next().value as string);
+		setNewest(inFlight, trigger, runs, 100);
 	}
 	return runs;
 }
@@ -55,8 +55,7 @@ export function isInFlight(trigger: string, eventId: string): boolean {
  */
 export function trackRun(trigger: string, eventId: string, res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
 	const runs = runsOf(trigger);
-	runs.set(eventId, now);
-	while (runs.size > MAX_IN_FLIGHT) runs.delete(runs.keys().next().value as string);
+	setNewest(runs, eventId, now, MAX_IN_FLIGHT);
 	let settled = false;
 	const settle = () => {
 		if (settled) return;

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
+import { setNewest } from '../shared/newestFirst';
 
 /** What the trigger remembers about one order: the last emitted event's version and status, and each deposit's highest emitted version. */
 export interface OrderMark {
@@ -36,9 +37,7 @@ export class TriggerMemory {
 	}
 
 	addEvent(id: string): void {
-		this.events.delete(id);
-		this.events.set(id, true);
-		while (this.events.size > this.maxEvents) this.events.delete(this.events.keys().next().value as string);
+		setNewest(this.events, id, true, this.maxEvents);
 	}
 
 	getOrder(id: string): OrderMark | undefined {
@@ -46,9 +45,7 @@ export class TriggerMemory {
 	}
 
 	setOrder(id: string, mark: OrderMark): void {
-		this.orders.delete(id);
-		this.orders.set(id, mark);
-		while (this.orders.size > this.maxOrders) this.orders.delete(this.orders.keys().next().value as string);
+		setNewest(this.orders, id, mark, this.maxOrders);
 	}
 
 	/** Adds what another copy knew (static data saved by this or another process): union of ids, highest versions. */
@@ -119,14 +116,8 @@ const memories = new Map<string, TriggerMemory>();
 
 /** The process-wide memory of one trigger (key: workflow id, node id and mode); bounded in count. */
 export function memoryFor(key: string): TriggerMemory {
-	let memory = memories.get(key);
-	if (memory) {
-		memories.delete(key);
-	} else {
-		memory = new TriggerMemory(PROCESS_MAX_EVENTS, PROCESS_MAX_ORDERS);
-	}
-	memories.set(key, memory);
-	while (memories.size > PROCESS_MAX_TRIGGERS) memories.delete(memories.keys().next().value as string);
+	const memory = memories.get(key) ?? new TriggerMemory(PROCESS_MAX_EVENTS, PROCESS_MAX_ORDERS);
+	setNewest(memories, key, memory, PROCESS_MAX_TRIGGERS);
 	return memory;
 }
 

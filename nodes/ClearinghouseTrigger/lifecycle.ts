@@ -5,6 +5,7 @@ import type { MemorySnapshot } from './events';
 import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
+import { setNewest } from '../shared/newestFirst';
 
 const EVENT_TYPES = ['payment_order'];
 
@@ -282,10 +283,7 @@ export async function deliverySecret(this: IWebhookFunctions, state: EndpointSta
 	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) return { found: 'secret', secret: opened.secret };
 	const found = await secretFromCredential.call(this, state, await secretScope(this), key);
 	if (found.found === 'secret' && typeof state.secretBox === 'string' && state.secretBox !== '') {
-		const remembered = openedKey(key, state.secretBox);
-		openedSecrets.delete(remembered);
-		openedSecrets.set(remembered, { secret: found.secret, at: Date.now() });
-		while (openedSecrets.size > MAX_OPENED) openedSecrets.delete(openedSecrets.keys().next().value as string);
+		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, at: Date.now() }, MAX_OPENED);
 	}
 	return found;
 }
@@ -326,10 +324,8 @@ async function secretFromCredential(this: IWebhookFunctions, state: EndpointStat
 		renewals.set(key, renewal);
 	}
 	const box = await renewal;
-	renewedBoxes.delete(key);
 	// A failed renewal is remembered with an empty box, for the cooldown.
-	renewedBoxes.set(key, { box: box ?? '', at: Date.now() });
-	while (renewedBoxes.size > MAX_RENEWED) renewedBoxes.delete(renewedBoxes.keys().next().value as string);
+	setNewest(renewedBoxes, key, { box: box ?? '', at: Date.now() }, MAX_RENEWED);
 	if (box === undefined) return { found: 'renewal_failed' };
 	state.secretBox = box;
 	delete state.secret;

@@ -1,3 +1,5 @@
+import { setNewest } from './newestFirst';
+
 /**
  * The request first sent for a key within one execution, in process memory. n8n's Retry On Fail
  * runs the node again in the same execution and process; an expression such as `$now` then
@@ -17,10 +19,6 @@ export interface FirstTry<T> {
 /** The request remembered under `id` (execution, node, run, item, key), or `request` from now on. */
 export function firstTry<T>(id: string, request: T): FirstTry<T> {
 	if (firstRequests.has(id)) return { request: firstRequests.get(id) as T, first: false };
-	if (firstRequests.size >= KEPT) {
-		const oldest = firstRequests.keys().next().value;
-		if (oldest !== undefined) firstRequests.delete(oldest);
-	}
-	firstRequests.set(id, request);
+	setNewest(firstRequests, id, request, KEPT);
 	return { request, first: true };
 }
