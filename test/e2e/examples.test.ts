@@ -47,15 +47,7 @@ describe('example workflows in a real n8n', () => {
 	const createOrder = (memo: string, amountUsd: number) => operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
 	/** Sends a deposit from alice's wallet and attributes it; resolves once the order is FUNDED. */
 	async function fund(paymentOrder: any) {
-		const [alice] = state.users;
-		const deposit = await operator.call('POST', 'deposits', {
-			paymentOrderId: paymentOrder.id,
-			sender: alice.wallets[0].address,
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: paymentOrder.amountUsd,
-		});
-		await operator.api('POST', `/payment-orders/${paymentOrder.id}/transactions`, { transactions: [{ hash: deposit.transactionHash, chain: 'ethereum' }] });
+		await operator.deposit(paymentOrder.id, paymentOrder.amountUsd);
 		return await waitFor(`order ${paymentOrder.id} FUNDED`, async () =>
 			(await order(paymentOrder.id)).status === 'FUNDED' ? order(paymentOrder.id) : undefined,
 		);

@@ -179,17 +179,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(response.status).toBe(503);
 		await expectNoNewExecution(MAIN, before);
 
-		const [alice] = state.users;
-		const deposit = await operator.call('POST', 'deposits', {
-			paymentOrderId: order.id,
-			sender: alice.wallets[0].address,
-			chain: alice.wallets[0].chain,
-			asset: 'USDC',
-			amountUsd: 8,
-		});
-		await operator.api('POST', `/payment-orders/${order.id}/transactions`, {
-			transactions: [{ hash: deposit.transactionHash, chain: alice.wallets[0].chain }],
-		});
+		await operator.deposit(order.id, 8);
 		const funded = await waitFor('the FUNDED run', async () => {
 			await operator.call('POST', 'webhooks/flush');
 			return triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === order.id && i.paymentOrder?.status === 'FUNDED');

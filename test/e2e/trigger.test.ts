@@ -114,17 +114,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		expect(nodeItems(created.data, 'Received')).toHaveLength(1);
 
 		// Fund it: deposit events while still AWAITING_FUNDS are dropped by default; FUNDED runs.
-		const [alice] = state.users;
-		const deposit = await operator.call('POST', 'deposits', {
-			paymentOrderId: createdOrder.id,
-			sender: alice.wallets[0].address,
-			chain: alice.wallets[0].chain,
-			asset: 'USDC',
-			amountUsd: 12.5,
-		});
-		await operator.api('POST', `/payment-orders/${createdOrder.id}/transactions`, {
-			transactions: [{ hash: deposit.transactionHash, chain: alice.wallets[0].chain }],
-		});
+		await operator.deposit(createdOrder.id, 12.5);
 		const deadline = Date.now() + 60_000;
 		let funded: any;
 		while (!funded && Date.now() < deadline) {

@@ -136,4 +136,15 @@ export class SandboxClient {
 		});
 		return order.paymentOrder;
 	}
+
+	/** A deposit of `amountUsd` USDC from the demo seed's alice to the order, with its hash submitted; returns the hash. */
+	async deposit(paymentOrderId: string, amountUsd: number): Promise<string> {
+		const {
+			users: [alice],
+		} = await this.state();
+		const { address, chain } = alice.wallets[0];
+		const { transactionHash } = await this.call('POST', 'deposits', { paymentOrderId, sender: address, chain, asset: 'USDC', amountUsd });
+		await this.api('POST', `/payment-orders/${paymentOrderId}/transactions`, { transactions: [{ hash: transactionHash, chain }] });
+		return transactionHash;
+	}
 }
