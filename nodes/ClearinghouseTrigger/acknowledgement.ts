@@ -1,5 +1,5 @@
 import { sleep } from 'n8n-workflow';
-import { setNewest } from '../shared/newestFirst';
+import { setNewest } from '../shared/boundedMemory';
 
 /**
  * "When the Workflow Has Finished" acknowledgement: n8n answers the delivery only when the run has

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
-import { setNewest } from '../shared/newestFirst';
+import { setNewest } from '../shared/boundedMemory';
 
 /** What the trigger remembers about one order: the last emitted event's version and status, and each deposit's highest emitted version. */
 export interface OrderMark {

@@ -5,7 +5,7 @@ import type { MemorySnapshot } from './events';
 import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
-import { setNewest } from '../shared/newestFirst';
+import { setNewest } from '../shared/boundedMemory';
 
 const EVENT_TYPES = ['payment_order'];
 

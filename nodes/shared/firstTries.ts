@@ -1,4 +1,4 @@
-import { setNewest } from './newestFirst';
+import { setNewest } from './boundedMemory';
 
 /**
  * The request first sent for a key within one execution, in process memory. n8n's Retry On Fail

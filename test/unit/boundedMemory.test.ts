@@ -1,4 +1,4 @@
-import { setNewest } from '../../nodes/shared/newestFirst';
+import { setNewest } from '../../nodes/shared/boundedMemory';
 
 describe('setNewest', () => {
 	it('keeps at most max entries, forgetting the least recently set first', () => {
