@@ -137,14 +137,15 @@ export class SandboxClient {
 		return order.paymentOrder;
 	}
 
-	/** A deposit of `amountUsd` USDC from the demo seed's alice to the order, with its hash submitted; returns the hash. */
+	/** A deposit of `amountUsd` USDC from the demo seed's alice (her ethereum wallet) to the order, with its hash submitted; returns the hash. */
 	async deposit(paymentOrderId: string, amountUsd: number): Promise<string> {
-		const {
-			users: [alice],
-		} = await this.state();
-		const { address, chain } = alice.wallets[0];
-		const { transactionHash } = await this.call('POST', 'deposits', { paymentOrderId, sender: address, chain, asset: 'USDC', amountUsd });
-		await this.api('POST', `/payment-orders/${paymentOrderId}/transactions`, { transactions: [{ hash: transactionHash, chain }] });
+		const alice = (await this.state()).users.find((u: any) => u.label === 'alice');
+		const { address } = alice.wallets.find((w: any) => w.chain === 'ethereum');
+		const { transactionHash } = await this.call('POST', 'deposits', { paymentOrderId, sender: address, chain: 'ethereum', asset: 'USDC', amountUsd });
+		const reply = await this.main.req('POST', `/payment-orders/${paymentOrderId}/transactions`, {
+			transactions: [{ hash: transactionHash, chain: 'ethereum' }],
+		});
+		if (reply.status !== 200) throw new Error(`transactions: ${reply.status} ${JSON.stringify(reply.body)}`);
 		return transactionHash;
 	}
 }

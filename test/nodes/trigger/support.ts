@@ -250,21 +250,7 @@ export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
 
 /** Sends a deposit from alice to the order and submits its hash; returns the hash. */
 export async function deposit(sb: Sandbox, orderId: string, amountUsd: number): Promise<string> {
-	const state = await operator(sb, 'GET', 'state');
-	const alice = state.users.find((u: any) => u.label === 'alice');
-	const from = alice.wallets.find((w: any) => w.chain === 'ethereum');
-	const tx = await operator(sb, 'POST', 'deposits', {
-		paymentOrderId: orderId,
-		sender: from.address,
-		chain: 'ethereum',
-		asset: 'USDC',
-		amountUsd,
-	});
-	const res = await api(sb, 'POST', `/payment-orders/${orderId}/transactions`, {
-		transactions: [{ hash: tx.transactionHash, chain: 'ethereum' }],
-	});
-	if (res.status !== 200) throw new Error(`transactions: ${res.status} ${JSON.stringify(res.body)}`);
-	return tx.transactionHash;
+	return await new SandboxClient(sb).deposit(orderId, amountUsd);
 }
 
 export async function flush(sb: Sandbox): Promise<void> {
