@@ -4,7 +4,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-	{ ignores: ['dist/**', 'node_modules/**', '.lint-stage/**', '.e2e/**'] },
+	{ ignores: ['dist/**', 'node_modules/**', '.lint-stage/**', '.e2e/**', '.sandbox-package/**'] },
 	{
 		files: ['**/*.ts'],
 		extends: [js.configs.recommended, tseslint.configs.recommended],

@@ -1,0 +1,145 @@
+/**
+ * The published sandbox package, n8n-nodes-clearinghouse-sandbox, as a user gets it: built
+ * (`scripts/build-sandbox.sh`), packed with `npm pack`, installed from the tarball into an empty folder
+ * (its dependencies from npm's cache, the registry only when missing), started through its bin with the
+ * Node that runs this test (20 in CI's oldest leg) and no ts-node, then a few requests of the sandbox
+ * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
+ * operator API, the rewards API and the console.
+ */
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '../support/sandbox';
+import { ALL_STATUSES } from './helpers';
+
+const ROOT = path.resolve(__dirname, '../..');
+const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const NAME = 'n8n-nodes-clearinghouse-sandbox';
+
+/** Third-party modules that sandbox/*.ts imports (not node:, not relative): what the package may depend on. */
+function sandboxImports(): string[] {
+	const dir = path.join(ROOT, 'sandbox');
+	const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+	const names = new Set<string>();
+	for (const file of files) {
+		for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^'.][^']*)'/gm)) {
+			if (m[1] || m[2].startsWith('node:')) continue; // type-only imports vanish at run time
+			names.add(m[2].split('/')[0]);
+		}
+	}
+	return [...names].sort();
+}
+
+let work: string;
+let tarball: string;
+let child: ChildProcess | undefined;
+
+beforeAll(() => {
+	work = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-package-'));
+	execFileSync('bash', ['scripts/build-sandbox.sh', path.join(work, 'build')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', work, path.join(work, 'build')], { cwd: work, encoding: 'utf8' });
+	tarball = path.join(work, out.trim().split('\n').pop()!);
+}, 120_000);
+
+afterAll(() => {
+	child?.kill('SIGKILL');
+	fs.rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball holds compiled JavaScript, the console, README and licence; it depends only on what the sandbox imports', () => {
+	const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
+	const stray = files.filter((f) => !/^package\/(package\.json|README\.md|LICENSE\.md|dist\/(.+\.js|console\/(index\.html|console\.js|console\.css)))$/.test(f));
+	expect(stray).toEqual([]);
+	expect(files).toEqual(expect.arrayContaining(['package/dist/bin.js', 'package/dist/main.js', 'package/dist/server.js', 'package/dist/console/index.html']));
+	const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+	expect(manifest).toMatchObject({ name: NAME, version: rootPkg.version, bin: { [NAME]: 'dist/bin.js' }, publishConfig: { provenance: true, access: 'public' } });
+	expect(manifest.repository.url).toBe(rootPkg.repository.url);
+	expect(manifest.private).toBeUndefined();
+	expect(Object.keys(manifest.dependencies).sort()).toEqual(sandboxImports());
+	// The same versions as the development install, which every sandbox test runs against.
+	for (const [dep, version] of Object.entries(manifest.dependencies)) expect([dep, version]).toEqual([dep, rootPkg.devDependencies[dep]]);
+	expect(manifest.devDependencies).toBeUndefined();
+	expect(execFileSync('tar', ['-xzOf', tarball, 'package/dist/bin.js'], { encoding: 'utf8' })).toMatch(/^#!\/usr\/bin\/env node\n/);
+});
+
+test('installed from the tarball into an empty folder, its bin serves the API, the operator API and the console', async () => {
+	const app = path.join(work, 'app');
+	fs.mkdirSync(app);
+	fs.writeFileSync(path.join(app, 'package.json'), '{"name":"try-the-sandbox","private":true}\n');
+	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: app, stdio: ['ignore', 'ignore', 'pipe'] });
+	// Nothing but the package and its two dependencies: no TypeScript, no ts-node.
+	expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.')).sort()).toEqual([NAME, ...sandboxImports()].sort());
+
+	child = spawn(path.join(app, 'node_modules', '.bin', NAME), ['--port', '0', '--rewards-port', '0', '--api-key', 'sk_package_test'], {
+		cwd: app,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	const lines = await new Promise<string[]>((resolve, reject) => {
+		let out = '';
+		let err = '';
+		const timer = setTimeout(() => reject(new Error(`the sandbox did not get ready: ${out} ${err}`)), 30_000);
+		child!.stderr!.on('data', (c) => (err += c));
+		child!.stdout!.on('data', (c) => {
+			out += c;
+			if (out.includes('SANDBOX_READY\n')) {
+				clearTimeout(timer);
+				resolve(out.split('\n'));
+			}
+		});
+		child!.on('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${err}`)));
+	});
+	// The credential's three values first, then the console's address.
+	expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
+	expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);
+	expect(lines[2]).toBe('CLEARINGHOUSE_API_KEY=sk_package_test');
+	const base = lines[0].split('=')[1];
+	expect(lines.some((l) => l.startsWith(`Console:      ${base}/`))).toBe(true);
+
+	const api = new Client(`${base}/api/v1`, 'sk_package_test');
+	const op = new Client(`${base}/sandbox`);
+	const assets = await api.get('/supported-assets');
+	expect(assets.status).toBe(200);
+	expect(JSON.stringify(assets.body)).toContain('USDC');
+	expect((await new Client(`${base}/api/v1`, 'sk_wrong').get('/account/limits')).status).toBe(401);
+
+	const state = (await op.get('/state')).body;
+	const alice = state.users.find((u: any) => u.label === 'alice');
+	const bob = state.users.find((u: any) => u.label === 'bob');
+	const body = {
+		fromUserId: alice.id,
+		toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: 100,
+		expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+		memo: 'package test',
+		idempotencyKey: 'package-test-1',
+	};
+	const created = await api.post('/payment', body);
+	expect(created.status).toBe(201);
+	const id = created.body.paymentOrder.id;
+	expect(created.body.paymentOrder.status).toBe('AWAITING_FUNDS');
+	// The same key and body: the same order, not a second one.
+	const again = await api.post('/payment', body);
+	expect(again.body.paymentOrder.id).toBe(id);
+	const list = await api.get(`/payment-orders?${ALL_STATUSES}`);
+	expect(list.status).toBe(200);
+	expect(JSON.stringify(list.body).split(id).length - 1).toBe(1);
+	expect((await api.get(`/payment-orders?${ALL_STATUSES.replace('status=', 'nope=')}`)).status).toBe(400);
+	expect((await api.get(`/payment-orders/${id}`)).body.status).toBe('AWAITING_FUNDS');
+
+	expect((await new Client(`${lines[1].split('=')[1]}/api/v1`, 'sk_package_test').get('/rewards/rule-blocks')).status).toBe(200);
+	const page = await fetch(`${base}/`);
+	expect(page.status).toBe(200);
+	expect(await page.text()).toContain('<script src="/console/console.js"></script>');
+	expect((await fetch(`${base}/console/console.js`)).status).toBe(200);
+
+	const code = await new Promise<number | null>((resolve) => {
+		child!.removeAllListeners('exit');
+		child!.on('exit', (c) => resolve(c));
+		child!.kill('SIGTERM');
+	});
+	expect(code).toBe(0);
+	child = undefined;
+}, 120_000);
