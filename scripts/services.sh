@@ -2,7 +2,10 @@
 # PostgreSQL, Redis and nginx on loopback for the queue-mode suite, from Debian's packages.
 #   scripts/services.sh install [queue|browser]
 #       install the packages when missing (apt, as root or through sudo): PostgreSQL, Redis and nginx
-#       (queue), chromium for the sandbox console's browser test (browser), or all of them
+#       (queue), chromium for the sandbox console's browser test (browser), or all of them. System-wide
+#       installs happen only with consent: in CI (CI=true), with CLEARINGHOUSE_INSTALL_SERVICES=1, or
+#       when you answer yes at the prompt (interactive terminals only). Otherwise, and where apt is
+#       missing, it says what is missing and exits 3, and the test commands skip the layers needing it.
 #   scripts/services.sh start DIR PGPORT REDISPORT
 #   scripts/services.sh proxy DIR PORT RRPORT BACKEND_PORT...
 #       nginx with the shipped examples/queue/nginx.conf (hash on X-Service-Webhook-Id) on PORT, and
@@ -19,15 +22,43 @@ install() {
     command -v redis-server >/dev/null || missing+=(redis-server)
     command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
   fi
-  if [ "$what" != queue ]; then command -v chromium >/dev/null || missing+=(chromium); fi
-  if [ ${#missing[@]} -gt 0 ]; then
-    echo "[services] installing ${missing[*]}" >&2
-    # As root here; through sudo where the user is not root (GitHub's runners).
-    local sudo=()
-    if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo=(sudo); fi
-    "${sudo[@]}" apt-get update -qq >&2
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+  if [ "$what" != queue ]; then command -v chromium >/dev/null || [ -x "${CHROMIUM_BIN:-/usr/bin/chromium}" ] || missing+=(chromium); fi
+  [ ${#missing[@]} -gt 0 ] || return 0
+  local not_installed="[services] not installed: ${missing[*]}"
+  if ! command -v apt-get >/dev/null; then
+    echo "$not_installed. No apt-get here: install them with your package manager (PostgreSQL, Redis, nginx, chromium) to run those layers." >&2
+    exit 3
   fi
+  local sudo=()
+  if [ "$(id -u)" != 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      echo "$not_installed. Installing them needs root: run as root, or install sudo." >&2
+      exit 3
+    fi
+    sudo=(sudo)  # GitHub's runners
+  fi
+  if ! consent "${missing[@]}"; then
+    echo "$not_installed. To install them system-wide with apt-get: CLEARINGHOUSE_INSTALL_SERVICES=1 (CI=true does the same)." >&2
+    exit 3
+  fi
+  echo "[services] installing ${missing[*]} with apt-get" >&2
+  "${sudo[@]}" apt-get update -qq >&2
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# Consent for a system-wide install: CI, the environment variable, or a yes at an interactive prompt.
+consent() {
+  [ "${CLEARINGHOUSE_INSTALL_SERVICES:-}" = 1 ] && return 0
+  [ "${CLEARINGHOUSE_INSTALL_SERVICES:-}" = 0 ] && return 1
+  [ "${CI:-}" = true ] && return 0
+  if [ -t 2 ] && [ -r /dev/tty ] && { exec 3</dev/tty; } 2>/dev/null; then
+    local answer=""
+    printf '[services] install %s system-wide with apt-get? [y/N] ' "$*" >&2
+    read -r answer <&3 || true
+    exec 3<&-
+    [[ "$answer" =~ ^[yY] ]] && return 0
+  fi
+  return 1
 }
 
 start() {

@@ -85,7 +85,12 @@ const shipped = [...files('nodes', /\.(ts|json)$/), ...files('credentials', /\.(
 	})),
 );
 
-const documents = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md', ...files('docs', /\.md$/).map((f) => relative(root, f))];
+/** Every Markdown file of the repository (generated and installed folders aside). */
+const documents = readdirSync(root, { recursive: true, withFileTypes: true })
+	.filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
+	.map((entry) => relative(root, join(entry.parentPath, entry.name)))
+	.filter((file) => !/^(node_modules|\.e2e|\.lint-stage|\.sandbox-package|dist|coverage|\.git)\//.test(file) && !file.includes('node_modules/'))
+	.sort();
 
 /** Every inline Markdown link of a document (inline code removed first), with its target as written. */
 function linksOf(document: string): string[] {
@@ -123,7 +128,26 @@ test('every shipped link into the repository names a file and heading that exist
 	expect(broken).toEqual([]);
 });
 
-test('every link in the README, docs/, CONTRIBUTING.md, CHANGELOG.md and bench/README.md resolves', () => {
+test('the documents are every Markdown file of the repository, the sandbox package README included', () => {
+	expect(documents).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md', 'sandbox/README.md', 'harness/README.md', 'docs/sandbox.md']));
+});
+
+test('no link or path in a document leaves the repository', () => {
+	const leaving = documents.flatMap((document) => {
+		const prose = proseLines(readFileSync(join(root, document), 'utf8')).join('\n');
+		// Relative link targets, and relative paths written in inline code (`../x/y.md`).
+		const targets = [...linksOf(document), ...[...prose.matchAll(/`(\.{1,2}\/[^`\s]*)`/g)].map((m) => m[1])].filter(
+			(target) => !/^(mailto:|https?:\/\/|#)/.test(target),
+		);
+		const outside = targets.filter((target) => !resolve(root, dirname(document), target.split('#')[0]).startsWith(root + '/'));
+		// Absolute paths of one machine (a home, a work folder) have no place in shipped documents either.
+		const machine = [...prose.matchAll(/(?<![\w.~])\/(?:work|root|home|Users|tmp)\/[\w.-]+/g)].map((m) => m[0]);
+		return [...outside, ...machine].map((target) => `${document}: ${target}`);
+	});
+	expect(leaving).toEqual([]);
+});
+
+test('every link in every Markdown file of the repository resolves', () => {
 	let checked = 0;
 	const broken = documents.flatMap((document) =>
 		linksOf(document).flatMap((target) => {
@@ -152,6 +176,10 @@ test("the README follows n8n's community-node README template and stays short", 
 		.map((line) => line.slice(3));
 	expect(sections).toEqual(['Installation', 'Operations', 'Credentials', 'Compatibility', 'Usage', 'Resources', 'Version history', 'License']);
 	expect(Buffer.byteLength(readme)).toBeLessThan(16 * 1024);
-	// The production warning appears once.
-	expect(readme.match(/real money/gi)?.length).toBe(1);
+	// The production warning appears once (besides the heading of the sandbox section and links to it).
+	const prose = proseLines(readme)
+		.filter((line) => !line.startsWith('#'))
+		.join('\n')
+		.replace(/\[[^\]]*\]\(#try-it-without-real-money\)/g, '');
+	expect(prose.match(/real money/gi)?.length).toBe(1);
 });

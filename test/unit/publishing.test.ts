@@ -2,11 +2,13 @@
  * The GitHub Actions workflows and the release scripts. They cannot run here, so this checks what
  * they would do: both files parse as YAML; publish.yml runs only on a version tag, holds the OIDC
  * permission npm provenance needs, and publishes only through `npm run release` (n8n-node release,
- * which adds provenance in CI); ci.yml runs the README's test command; every `npm run` they call
- * exists; a plain `npm publish` outside the release is refused.
+ * which adds provenance in CI) and `npm run publish:sandbox`; ci.yml runs the README's test command;
+ * every `npm run` they call exists; `repository.url` is the public GitHub repository provenance
+ * names; a plain `npm publish` from a machine is refused; the local release never writes CHANGELOG.md.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { parseDocument } from 'yaml';
@@ -17,6 +19,10 @@ const pkg = JSON.parse(read('package.json')) as {
 	version: string;
 	scripts: Record<string, string>;
 	devDependencies: Record<string, string>;
+	repository: { type: string; url: string };
+	homepage: string;
+	bugs: { url: string };
+	publishConfig?: Record<string, unknown>;
 };
 
 interface Step {
@@ -75,7 +81,7 @@ describe('publish.yml', () => {
 		expect(job.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
 	});
 
-	test('installs, checks the tag is the package version, tests, then publishes only through npm run release', () => {
+	test('installs, checks the tag is the package version, tests, then publishes only through npm run release and npm run publish:sandbox', () => {
 		const setupNode = job.steps.find((step) => step.uses?.startsWith('actions/setup-node@'));
 		expect(setupNode?.with).toMatchObject({ 'registry-url': 'https://registry.npmjs.org/' });
 		const runs = commands(job);
@@ -84,13 +90,14 @@ describe('publish.yml', () => {
 		expect(at(/^npm ci\b/)).toBeGreaterThanOrEqual(0);
 		expect(at(/GITHUB_REF_NAME.*require\('\.\/package\.json'\)\.version/)).toBeGreaterThan(at(/^npm ci\b/));
 		expect(at(/^npm run test:unit$/)).toBeGreaterThan(at(/GITHUB_REF_NAME/));
-		expect(at(/(^|\n)npm run release$/)).toBe(runs.length - 1);
+		// The nodes package first; the sandbox package (same version) only once that succeeded.
+		expect(at(/(^|\n)npm run release$/)).toBe(runs.length - 2);
+		expect(at(/(^|\n)npm run publish:sandbox$/)).toBe(runs.length - 1);
 		expect(runs.join('\n')).not.toMatch(/npm publish/);
 	});
 
 	test('the npm token comes only from the repository secret, never from the file', () => {
-		const release = job.steps[job.steps.length - 1];
-		expect(release.env).toEqual({ NPM_TOKEN: '${{ secrets.NPM_TOKEN }}' });
+		for (const step of job.steps.slice(-2)) expect(step.env).toEqual({ NPM_TOKEN: '${{ secrets.NPM_TOKEN }}' });
 		expect(read('.github/workflows/publish.yml')).not.toMatch(/npm_[A-Za-z0-9]{20,}/);
 	});
 });
@@ -123,17 +130,106 @@ describe('npm scripts the workflows rely on', () => {
 		for (const script of scripts) expect(Object.keys(pkg.scripts)).toContain(script);
 	});
 
-	test('release is n8n-node release, from a node-cli that publishes with provenance in CI', () => {
-		expect(pkg.scripts.release).toBe('n8n-node release');
+	test('in GitHub Actions the release is n8n-node release, from a node-cli that publishes with provenance', () => {
+		expect(pkg.scripts.release).toBe('bash scripts/release.sh');
+		expect(read('scripts/release.sh')).toMatch(/if \[ -n "\$\{GITHUB_ACTIONS:-\}" \]; then\n\s+exec n8n-node release\n\s*fi\nexec release-it "\$@"/);
 		const [major, minor] = pkg.devDependencies['@n8n/node-cli'].split('.').map(Number);
 		expect(major > 0 || minor >= 23).toBe(true); // provenance in CI since 0.23.0
 		// What `n8n-node release` does when GITHUB_ACTIONS is set: lint, build, npm publish with provenance.
 		const release = read('node_modules/@n8n/node-cli/dist/commands/release.js');
 		expect(release).toMatch(/isCI = Boolean\(process\.env\.GITHUB_ACTIONS\)/);
 		expect(release).toMatch(/runCommand\)\('npm', \['publish'\][\s\S]{0,200}NPM_CONFIG_PROVENANCE: 'true'/);
+		// Outside CI it would run `auto-changelog -p`, which replaces the hand-written CHANGELOG: never called there.
+		expect(release).toMatch(/auto-changelog -p/);
 	});
 
-	test('a plain npm publish is refused: prepublishOnly lets only the release publish', () => {
+	test('the local release (release-it, pinned) checks the CHANGELOG and never writes it or publishes', () => {
+		expect(pkg.devDependencies['release-it']).toMatch(/^\d+\.\d+\.\d+$/);
+		const config = JSON.parse(read('.release-it.json'));
+		expect(config.npm.publish).toBe(false);
+		expect(config.github.release).toBe(false);
+		expect(config.git).toMatchObject({ requireBranch: 'main', requireCleanWorkingDir: true, tag: true, tagName: '${version}', push: true });
+		expect(JSON.stringify(config)).not.toMatch(/auto-changelog|CHANGELOG/);
+		expect(config.hooks['before:bump']).toBe('bash scripts/release-changelog.sh ${version}');
+		expect(Object.keys(config)).not.toContain('plugins');
+		// The hook: a dated section for the version lets the release go on; none stops it.
+		const dir = mkdtempSync(join(tmpdir(), 'release-changelog-'));
+		try {
+			const hook = (changelog: string) => {
+				writeFileSync(join(dir, 'CHANGELOG.md'), changelog);
+				return spawnSync('bash', [join(root, 'scripts', 'release-changelog.sh'), '0.2.0'], { cwd: dir, encoding: 'utf8' });
+			};
+			expect(hook('# Changelog\n\n## [Unreleased]\n\n## [0.2.0] - 2026-12-01\n\n- a change\n').status).toBe(0);
+			const refused = hook('# Changelog\n\n## [Unreleased]\n\n- a change\n\n## [0.1.0] - 2026-11-01\n');
+			expect([refused.status, refused.stderr]).toEqual([1, expect.stringContaining("no section '## [0.2.0] - YYYY-MM-DD'")]);
+			expect(hook('## [0.2.0] - not yet published\n').status).toBe(1);
+			expect(hook('## [0.2.01] - 2026-12-01\n').status).toBe(1);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	test('release-it, prettier and @eslint/js, which the scripts and configs use, are pinned devDependencies', () => {
+		for (const name of ['release-it', 'prettier', '@eslint/js']) expect([name, pkg.devDependencies[name]]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+		expect(read('eslint.dev.config.mjs')).toMatch(/from '@eslint\/js'/);
+	});
+
+	test('repository.url is the public GitHub repository that publish.yml runs in (npm refuses provenance otherwise)', () => {
+		// The one value to set before the first publish (CONTRIBUTING.md "Releasing"): npm checks that the
+		// provenance's repository is package.json's repository.url and refuses the publish (E422) when not.
+		const match = /^git\+https:\/\/github\.com\/([A-Za-z0-9-]+)\/([A-Za-z0-9._-]+)\.git$/.exec(pkg.repository.url);
+		expect(match).not.toBeNull();
+		const [, owner, repo] = match!;
+		expect(pkg.repository.type).toBe('git');
+		expect(pkg.homepage).toBe(`https://github.com/${owner}/${repo}#readme`);
+		expect(pkg.bugs.url).toBe(`https://github.com/${owner}/${repo}/issues`);
+		const sandbox = JSON.parse(read('sandbox/package.json'));
+		expect(sandbox.repository).toEqual({ ...pkg.repository, directory: 'sandbox' });
+		// Every link the package and the docs make into the repository uses the same owner and name.
+		expect(read('test/unit/docLinks.test.ts')).toContain(`const REPO_URL = 'https://github.com/${owner}/${repo}';`);
+		expect(read('CONTRIBUTING.md')).toContain(pkg.repository.url.replace(/^git\+/, ''));
+	});
+
+	test('a plain npm publish from a machine is refused before anything is uploaded (publishConfig.provenance)', () => {
+		// .npmrc's ignore-scripts=true also skips prepublishOnly, so the guard is npm's own: a provenance
+		// publish outside a CI that can sign it stops with EUSAGE. Unreachable registry, fake token: nothing can leave.
+		expect(pkg.publishConfig).toEqual({ provenance: true });
+		expect(JSON.parse(read('sandbox/package.json')).publishConfig).toMatchObject({ provenance: true });
+		const dir = mkdtempSync(join(tmpdir(), 'plain-publish-'));
+		try {
+			cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+			cpSync(join(root, '.npmrc'), join(dir, '.npmrc'));
+			const env = { ...process.env };
+			for (const name of Object.keys(env)) if (/^(GITHUB_|GITLAB|CI$|npm_)/.test(name)) delete env[name];
+			const plain = spawnSync('npm', ['publish', '--registry', 'http://127.0.0.1:9/', '--//127.0.0.1:9/:_authToken=not-a-token', '--fetch-retries=0'], {
+				cwd: dir,
+				env,
+				encoding: 'utf8',
+				timeout: 60_000,
+			});
+			expect(plain.status).not.toBe(0);
+			expect(plain.stderr).toMatch(/EUSAGE[\s\S]*Automatic provenance generation not supported/);
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	}, 60_000);
+
+	test('npm install in a fresh clone runs no install scripts (.npmrc), as scripts/deps.sh installs', () => {
+		expect(read('.npmrc')).toMatch(/^ignore-scripts=true$/m);
+		expect(read('scripts/deps.sh')).toMatch(/npm ci --ignore-scripts/);
+	});
+
+	test('every npm script that needs the devDependencies installs them first', () => {
+		const viaDeps = (script: string) => /^bash scripts\/with-deps\.sh /.test(script) || /^npm run build\b/.test(script);
+		for (const name of ['build', 'sandbox', 'format', 'format:check', 'verify']) expect([name, viaDeps(pkg.scripts[name])]).toEqual([name, true]);
+		for (const name of ['lint', 'test', 'test:unit', 'test:e2e', 'test:queue', 'test:compat', 'start', 'build:sandbox', 'release']) {
+			const file = /^bash ((?:scripts|bench)\/[\w.-]+\.sh)$/.exec(pkg.scripts[name])?.[1];
+			expect([name, file && /^source scripts\/deps\.sh$/m.test(read(file))]).toEqual([name, true]);
+		}
+		expect(read('bench/run.sh')).toMatch(/^source scripts\/deps\.sh$/m);
+	});
+
+	test('a plain npm publish with install scripts on is refused too: prepublishOnly lets only the release publish', () => {
 		expect(pkg.scripts.prepublishOnly).toBe('n8n-node prerelease');
 		const cli = join(root, 'node_modules', '@n8n', 'node-cli', 'bin', 'n8n-node.mjs');
 		const env = { ...process.env };
