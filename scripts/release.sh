@@ -14,4 +14,11 @@ source scripts/deps.sh
 if [ -n "${GITHUB_ACTIONS:-}" ]; then
   exec n8n-node release
 fi
-exec release-it "$@"
+# release-it's --dry-run still writes the new version into package.json and package-lock.json (it
+# runs `npm version`); the release requires a clean tree, so putting both back loses nothing.
+status=0
+release-it "$@" || status=$?
+for arg in "$@"; do
+  if [ "$arg" = --dry-run ] || [ "$arg" = -d ]; then git checkout -- package.json package-lock.json; fi
+done
+exit "$status"
