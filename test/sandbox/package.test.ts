@@ -49,11 +49,18 @@ afterAll(() => {
 
 test('the tarball holds compiled JavaScript, the console, README and licence; it depends only on what the sandbox imports', () => {
 	const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
-	const stray = files.filter((f) => !/^package\/(package\.json|README\.md|LICENSE\.md|dist\/(.+\.js|console\/(index\.html|console\.js|console\.css)))$/.test(f));
+	const stray = files.filter(
+		(f) => !/^package\/(package\.json|README\.md|LICENSE\.md|dist\/(.+\.js|console\/(index\.html|console\.js|console\.css)))$/.test(f),
+	);
 	expect(stray).toEqual([]);
 	expect(files).toEqual(expect.arrayContaining(['package/dist/bin.js', 'package/dist/main.js', 'package/dist/server.js', 'package/dist/console/index.html']));
 	const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
-	expect(manifest).toMatchObject({ name: NAME, version: rootPkg.version, bin: { [NAME]: 'dist/bin.js' }, publishConfig: { provenance: true, access: 'public' } });
+	expect(manifest).toMatchObject({
+		name: NAME,
+		version: rootPkg.version,
+		bin: { [NAME]: 'dist/bin.js' },
+		publishConfig: { provenance: true, access: 'public' },
+	});
 	expect(manifest.repository.url).toBe(rootPkg.repository.url);
 	expect(manifest.private).toBeUndefined();
 	expect(Object.keys(manifest.dependencies).sort()).toEqual(sandboxImports());
@@ -67,9 +74,17 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 	const app = path.join(work, 'app');
 	fs.mkdirSync(app);
 	fs.writeFileSync(path.join(app, 'package.json'), '{"name":"try-the-sandbox","private":true}\n');
-	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], { cwd: app, stdio: ['ignore', 'ignore', 'pipe'] });
+	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+		cwd: app,
+		stdio: ['ignore', 'ignore', 'pipe'],
+	});
 	// Nothing but the package and its two dependencies: no TypeScript, no ts-node.
-	expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.')).sort()).toEqual([NAME, ...sandboxImports()].sort());
+	expect(
+		fs
+			.readdirSync(path.join(app, 'node_modules'))
+			.filter((n) => !n.startsWith('.'))
+			.sort(),
+	).toEqual([NAME, ...sandboxImports()].sort());
 
 	child = spawn(path.join(app, 'node_modules', '.bin', NAME), ['--port', '0', '--rewards-port', '0', '--api-key', 'sk_package_test'], {
 		cwd: app,

@@ -129,7 +129,9 @@ test('every shipped link into the repository names a file and heading that exist
 });
 
 test('the documents are every Markdown file of the repository, the sandbox package README included', () => {
-	expect(documents).toEqual(expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md', 'sandbox/README.md', 'harness/README.md', 'docs/sandbox.md']));
+	expect(documents).toEqual(
+		expect.arrayContaining(['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', 'bench/README.md', 'sandbox/README.md', 'harness/README.md', 'docs/sandbox.md']),
+	);
 });
 
 test('no link or path in a document leaves the repository', () => {

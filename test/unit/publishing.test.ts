@@ -171,7 +171,8 @@ describe('npm scripts the workflows rely on', () => {
 	});
 
 	test('release-it, prettier and @eslint/js, which the scripts and configs use, are pinned devDependencies', () => {
-		for (const name of ['release-it', 'prettier', '@eslint/js']) expect([name, pkg.devDependencies[name]]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+		for (const name of ['release-it', 'prettier', '@eslint/js'])
+			expect([name, pkg.devDependencies[name]]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
 		expect(read('eslint.dev.config.mjs')).toMatch(/from '@eslint\/js'/);
 	});
 
