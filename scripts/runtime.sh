@@ -119,9 +119,30 @@ ensure_n8n() {
   touch "$N8N_HOME/.complete"
 }
 
+# Nothing to install: the common case, answered without a lock.
+ready() {
+  { [ "$(path_node_major)" -ge "$NODE_MAJOR" ] || [ -f "$NODE_HOME/.complete" ]; } \
+    && { [ "${1:-}" = node-only ] || { [ -f "$N8N_HOME/.complete" ] && [ -x "$N8N_HOME/node_modules/.bin/n8n" ]; }; }
+}
+
+# One installer at a time per cache (two clones on one machine share it): another process that is
+# installing is waited for, never deleted under (flock where it exists: Linux).
+lock_cache() {
+  mkdir -p "$CACHE"
+  command -v flock >/dev/null || return 0
+  exec {RUNTIME_LOCK_FD}>"$CACHE/.install.lock"
+  if ! flock -n "$RUNTIME_LOCK_FD"; then
+    log "another process is installing into $CACHE: waiting for it"
+    flock "$RUNTIME_LOCK_FD"
+  fi
+}
+
+RUNTIME_LOCK_FD=""
+ready "${1:-}" || lock_cache
 ensure_node
 export_node
 if [ "${1:-}" != "node-only" ]; then ensure_n8n; fi
+if [ -n "$RUNTIME_LOCK_FD" ]; then exec {RUNTIME_LOCK_FD}>&-; fi
 export N8N_BIN="$N8N_HOME/node_modules/.bin/n8n"
 export N8N_RUNTIME_VERSION="$N8N_VERSION"
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
