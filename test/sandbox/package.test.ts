@@ -4,7 +4,8 @@
  * (its dependencies from npm's cache, the registry only when missing), started through its bin with the
  * Node that runs this test (20 in CI's oldest leg) and no ts-node, then a few requests of the sandbox
  * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
- * operator API, the rewards API and the console.
+ * operator API, the rewards API and the console. CI runs this file on Linux, macOS and Windows too
+ * (ci.yml, job sandbox-package); on Windows npm and the bin are .cmd files, run through the shell.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -31,15 +32,19 @@ function sandboxImports(): string[] {
 	return [...names].sort();
 }
 
+const windows = process.platform === 'win32';
 let work: string;
 let tarball: string;
+let packed: string[];
 let child: ChildProcess | undefined;
 
 beforeAll(() => {
 	work = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-package-'));
 	execFileSync('bash', ['scripts/build-sandbox.sh', path.join(work, 'build')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-	const out = execFileSync('npm', ['pack', '--silent', '--pack-destination', work, path.join(work, 'build')], { cwd: work, encoding: 'utf8' });
-	tarball = path.join(work, out.trim().split('\n').pop()!);
+	const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work, path.join(work, 'build')], { cwd: work, encoding: 'utf8', shell: windows });
+	const [pack] = JSON.parse(out);
+	tarball = path.join(work, pack.filename);
+	packed = pack.files.map((f: { path: string }) => f.path).sort();
 }, 120_000);
 
 afterAll(() => {
@@ -47,14 +52,32 @@ afterAll(() => {
 	fs.rmSync(work, { recursive: true, force: true });
 });
 
-test('the tarball holds compiled JavaScript, the console, README and licence; it depends only on what the sandbox imports', () => {
-	const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).trim().split('\n').sort();
-	const stray = files.filter(
-		(f) => !/^package\/(package\.json|README\.md|LICENSE\.md|dist\/(.+\.js|console\/(index\.html|console\.js|console\.css)))$/.test(f),
-	);
+test('the tarball holds compiled JavaScript, the console, README and licence', () => {
+	const stray = packed.filter((f) => !/^(package\.json|README\.md|LICENSE\.md|dist\/(.+\.js|console\/(index\.html|console\.js|console\.css)))$/.test(f));
 	expect(stray).toEqual([]);
-	expect(files).toEqual(expect.arrayContaining(['package/dist/bin.js', 'package/dist/main.js', 'package/dist/server.js', 'package/dist/console/index.html']));
-	const manifest = JSON.parse(execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }));
+	expect(packed).toEqual(expect.arrayContaining(['dist/bin.js', 'dist/main.js', 'dist/server.js', 'dist/console/index.html']));
+});
+
+test('installed from the tarball into an empty folder, its bin serves the API, the operator API and the console', async () => {
+	const app = path.join(work, 'app');
+	fs.mkdirSync(app);
+	fs.writeFileSync(path.join(app, 'package.json'), '{"name":"try-the-sandbox","private":true}\n');
+	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
+		cwd: app,
+		stdio: ['ignore', 'ignore', 'pipe'],
+		shell: windows,
+	});
+	// Nothing but the package and its two dependencies: no TypeScript, no ts-node.
+	expect(
+		fs
+			.readdirSync(path.join(app, 'node_modules'))
+			.filter((n) => !n.startsWith('.'))
+			.sort(),
+	).toEqual([NAME, ...sandboxImports()].sort());
+	// Its manifest, as installed: a public package with a bin, the nodes package's version and repository,
+	// provenance on publish, and runtime dependencies that are exactly the sandbox's imports.
+	const installed = path.join(app, 'node_modules', NAME);
+	const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8'));
 	expect(manifest).toMatchObject({
 		name: NAME,
 		version: rootPkg.version,
@@ -67,29 +90,17 @@ test('the tarball holds compiled JavaScript, the console, README and licence; it
 	// The same versions as the development install, which every sandbox test runs against.
 	for (const [dep, version] of Object.entries(manifest.dependencies)) expect([dep, version]).toEqual([dep, rootPkg.devDependencies[dep]]);
 	expect(manifest.devDependencies).toBeUndefined();
-	expect(execFileSync('tar', ['-xzOf', tarball, 'package/dist/bin.js'], { encoding: 'utf8' })).toMatch(/^#!\/usr\/bin\/env node\n/);
-});
+	expect(fs.readFileSync(path.join(installed, 'dist', 'bin.js'), 'utf8')).toMatch(/^#!\/usr\/bin\/env node\r?\n/);
 
-test('installed from the tarball into an empty folder, its bin serves the API, the operator API and the console', async () => {
-	const app = path.join(work, 'app');
-	fs.mkdirSync(app);
-	fs.writeFileSync(path.join(app, 'package.json'), '{"name":"try-the-sandbox","private":true}\n');
-	execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball], {
-		cwd: app,
-		stdio: ['ignore', 'ignore', 'pipe'],
-	});
-	// Nothing but the package and its two dependencies: no TypeScript, no ts-node.
-	expect(
-		fs
-			.readdirSync(path.join(app, 'node_modules'))
-			.filter((n) => !n.startsWith('.'))
-			.sort(),
-	).toEqual([NAME, ...sandboxImports()].sort());
-
-	child = spawn(path.join(app, 'node_modules', '.bin', NAME), ['--port', '0', '--rewards-port', '0', '--api-key', 'sk_package_test'], {
-		cwd: app,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
+	child = spawn(
+		path.join(app, 'node_modules', '.bin', windows ? `${NAME}.cmd` : NAME),
+		['--port', '0', '--rewards-port', '0', '--api-key', 'sk_package_test'],
+		{
+			cwd: app,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			shell: windows,
+		},
+	);
 	const lines = await new Promise<string[]>((resolve, reject) => {
 		let out = '';
 		let err = '';
@@ -97,9 +108,9 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 		child!.stderr!.on('data', (c) => (err += c));
 		child!.stdout!.on('data', (c) => {
 			out += c;
-			if (out.includes('SANDBOX_READY\n')) {
+			if (/SANDBOX_READY\r?\n/.test(out)) {
 				clearTimeout(timer);
-				resolve(out.split('\n'));
+				resolve(out.split(/\r?\n/));
 			}
 		});
 		child!.on('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${err}`)));
@@ -150,6 +161,7 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 	expect(await page.text()).toContain('<script src="/console/console.js"></script>');
 	expect((await fetch(`${base}/console/console.js`)).status).toBe(200);
 
+	if (windows) return; // no SIGTERM there: afterAll ends it
 	const code = await new Promise<number | null>((resolve) => {
 		child!.removeAllListeners('exit');
 		child!.on('exit', (c) => resolve(c));

@@ -120,6 +120,13 @@ describe('ci.yml', () => {
 		expect(runs).toContain('npm run test:compat');
 		expect((wf.jobs.unit as any).strategy.matrix.node).toEqual(['20', '24']);
 	});
+
+	test('runs the sandbox package test on Linux, macOS and Windows with Node 20', () => {
+		const job = wf.jobs['sandbox-package'] as any;
+		expect(job.strategy.matrix.os).toEqual(['ubuntu-latest', 'macos-latest', 'windows-latest']);
+		expect(job.steps.find((step: Step) => step.uses?.startsWith('actions/setup-node@')).with['node-version']).toBe('20');
+		expect(commands(job)).toContain('npx jest test/sandbox/package.test.ts --selectProjects sandbox --ci');
+	});
 });
 
 describe('npm scripts the workflows rely on', () => {
