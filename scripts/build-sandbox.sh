@@ -14,10 +14,11 @@ cp -r sandbox/console "$out/dist/console"
 cp sandbox/README.md LICENSE.md "$out/"
 node -e '
 const fs = require("node:fs");
+const path = require("node:path");
 const manifest = JSON.parse(fs.readFileSync("sandbox/package.json", "utf8"));
 delete manifest["//"];
 const version = JSON.parse(fs.readFileSync("package.json", "utf8")).version;
-fs.writeFileSync(process.argv[1] + "/package.json", JSON.stringify({ name: manifest.name, version, ...manifest }, null, 2) + "\n");
+fs.writeFileSync(path.join(process.argv[1], "package.json"), JSON.stringify({ name: manifest.name, version, ...manifest }, null, 2) + "\n");
+console.error(`[build:sandbox] ${manifest.name}@${version} in ${process.argv[1]}`);
 ' "$out"
 chmod +x "$out/dist/bin.js"
-echo "[build:sandbox] $out: $(node -p 'const m = require(process.argv[1]); m.name + "@" + m.version' "$(cd "$out" && pwd)/package.json")" >&2
