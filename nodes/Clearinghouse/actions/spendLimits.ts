@@ -134,11 +134,13 @@ export function parseSpendLimits(resolved: IDataObject, raw: IDataObject): Spend
 	const amount = (name: 'maxAmountPerOrder' | 'maxTotalPerRun'): UsdAmount | undefined => {
 		const value = resolved[name];
 		if (value === undefined || value === null || String(value).trim() === '') return undefined;
+		let problem = '';
 		try {
 			return parseUsdAmount(value, `Spend Limits → ${LABELS[name]}`);
 		} catch (error) {
-			throw new SpendLimitError(LABELS[name], (error as Error).message);
+			problem = (error as Error).message;
 		}
+		throw new SpendLimitError(LABELS[name], problem);
 	};
 	const recipients = list(resolved.allowedRecipients)?.map((entry) => {
 		const at = entry.indexOf(':');

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { parseUsdAmount, toPips, type UsdAmount } from '../../../shared/amounts';
 import { isDryRun, noteFinding } from '../../../shared/dryRun';
@@ -27,6 +28,12 @@ const runs = new WeakMap<object, RunGuards>();
 
 const NOTHING_SENT = 'Nothing was sent. Spend limits are set in the node (Spend Limits) by the workflow owner; an AI agent cannot change them.';
 
+/** A SpendLimitError as the item's error (its message names the rule, the value and the limit). */
+function limitError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+	if (error instanceof SpendLimitError) return operationError(ctx, error.message, itemIndex, NOTHING_SENT);
+	return error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+}
+
 function readLimits(ctx: IExecuteFunctions): SpendLimits {
 	const raw = (ctx.getNode().parameters.spendLimits ?? {}) as IDataObject;
 	try {
@@ -34,8 +41,7 @@ function readLimits(ctx: IExecuteFunctions): SpendLimits {
 		checkAiFilledFields(limits, ctx.getNode().parameters);
 		return limits;
 	} catch (error) {
-		if (error instanceof SpendLimitError) throw operationError(ctx, error.message, 0, NOTHING_SENT);
-		throw error;
+		throw limitError(ctx, error, 0);
 	}
 }
 
@@ -66,8 +72,7 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 		try {
 			guards.total = checkRunTotal(guards.limits, amounts);
 		} catch (error) {
-			if (error instanceof SpendLimitError) throw operationError(this, error.message, 0, NOTHING_SENT);
-			throw error;
+			throw limitError(this, error, 0);
 		}
 	}
 	if (dryRun) {
@@ -96,8 +101,7 @@ export function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDat
 	try {
 		passed = checkOrder(guards.limits, order);
 	} catch (error) {
-		if (error instanceof SpendLimitError) throw operationError(ctx, error.message, itemIndex, NOTHING_SENT);
-		throw error;
+		throw limitError(ctx, error, itemIndex);
 	}
 	if (guards.total && guards.limits.maxTotalPerRun) {
 		passed.push(`the run's total ${guards.total.text} USD is within Max Total per Run ${guards.limits.maxTotalPerRun.text}`);
