@@ -9,6 +9,7 @@ import { checkAccountLimits } from './accountLimits';
 import { guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
+import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import {
 	operationError,
@@ -193,6 +194,8 @@ const properties: INodeProperties[] = [
 	]),
 	// Spend limits (actions/spendLimits.ts): set by the workflow's owner, never by an AI agent.
 	spendLimitsField,
+	// Shown only when the node is an AI agent's tool: what the agent reads about Create.
+	toolDescriptionField(CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION),
 	optionsCollection([
 		dryRunOption,
 		{
