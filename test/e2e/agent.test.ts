@@ -12,6 +12,7 @@ import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { ScriptedModel, textOf, type ChatRequest, type ScriptedReply } from '../../harness/scriptedModel';
 import { nodeItems } from '../../harness/executions';
+import { findNode, loadExample } from '../../harness/examples';
 import { SandboxClient, type LoggedRequest } from '../support/sandbox';
 
 jest.setTimeout(240_000);
@@ -33,6 +34,13 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 	function script(request: ChatRequest): ScriptedReply {
 		const prompt = textOf(request.messages.find((m) => m.role === 'user'));
 		const name = Object.keys(scenarios).find((key) => prompt.includes(`[${key}]`));
+		if (!name && prompt.startsWith('Pay this approved invoice')) {
+			// Example 6: pay the invoice in the prompt once, as written.
+			const invoice = JSON.parse(prompt.slice(prompt.indexOf('{')));
+			if (request.messages.some((m) => m.role === 'tool')) return { text: `paid ${invoice.invoiceNumber}` };
+			const args = { toAddress: invoice.address, chain: invoice.chain, amountUsd: invoice.amountUsd, invoiceNumber: invoice.invoiceNumber };
+			return { toolCalls: [{ name: 'Pay_invoice', args }] };
+		}
 		if (!name) return { text: `no scenario in: ${prompt}` };
 		const step = request.messages.filter((m) => m.role === 'assistant').length;
 		const call = scenarios[name][step];
@@ -123,6 +131,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		return { output: String(agent?.output ?? ''), requests, payments: requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment') };
 	}
 
+	let example: WorkflowInput;
 	const ids = { legit: 'e2eAgentLegit001', repeat: 'e2eAgentRepeat01', inject: 'e2eAgentInject01', malformed: 'e2eAgentMalform1' };
 
 	beforeAll(async () => {
@@ -148,6 +157,10 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const fill = (workflow: WorkflowInput) =>
 			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', bobEth)) as WorkflowInput;
 		await n8n.importWorkflows(Object.entries(ids).map(([scenario, id]) => fill(agentWorkflow(id, scenario))));
+		// Example 6 as shipped, its Chat Model given the scripted model's credential (it ships without one).
+		example = loadExample('6-agent-pays-approved-invoices.json');
+		findNode(example, 'Chat Model').credentials = { openAiApi: { id: 'openAiScripted01', name: 'Scripted model' } };
+		await n8n.importWorkflows([example]);
 	});
 
 	afterAll(async () => {
@@ -202,4 +215,17 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		expect(payments).toHaveLength(1);
 		expect(payments[0].body).toMatchObject({ amountUsd: 12.5, idempotencyKey: invoice('malformed') });
 	});
+
+	test('example 6: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {
+		const mark = await operator.mark();
+		const result = await n8n.execute(example.id);
+		const payments = (await operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+		expect(payments.map((p) => [p.body.idempotencyKey, p.body.amountUsd, p.status]).sort()).toEqual([
+			['INV-2001', 120.5, 201],
+			['INV-2002', 42, 201],
+		]);
+		// INV-2003 (4,800 USD) went to Wait for approval: nothing was sent for it.
+		expect(result.run?.data.resultData.runData['Pay approved invoice']).toBeUndefined();
+		expect(Object.keys(result.run?.data.resultData.runData ?? {})).toContain('Wait for approval');
+	}, 90_000);
 });
