@@ -10,6 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { DryRunStop, isDryRun } from './dryRun';
+
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
@@ -207,6 +209,11 @@ export async function apiRequestWithStatus(
 	const target = apiUrl(credentials, request.api ?? 'main', request.path);
 	if ('problem' in target) {
 		throw new NodeOperationError(this.getNode(), target.problem, { itemIndex: request.itemIndex });
+	}
+	// Dry run (shared/dryRun.ts): the one place that keeps every write from leaving the node.
+	if (request.method !== 'GET' && isDryRun(this)) {
+		const { method, path, qs, headers, body } = request;
+		throw new DryRunStop({ method, url: target.url, path, qs, headers, body });
 	}
 	const options: IHttpRequestOptions = {
 		method: request.method,

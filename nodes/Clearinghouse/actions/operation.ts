@@ -5,4 +5,9 @@ export interface Operation {
 	description: INodeProperties[];
 	/** Runs the operation for one input item; an array becomes one output item per record. */
 	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]>;
+	/**
+	 * Optional checks over the whole batch, run by the router once per run of the node before any
+	 * item starts (so they hold under Concurrency > 1). A throw fails every item and sends nothing.
+	 */
+	preflight?(this: IExecuteFunctions, itemCount: number): Promise<void>;
 }

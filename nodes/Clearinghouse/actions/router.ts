@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as account from './account';
 import * as depositAddress from './depositAddress';
+import { beginDryRun, dryRunItem, endDryRun } from './dryRunOption';
 import type { Operation } from './operation';
 import * as paymentOrder from './paymentOrder';
 import * as quote from './quote';
@@ -88,12 +89,35 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				const result = await operation.execute.call(this, itemIndex);
 				outcomes[itemIndex] = { records: Array.isArray(result) ? result : [result] };
 			} catch (error) {
+				// Dry run: the write the transport refused to send becomes the item's output.
+				const unsent = dryRunItem(this, error, itemIndex, `${resource}.${operationName}`);
+				if (unsent) {
+					outcomes[itemIndex] = { records: [unsent] };
+					continue;
+				}
 				outcomes[itemIndex] = { error: asNodeError(this, error, itemIndex) };
 				if (!continueOnFail) stopped = true;
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+	// Options → Dry Run (actions/dryRunOption.ts): no write leaves the transport until endDryRun.
+	beginDryRun(this);
+	try {
+		// Checks over the whole batch (spend limits) before any item starts: a refusal sends nothing.
+		let batchError: NodeApiError | NodeOperationError | undefined;
+		try {
+			await operation.preflight?.call(this, items.length);
+		} catch (error) {
+			batchError = asNodeError(this, error, 0);
+		}
+		if (batchError) {
+			if (!continueOnFail) throw batchError;
+			return [items.map((_, itemIndex) => ({ json: failedItemJson(batchError), pairedItem: { item: itemIndex } }))];
+		}
+		await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+	} finally {
+		endDryRun(this);
+	}
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {

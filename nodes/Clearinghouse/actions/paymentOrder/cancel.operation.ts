@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequestWithStatus } from '../../../shared/transport';
 import { optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
 import { bodyRecord, locatorValue, subaccountQuery } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -15,7 +16,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. Customer withdrew the request',
 		description: 'Why the order is canceled; stored on the order as its cancel reason',
 	},
-	optionsCollection([subaccountOrderOption]),
+	optionsCollection([dryRunOption, subaccountOrderOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['cancel'] } }, properties);

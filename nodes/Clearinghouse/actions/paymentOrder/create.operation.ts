@@ -6,6 +6,10 @@ import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotenc
 import { apiRequest } from '../../../shared/transport';
 import { DEFAULT_KEY_FIELD, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
+import { guardOrder } from './createGuards';
+import { dryRunOption } from '../dryRunOption';
+import { spendLimitsField } from '../spendLimits';
+import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import {
 	operationError,
@@ -188,7 +192,12 @@ const properties: INodeProperties[] = [
 			],
 		},
 	]),
+	// Spend limits (actions/spendLimits.ts): set by the workflow's owner, never by an AI agent.
+	spendLimitsField,
+	// Shown only when the node is an AI agent's tool: what the agent reads about Create.
+	toolDescriptionField(CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION),
 	optionsCollection([
+		dryRunOption,
 		{
 			displayName: 'Check Account Limits First',
 			name: 'checkLimits',
@@ -215,6 +224,9 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 		displayOptions: { ...field.displayOptions, show: { ...field.displayOptions?.show, dataMode: ['defineBelow'] } },
 	}));
 }
+
+// Spend limits over the whole batch, run by the router before any item starts.
+export { preflight } from './createGuards';
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
@@ -314,6 +326,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} else {
 		throw operationError(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
 	}
+
+	// Spend limits (and a dry run's read-only checks) before any request for this item.
+	guardOrder(this, itemIndex, body, amount);
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.checkLimits === true) {

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFields, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, locatorValue, requiredText, subaccountQuery } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const MAX_RETURN_WALLETS = 32;
 
@@ -28,6 +29,7 @@ const properties: INodeProperties[] = [
 	},
 	...idempotencyFields,
 	optionsCollection([
+		dryRunOption,
 		{
 			displayName: 'Expected Revision',
 			name: 'revision',

@@ -4,6 +4,7 @@ import { sleep, updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { chainField, DYNAMIC_OPTIONS_HINT, optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
 import { operationError, locatorValue, optionalText, subaccountQuery } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,
@@ -35,6 +36,7 @@ const properties: INodeProperties[] = [
 		],
 	},
 	optionsCollection([
+		dryRunOption,
 		{
 			displayName: 'Retries While Not Indexed',
 			name: 'indexRetries',

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { amountField, assetField, chainField, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, optionalText, requiredText, usdAmount } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	chainField(),
@@ -44,7 +45,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['quote'], operation: ['create'] } }, properties);

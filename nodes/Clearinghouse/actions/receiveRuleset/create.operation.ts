@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, optionalText, requiredText } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 export const RULESET_NAME_MAX = 120;
 
@@ -70,7 +71,7 @@ const properties: INodeProperties[] = [
 			subaccountWriteOption,
 		],
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);

@@ -5,6 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
 import { operationError, requiredText } from '../parameters';
 import { RULESET_NAME_MAX } from './create.operation';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -24,7 +25,7 @@ const properties: INodeProperties[] = [
 		default: '',
 		description: 'New name, 1-120 characters after trimming. Only the name of a ruleset can change.',
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);

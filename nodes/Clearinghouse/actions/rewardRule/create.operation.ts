@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFields, optionsCollection } from '../fields';
 import { keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, requiredText } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const EXAMPLE_DEFINITION = {
 	measure: { type: 'daily_balance', metricKey: 'balance_usd' },
@@ -38,7 +39,7 @@ const properties: INodeProperties[] = [
 		description: 'The rule as JSON with measure, condition, payout and limits. Get Rule Blocks lists the types the service accepts.',
 	},
 	...idempotencyFields,
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['create'] } }, properties);

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountWriteOption, walletsField } from '../fields';
 import { chainWallets, operationError, optionalText, requiredText } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -54,7 +55,7 @@ const properties: INodeProperties[] = [
 		default: {},
 		options: [subaccountWriteOption],
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['user'], operation: ['createOrUpdate'] } }, properties);

@@ -5,8 +5,9 @@ import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
 import { requiredText, recordWithoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
+import { dryRunOption } from '../dryRunOption';
 
-const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
+const properties: INodeProperties[] = [deliveryIdField, optionsCollection([dryRunOption])];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['replay'] } }, properties);
 

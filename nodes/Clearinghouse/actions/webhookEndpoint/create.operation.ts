@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
 import { operationError, httpsUrl, optionalText } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -31,7 +32,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. Payout workflow',
 		description: 'Free text to recognise the endpoint',
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['create'] } }, properties);

@@ -4,8 +4,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue, recordWithoutSecrets } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
-const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection()];
+const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection([dryRunOption])];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } }, properties);
 

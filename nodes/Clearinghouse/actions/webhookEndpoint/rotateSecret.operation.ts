@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,
@@ -26,7 +27,7 @@ const properties: INodeProperties[] = [
 		],
 		description: 'How the old secret is retired',
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['rotateSecret'] } }, properties);

@@ -4,6 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { operationError, httpsUrl, locatorValue, withoutSecrets } from '../parameters';
+import { dryRunOption } from '../dryRunOption';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,
@@ -42,7 +43,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['update'] } }, properties);

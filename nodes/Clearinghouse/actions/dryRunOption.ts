@@ -1,0 +1,35 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { DryRunStop, dryRunOutput, endDryRun as unmark, findingsOf, startDryRun } from '../../shared/dryRun';
+import { fromAiProblem } from './spendLimits';
+
+/**
+ * Options → Dry Run, on every operation that writes (its Options collection lists it; the read
+ * operations have nothing to hold back). Read once per run, from the node's parameters.
+ */
+export const dryRunOption: INodeProperties = {
+	displayName: 'Dry Run',
+	name: 'dryRun',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to run every check and every read (spend limits, supported assets and chains, account limits) and output the request each item would send, without sending any write. Safe against production: while it is on, the node sends nothing but GET requests.',
+};
+
+/** Marks the run as a dry run when Options → Dry Run is on (item 0's value holds for the run). */
+export function beginDryRun(ctx: IExecuteFunctions): void {
+	const raw = (ctx.getNode().parameters.options as IDataObject | undefined)?.dryRun;
+	const problem = fromAiProblem(raw, 'Dry Run');
+	if (problem) throw new NodeOperationError(ctx.getNode(), problem, { itemIndex: 0 });
+	if (ctx.getNodeParameter('options.dryRun', 0, false) === true) startDryRun(ctx);
+}
+
+export function endDryRun(ctx: IExecuteFunctions): void {
+	unmark(ctx);
+}
+
+/** The output of an item whose write a dry run stopped, or undefined when `error` is anything else. */
+export function dryRunItem(ctx: IExecuteFunctions, error: unknown, itemIndex: number, operation: string): IDataObject | undefined {
+	return error instanceof DryRunStop ? dryRunOutput(operation, error, findingsOf(ctx, itemIndex)) : undefined;
+}

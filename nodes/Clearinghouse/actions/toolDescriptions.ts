@@ -1,0 +1,27 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/**
+ * The description an AI agent reads for an operation when the node is its tool. n8n adds its own
+ * "Tool Description" field to a tool only when the node has none; by declaring ours (shown only
+ * on the tool, `@tool`) the default text is this one, and the user can still edit it. Operations
+ * without an entry here keep n8n's automatic text (the operation's action, e.g. "Get a payment
+ * order in Clearinghouse").
+ */
+export const CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION =
+	'Creates ONE payment order in the Clearinghouse: the recipient is paid in a dollar stablecoin (for example USDC) once the order is funded. ' +
+	'Amounts are US dollars (USD) written as decimal text with a dot, for example "120.50": at most 4 decimals, no currency sign, no thousands separator. ' +
+	'The business key (for example the invoice number) must be copied exactly from the request, never invented: calling again with the same key returns the same order instead of paying twice. ' +
+	'Spend limits set by the workflow owner (maximum per order and per run, allowed recipients, senders, assets and chains) are always enforced and cannot be changed by you. ' +
+	'An error names the field or limit and the rule: correct a malformed value and call again; if a limit refused the payment, do not retry it, report it.';
+
+export function toolDescriptionField(description: string): INodeProperties {
+	return {
+		displayName: 'Tool Description',
+		name: 'toolDescription',
+		type: 'string',
+		typeOptions: { rows: 4 },
+		default: description,
+		description: 'What the AI agent reads about this tool: what it does, units and formats, and how to handle its errors',
+		displayOptions: { show: { '@tool': [true] } },
+	};
+}

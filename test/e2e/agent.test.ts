@@ -1,0 +1,231 @@
+/**
+ * Payment Order → Create as an AI agent's tool, in a real n8n 2.40.7: n8n's own AI Agent node and
+ * OpenAI Chat Model node, the model being a local OpenAI-compatible server that answers with
+ * scripted tool calls (harness/scriptedModel.ts; no outside service). The tool node leaves
+ * recipient, amount and invoice number to the model ($fromAI) and sets its Spend Limits itself.
+ * Each check counts what reached the sandbox and reads what n8n sent back to the model.
+ */
+import { randomBytes } from 'node:crypto';
+
+import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION } from '../../nodes/Clearinghouse/actions/toolDescriptions';
+import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
+import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { ScriptedModel, textOf, type ChatRequest, type ScriptedReply } from '../../harness/scriptedModel';
+import { nodeItems } from '../../harness/executions';
+import { findNode, loadExample } from '../../harness/examples';
+import { SandboxClient, type LoggedRequest } from '../support/sandbox';
+
+jest.setTimeout(240_000);
+
+const TOOL = 'pay_invoice';
+const UNKNOWN = '0x00000000000000000000000000000000deadbeef';
+
+describe("Payment Order → Create as an AI agent's tool", () => {
+	let sandbox: SandboxHandle;
+	let operator: SandboxClient;
+	let n8n: N8nInstance;
+	let model: ScriptedModel;
+	let bobEth: string;
+	const run = randomBytes(3).toString('hex');
+	const invoice = (name: string) => `INV-${name}-${run}`;
+
+	/** The tool calls each scenario's model makes, one list per model request; then a final text. */
+	const scenarios: Record<string, Array<Record<string, unknown>>> = {};
+	function script(request: ChatRequest): ScriptedReply {
+		const prompt = textOf(request.messages.find((m) => m.role === 'user'));
+		const name = Object.keys(scenarios).find((key) => prompt.includes(`[${key}]`));
+		if (!name && prompt.startsWith('Pay this approved invoice')) {
+			// Example 6: pay the invoice in the prompt once, as written.
+			const invoice = JSON.parse(prompt.slice(prompt.indexOf('{')));
+			if (request.messages.some((m) => m.role === 'tool')) return { text: `paid ${invoice.invoiceNumber}` };
+			const args = { toAddress: invoice.address, chain: invoice.chain, amountUsd: invoice.amountUsd, invoiceNumber: invoice.invoiceNumber };
+			return { toolCalls: [{ name: 'Pay_invoice', args }] };
+		}
+		if (!name) return { text: `no scenario in: ${prompt}` };
+		const step = request.messages.filter((m) => m.role === 'assistant').length;
+		const call = scenarios[name][step];
+		return call ? { toolCalls: [{ name: TOOL, args: call }] } : { text: `done: ${name}` };
+	}
+	/** The model requests of one scenario, in order. */
+	const requestsOf = (name: string) => model.requests.filter((r) => textOf(r.messages.find((m) => m.role === 'user')).includes(`[${name}]`));
+	/** The tool results n8n handed the model in its last request of a scenario. */
+	const toolResults = (name: string) =>
+		requestsOf(name)
+			.slice(-1)[0]
+			.messages.filter((m) => m.role === 'tool')
+			.map((m) => textOf(m));
+
+	function agentWorkflow(id: string, scenario: string): WorkflowInput {
+		const fromAi = (key: string, description: string) => `={{ $fromAI('${key}', \`${description}\`, 'string') }}`;
+		return {
+			id,
+			name: `e2e agent: ${scenario}`,
+			nodes: [
+				{ id: `${id}-1`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{
+					id: `${id}-2`,
+					name: 'AI Agent',
+					type: '@n8n/n8n-nodes-langchain.agent',
+					typeVersion: 3,
+					position: [220, 0],
+					parameters: {
+						promptType: 'define',
+						text: `[${scenario}] Pay the approved invoice in the request.`,
+						options: { systemMessage: 'You pay approved invoices with the pay_invoice tool.', maxIterations: 6 },
+					},
+				},
+				{
+					id: `${id}-3`,
+					name: 'OpenAI Chat Model',
+					type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+					typeVersion: 1.2,
+					position: [220, 200],
+					parameters: { model: { __rl: true, mode: 'id', value: 'scripted-model' }, options: { maxRetries: 0 } },
+					credentials: { openAiApi: { id: 'openAiScripted01', name: 'Scripted model' } },
+				},
+				{
+					id: `${id}-4`,
+					name: TOOL,
+					type: 'n8n-nodes-clearinghouse.clearinghouseTool',
+					typeVersion: 1,
+					position: [440, 200],
+					parameters: {
+						resource: 'paymentOrder',
+						operation: 'create',
+						mode: 'standard',
+						fromUserId: '__ALICE__',
+						toAddress: fromAi('toAddress', 'Recipient wallet address exactly as written in the invoice'),
+						toChain: 'ethereum',
+						asset: 'USDC',
+						amountUsd: fromAi(
+							'amountUsd',
+							'Amount in US dollars as decimal text with a dot, e.g. 120.50: at most 4 decimals, no currency sign, no thousands separator',
+						),
+						expiry: 'inMinutes',
+						expiresInMinutes: 60,
+						memo: 'paid by the e2e agent',
+						idempotencyKeyMode: 'custom',
+						idempotencyKey: fromAi('invoiceNumber', 'The invoice number exactly as written in the request, e.g. INV-2026-0042. Never invent one.'),
+						spendLimits: { maxAmountPerOrder: '500', allowedRecipients: '__BOB__' },
+					},
+					credentials: { clearinghouseApi: { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } },
+				},
+			],
+			connections: {
+				Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+				'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+				[TOOL]: { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+			},
+			settings: { executionOrder: 'v1' },
+		};
+	}
+
+	/** Runs a scenario's workflow; returns the agent's output and the sandbox requests meanwhile. */
+	async function runScenario(id: string): Promise<{ output: string; requests: LoggedRequest[]; payments: LoggedRequest[] }> {
+		const mark = await operator.mark();
+		const result = await n8n.execute(id);
+		if (result.code !== 0 || !result.run)
+			throw new Error(`n8n execute ${id} exited ${result.code}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
+		const requests = (await operator.requests(mark)).filter((r) => !r.path.startsWith('/sandbox'));
+		const [agent] = nodeItems(result.run.data, 'AI Agent');
+		return { output: String(agent?.output ?? ''), requests, payments: requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment') };
+	}
+
+	let example: WorkflowInput;
+	const ids = { legit: 'e2eAgentLegit001', repeat: 'e2eAgentRepeat01', inject: 'e2eAgentInject01', malformed: 'e2eAgentMalform1' };
+
+	beforeAll(async () => {
+		sandbox = await startSandbox();
+		operator = new SandboxClient(sandbox);
+		const state = await operator.state();
+		const [alice, bob] = state.users;
+		bobEth = bob.wallets.find((w: any) => w.chain === 'ethereum').address;
+		model = await new ScriptedModel(script).start();
+		const pay = (name: string, amountUsd: string, toAddress = bobEth) => ({ toAddress, amountUsd, invoiceNumber: invoice(name) });
+		scenarios.legit = [pay('legit', '120.50')];
+		scenarios.repeat = [pay('repeat', '75'), pay('repeat', '75')];
+		scenarios.inject = [pay('inject', '1000000', UNKNOWN), pay('inject', '50', UNKNOWN)];
+		scenarios.malformed = [pay('malformed', '12,50'), pay('malformed', '12.50')];
+
+		n8n = await N8nInstance.create();
+		await n8n.importCredential(sandboxCredential(sandbox), {
+			id: 'openAiScripted01',
+			name: 'Scripted model',
+			type: 'openAiApi',
+			data: { apiKey: 'sk-scripted-not-a-key', url: model.url },
+		});
+		const fill = (workflow: WorkflowInput) =>
+			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', bobEth)) as WorkflowInput;
+		await n8n.importWorkflows(Object.entries(ids).map(([scenario, id]) => fill(agentWorkflow(id, scenario))));
+		// Example 6 as shipped, its Chat Model given the scripted model's credential (it ships without one).
+		example = loadExample('6-agent-pays-approved-invoices.json');
+		findNode(example, 'Chat Model').credentials = { openAiApi: { id: 'openAiScripted01', name: 'Scripted model' } };
+		await n8n.importWorkflows([example]);
+	});
+
+	afterAll(async () => {
+		await n8n?.dispose();
+		await model?.close();
+		await sandbox?.close();
+	});
+
+	test('the model is offered the tool with descriptions that say what it does, the units and formats', async () => {
+		const { output, payments } = await runScenario(ids.legit);
+		const [first] = requestsOf('legit');
+		const tool = first.tools?.find((t) => t.function.name === TOOL);
+		expect(tool).toBeDefined();
+		// The node's own tool description (Tool Description on the tool), not n8n's automatic one.
+		expect(tool!.function.description).toBe(CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION);
+		const properties = tool!.function.parameters.properties;
+		expect(Object.keys(properties).sort()).toEqual(['amountUsd', 'invoiceNumber', 'toAddress']);
+		expect(properties.amountUsd.description).toMatch(/decimal text/);
+		// A legitimate request pays once.
+		expect(payments).toHaveLength(1);
+		expect(payments[0].body).toMatchObject({ amountUsd: 120.5, toAddress: bobEth, idempotencyKey: invoice('legit') });
+		expect(payments[0].status).toBe(201);
+		expect(output).toBe('done: legit');
+	});
+
+	test('the same tool call repeated in one agent run pays once', async () => {
+		const before = (await operator.state()).counts.orders;
+		const { payments } = await runScenario(ids.repeat);
+		expect(payments.map((p) => p.body.idempotencyKey)).toEqual([invoice('repeat'), invoice('repeat')]);
+		expect((await operator.state()).counts.orders).toBe(before + 1);
+		const results = toolResults('repeat');
+		expect(results).toHaveLength(2);
+		expect(results[0]).toContain('"created":true');
+		expect(results[1]).toContain('"created":false');
+	});
+
+	test('a prompt-injected call for 1,000,000 to an unknown address is refused by the limits, nothing sent', async () => {
+		const { requests, output } = await runScenario(ids.inject);
+		expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+		const results = toolResults('inject');
+		expect(results[0]).toContain('Spend limit Max Amount per Order (USD): the order asks for 1000000 USD, over the limit of 500 USD');
+		expect(results[1]).toContain(`Spend limit Allowed Recipients: ${UNKNOWN} on ethereum is not in the list (1 allowed)`);
+		expect(output).toBe('done: inject');
+	});
+
+	test('a malformed amount gets an error the model reads, and its corrected call pays once', async () => {
+		const { payments } = await runScenario(ids.malformed);
+		const [, second] = requestsOf('malformed');
+		// n8n hands the model the tool's output items as JSON: the failed item carries the node's error.
+		const [toolMessage] = second.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(textOf(m)));
+		expect(toolMessage).toEqual([{ error: 'Amount (USD) must be a plain decimal number of US dollars (got "12,50")' }]);
+		expect(payments).toHaveLength(1);
+		expect(payments[0].body).toMatchObject({ amountUsd: 12.5, idempotencyKey: invoice('malformed') });
+	});
+
+	test('example 6: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {
+		const mark = await operator.mark();
+		const result = await n8n.execute(example.id);
+		const payments = (await operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+		expect(payments.map((p) => [p.body.idempotencyKey, p.body.amountUsd, p.status]).sort()).toEqual([
+			['INV-2001', 120.5, 201],
+			['INV-2002', 42, 201],
+		]);
+		// INV-2003 (4,800 USD) went to Wait for approval: nothing was sent for it.
+		expect(result.run?.data.resultData.runData['Pay approved invoice']).toBeUndefined();
+		expect(Object.keys(result.run?.data.resultData.runData ?? {})).toContain('Wait for approval');
+	}, 90_000);
+});

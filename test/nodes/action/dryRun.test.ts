@@ -1,0 +1,198 @@
+/**
+ * Options → Dry Run: for EVERY operation of the router that offers it, a dry run sends no write
+ * (the sandbox's request log holds only GETs) and outputs the request it would have sent, without
+ * the key. The operations without it are shown to be reads: a normal run sends only GETs.
+ */
+import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
+
+import { resources } from '../../../nodes/Clearinghouse/actions/router';
+import { createOrder, json, node, orderCount, payment, startEnv, walletOf, type Env } from './env';
+
+let env: Env;
+let ids: { order: string; endpoint: string; delivery: string; ruleset: string };
+const url = 'https://127.0.0.1:9/hooks';
+
+beforeAll(async () => {
+	env = await startEnv();
+});
+// A fresh sandbox for each test: the counter-check without Dry Run really writes (deletes, cancels).
+beforeEach(async () => {
+	await env.reset();
+	const endpoint = await env.client.api('POST', '/webhooks/endpoints', { url, events: ['payment_order'] });
+	// A pending secret, so that Promote Secret without Dry Run has something to promote.
+	await env.client.api('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
+	const order = await createOrder(env);
+	const ruleset = await env.client.api('POST', '/rulesets', {
+		deliveredAsset: 'USDC',
+		deliveredChain: 'base',
+		toAddress: walletOf(env.bob, 'base'),
+		name: 'dry run ruleset',
+		idempotencyKey: 'dry-run-ruleset',
+	});
+	await env.op('POST', '/webhooks/flush');
+	const deliveries = await env.client.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}`);
+	ids = { order, endpoint: endpoint.id, delivery: deliveries.deliveries[0].id, ruleset: ruleset.id };
+	await env.mark();
+});
+afterAll(async () => {
+	await env.sb.close();
+});
+
+const rl = (value: string) => ({ mode: 'id', value });
+
+/** Parameters under which each operation succeeds against the sandbox. A new operation must be added here. */
+const cases: Record<string, () => INodeParameters> = {
+	'account.getLimits': () => ({}),
+	'depositAddress.getMany': () => ({}),
+	'paymentOrder.cancel': () => ({ paymentOrderId: rl(ids.order), reason: 'dry run' }),
+	'paymentOrder.create': () => payment(env),
+	'paymentOrder.get': () => ({ paymentOrderId: rl(ids.order) }),
+	'paymentOrder.getMany': () => ({ returnAll: false, limit: 5 }),
+	'paymentOrder.setReturnDetails': () => ({
+		paymentOrderId: rl(ids.order),
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
+	}),
+	'paymentOrder.submitTransactions': () => ({ paymentOrderId: rl(ids.order), transactions: { transaction: [{ hash: '0xdryrun', chain: 'ethereum' }] } }),
+	'quote.create': () => ({ toChain: 'ethereum', asset: 'USDC', amountUsd: '25', additionalFields: { toAddress: walletOf(env.bob, 'ethereum') } }),
+	'receiveRuleset.create': () => ({ deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: walletOf(env.bob, 'base'), additionalFields: { name: 'dry' } }),
+	'receiveRuleset.rename': () => ({ rulesetId: ids.ruleset, name: 'dry run renamed' }),
+	'rewardRule.create': () => ({ name: 'dry run rule', description: 'never made' }),
+	'rewardRule.getMany': () => ({ status: 'active', returnAll: true }),
+	'rewardRule.getRuleBlocks': () => ({}),
+	'supportedAsset.getMany': () => ({}),
+	'user.createOrUpdate': () => ({ label: 'dry-run-dave', wallets: { wallet: [{ chain: 'ethereum', address: '0x1111111111111111111111111111111111111111' }] } }),
+	'webhookDelivery.get': () => ({ deliveryId: ids.delivery }),
+	'webhookDelivery.getMany': () => ({ returnAll: true }),
+	'webhookDelivery.replay': () => ({ deliveryId: ids.delivery }),
+	'webhookEndpoint.create': () => ({ url, description: 'dry run endpoint' }),
+	'webhookEndpoint.delete': () => ({ endpointId: rl(ids.endpoint) }),
+	'webhookEndpoint.get': () => ({ endpointId: rl(ids.endpoint) }),
+	'webhookEndpoint.getMany': () => ({ returnAll: true }),
+	'webhookEndpoint.promoteSecret': () => ({ endpointId: rl(ids.endpoint) }),
+	'webhookEndpoint.rotateSecret': () => ({ endpointId: rl(ids.endpoint), rotation: 'graceful' }),
+	'webhookEndpoint.sendTestEvent': () => ({ endpointId: rl(ids.endpoint) }),
+	'webhookEndpoint.update': () => ({ endpointId: rl(ids.endpoint), updateFields: { description: 'dry run update' } }),
+};
+
+const operations = Object.entries(resources).flatMap(([resource, { operations: ops }]) =>
+	Object.entries(ops)
+		.filter(([, module]) => typeof (module as { execute?: unknown })?.execute === 'function')
+		.map(([operation, module]) => ({ name: `${resource}.${operation}`, resource, operation, module: module as { description: INodeProperties[] } })),
+);
+
+/** Whether the operation's Options collection offers Dry Run. */
+const offersDryRun = (description: INodeProperties[]) =>
+	description.some((field) => field.name === 'options' && (field.options as INodeProperties[]).some((option) => option.name === 'dryRun'));
+
+/** A sandbox snapshot of what a write would change. */
+const snapshot = async () => {
+	const state = await env.client.state();
+	return JSON.stringify({ counts: state.counts, endpoints: state.webhookEndpoints ?? null, users: state.users.length });
+};
+
+test('the table names every operation of the router, and nothing else', () => {
+	expect(Object.keys(cases).sort()).toEqual(operations.map((o) => o.name).sort());
+	// Every write offers Dry Run (the tests below prove which are writes).
+	expect(operations.filter((o) => offersDryRun(o.module.description)).length).toBe(16);
+});
+
+describe.each(operations)('$name', ({ name, resource, operation, module }) => {
+	if (offersDryRun(module.description)) {
+		test('with Dry Run on: no write leaves the node, the output shows the unsent write without the key', async () => {
+			const before = await snapshot();
+			await env.mark();
+			const parameters = { resource, operation, ...cases[name](), options: { dryRun: true } } as INodeParameters;
+			const out = await env.run(parameters);
+			const requests = await env.requests();
+			expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+			expect(out).toHaveLength(1);
+			const item = out[0].json as IDataObject;
+			expect(item).toMatchObject({ dryRun: true, sent: false, operation: name });
+			const request = item.request as IDataObject;
+			expect(request.method).not.toBe('GET');
+			expect([`${env.sb.mainUrl}/api/v1${String(request.path)}`, `${env.sb.rewardsUrl}/api/v1${String(request.path)}`]).toContain(request.url);
+			expect(JSON.stringify(out)).not.toContain(env.sb.apiKey);
+			expect(await snapshot()).toBe(before);
+			// The same parameters without Dry Run do write: the test above could have failed.
+			await env.mark();
+			await env.run({ ...parameters, options: {} });
+			expect((await env.requests()).some((r) => r.method === request.method)).toBe(true);
+		});
+	} else {
+		test('is a read: a normal run sends only GETs', async () => {
+			await env.mark();
+			await env.run({ resource, operation, ...cases[name]() } as INodeParameters);
+			const requests = await env.requests();
+			expect(requests.length).toBeGreaterThan(0);
+			expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+		});
+	}
+});
+
+describe('Payment Order → Create, dry run', () => {
+	test('a batch: every item shows its exact body and what the read-only checks found; nothing is created', async () => {
+		const orders = await orderCount(env);
+		await env.mark();
+		const items = [{ json: { amount: '10' } }, { json: { amount: '20.5' } }];
+		const out = await env.run(
+			payment(env, {
+				amountUsd: '={{ $json.amount }}',
+				spendLimits: { maxAmountPerOrder: '100', maxTotalPerRun: '50' },
+				options: { dryRun: true, concurrency: 2 },
+			}),
+			{ items },
+		);
+		expect(await orderCount(env)).toBe(orders);
+		const requests = await env.requests();
+		expect(requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /api/v1/account/limits', 'GET /api/v1/supported-assets']);
+		const [a, b] = json(out);
+		expect((a.request as IDataObject).body).toMatchObject({
+			amountUsd: 10,
+			toAddress: walletOf(env.bob, 'ethereum'),
+			idempotencyKey: expect.stringMatching(/^n8n-/),
+		});
+		expect((b.request as IDataObject).body).toMatchObject({ amountUsd: 20.5 });
+		expect(a.request).toMatchObject({ method: 'POST', path: '/payment' });
+		expect(a.checks).toEqual(
+			expect.arrayContaining([
+				'Spend limit passed: 10 USD is within Max Amount per Order (USD) 100',
+				"Spend limit passed: the run's total 30.5 USD is within Max Total per Run 50",
+				'Supported assets: USDC on ethereum is supported',
+				expect.stringMatching(/^Account limits: this order and the whole run \(30\.5 USD\) fit what remains/),
+			]),
+		);
+	});
+
+	test('a dry run still refuses what a real run would refuse, and says why', async () => {
+		await env.mark();
+		const items = [{ json: { chain: 'ethereum' } }, { json: { chain: 'nochain' } }];
+		const out = await env.run(
+			payment(env, { toChain: '={{ $json.chain }}', spendLimits: { maxAmountPerOrder: '100' }, amountUsd: '150', options: { dryRun: true } }),
+			{
+				items,
+				continueOnFail: true,
+			},
+		);
+		expect(json(out).map((i) => i.error)).toEqual([
+			'Spend limit Max Amount per Order (USD): the order asks for 150 USD, over the limit of 100 USD',
+			'Spend limit Max Amount per Order (USD): the order asks for 150 USD, over the limit of 100 USD',
+		]);
+		const ok = await env.run(payment(env, { toChain: '={{ $json.chain }}', options: { dryRun: true } }), { items, continueOnFail: true });
+		expect(ok[0].json.dryRun).toBe(true);
+		expect(ok[1].json.error).toBe("Dry run: USDC on nochain is not among the service's supported assets");
+		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+	});
+
+	test('Dry Run may not be left to an AI model', async () => {
+		await env.mark();
+		await expect(env.run(payment(env, { options: { dryRun: "={{ $fromAI('dryRun', 'dry run?', 'boolean') }}" } }))).rejects.toThrow(
+			'Dry Run may not be left to an AI model ($fromAI): set it in the node',
+		);
+		expect(await env.requests()).toEqual([]);
+	});
+});
+
+test('the node under test is the Clearinghouse action node', () => {
+	expect(node.description.name).toBe('clearinghouse');
+});
