@@ -35,7 +35,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const prompt = textOf(request.messages.find((m) => m.role === 'user'));
 		const name = Object.keys(scenarios).find((key) => prompt.includes(`[${key}]`));
 		if (!name && prompt.startsWith('Pay this approved invoice')) {
-			// Example 6: pay the invoice in the prompt once, as written.
+			// Example 7: pay the invoice in the prompt once, as written.
 			const invoice = JSON.parse(prompt.slice(prompt.indexOf('{')));
 			if (request.messages.some((m) => m.role === 'tool')) return { text: `paid ${invoice.invoiceNumber}` };
 			const args = { toAddress: invoice.address, chain: invoice.chain, amountUsd: invoice.amountUsd, invoiceNumber: invoice.invoiceNumber };
@@ -157,8 +157,8 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const fill = (workflow: WorkflowInput) =>
 			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', bobEth)) as WorkflowInput;
 		await n8n.importWorkflows(Object.entries(ids).map(([scenario, id]) => fill(agentWorkflow(id, scenario))));
-		// Example 6 as shipped, its Chat Model given the scripted model's credential (it ships without one).
-		example = loadExample('6-agent-pays-approved-invoices.json');
+		// Example 7 as shipped, its Chat Model given the scripted model's credential (it ships without one).
+		example = loadExample('7-agent-pays-approved-invoices.json');
 		findNode(example, 'Chat Model').credentials = { openAiApi: { id: 'openAiScripted01', name: 'Scripted model' } };
 		await n8n.importWorkflows([example]);
 	});
@@ -216,7 +216,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		expect(payments[0].body).toMatchObject({ amountUsd: 12.5, idempotencyKey: invoice('malformed') });
 	});
 
-	test('example 6: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {
+	test('example 7: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {
 		const mark = await operator.mark();
 		const result = await n8n.execute(example.id);
 		const payments = (await operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
