@@ -5,6 +5,7 @@ import { parseUsdAmount, type UsdAmount } from '../../shared/amounts';
 import { FieldError } from '../../shared/fieldError';
 import { firstTry, type FirstTry } from '../../shared/firstTries';
 import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
+import { validatePathId } from '../../shared/pathId';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -29,12 +30,25 @@ export function listLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 	return returnAll ? undefined : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
 }
 
-/** The id of a resource locator (or a plain string), refused when empty. */
+/**
+ * The id of a resource locator (or a plain string) that goes into a request path: refused when
+ * empty or when it could change the path (`..`, `/`, `%2e`, whitespace: shared/pathId.ts).
+ */
 export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
-	const value = ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }) as unknown;
-	const id = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
-	if (id === '') throw operationError(ctx, `${label} is required`, itemIndex);
-	return id;
+	return pathIdOf(ctx, ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }), itemIndex, label);
+}
+
+/** A required ID parameter (mapped per item) that goes into a request path, checked as locatorValue checks it. */
+export function requiredId(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
+	return pathIdOf(ctx, itemParameter(ctx, name, itemIndex, ''), itemIndex, label);
+}
+
+function pathIdOf(ctx: IExecuteFunctions, value: unknown, itemIndex: number, label: string): string {
+	try {
+		return validatePathId(value, label);
+	} catch (error) {
+		throw itemError(ctx, error, itemIndex);
+	}
 }
 
 /**
