@@ -28,7 +28,8 @@ export class ClearinghouseApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			description: 'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
+			description:
+				'Main API origin (https://, no ? or # part). A trailing /api/v1 or slash is tolerated. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',
@@ -37,7 +38,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://rewards.example.com',
 			description:
-				'Rewards rules API origin, without the /api/v1 suffix. Only needed for the Reward Rule resource. For the local sandbox: http://127.0.0.1:4011.',
+				'Rewards rules API origin (https://, no ? or # part), without the /api/v1 suffix. Only needed for the Reward Rule resource. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4011.',
 		},
 	];
 
