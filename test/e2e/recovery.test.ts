@@ -38,7 +38,7 @@ class LossyProxy {
 	) {}
 
 	static async start(upstream: string): Promise<LossyProxy> {
-		let proxy: LossyProxy | undefined;
+		const self: { proxy?: LossyProxy } = {};
 		const server = createServer((req, res) => {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -51,8 +51,8 @@ class LossyProxy {
 				try {
 					const answer = await fetch(upstream + req.url, { method: req.method, headers, body: body.length > 0 ? body : undefined });
 					const payload = Buffer.from(await answer.arrayBuffer());
-					if (proxy!.dropPayments && req.method === 'POST' && req.url!.split('?')[0] === '/api/v1/payment') {
-						proxy!.dropped++;
+					if (self.proxy!.dropPayments && req.method === 'POST' && req.url!.split('?')[0] === '/api/v1/payment') {
+						self.proxy!.dropped++;
 						req.socket.destroy();
 						return;
 					}
@@ -64,8 +64,8 @@ class LossyProxy {
 			});
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-		proxy = new LossyProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-		return proxy;
+		self.proxy = new LossyProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+		return self.proxy;
 	}
 
 	close(): Promise<void> {
@@ -82,7 +82,6 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	let rest: N8nRest;
 	let state: any;
 	const run = randomBytes(3).toString('hex');
-	const credential = { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' };
 	const lossyCredential = { id: 'chLossyProxy0001', name: 'Clearinghouse through a lossy proxy' };
 	const lossyPath = `lossy-${run}`;
 	let batch: WorkflowInput;
@@ -316,6 +315,6 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			'payout-INV-1004',
 		]);
 		expect(await orders('INV-100')).toEqual({ 'INV-1001': 1, 'INV-1002': 1, 'INV-1003': 1 });
-		expect(findNode(example1, 'Create payment orders').parameters.idempotencyKey).toBe("={{ 'payout-' + $json.reference }}");
+		expect((findNode(example1, 'Create payment orders').parameters as Record<string, unknown>).idempotencyKey).toBe("={{ 'payout-' + $json.reference }}");
 	});
 });
