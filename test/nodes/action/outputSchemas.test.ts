@@ -102,6 +102,8 @@ beforeAll(async () => {
 	await waitForStatus(idOf(refunded), 'REFUNDED');
 	for (const created of [settled, refunded, waiting]) await sample('paymentOrder', 'get', { paymentOrderId: byId(idOf(created)) });
 	await sample('paymentOrder', 'getMany', { returnAll: true });
+	await sample('paymentOrder', 'findByKeys', { businessKey: String(settled.idempotencyKey) });
+	await sample('paymentOrder', 'findByKeys', { businessKey: 'schema-missing-key' });
 
 	await env.op('POST', '/webhooks/flush', {});
 	const deliveries = await sample('webhookDelivery', 'getMany', { returnAll: true });
