@@ -135,6 +135,36 @@ export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdA
 	return created >= opts.requestStartedMs - (opts.skewMs ?? 0);
 }
 
+/**
+ * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): the sandbox, where a
+ * payment made twice costs nothing. Anything unparsable counts as not loopback.
+ */
+export function isLoopbackUrl(raw: unknown): boolean {
+	let host: string;
+	try {
+		host = new URL(String(raw ?? '').trim()).hostname.toLowerCase();
+	} catch {
+		return false;
+	}
+	if (host === 'localhost' || host === '[::1]') return true;
+	const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	return octets !== null && octets.slice(1).every((n) => Number(n) <= 255);
+}
+
+/**
+ * `created` as a workflow branches on it: the order was made during this execution or n8n's
+ * retries of it (its lineage), not found from an earlier run. A Derived key belongs to the lineage,
+ * so any order it returns was made in it. A Business Key may come from any earlier run: made in the
+ * lineage when this request made it, or when the order is not older than the lineage's start
+ * (the clocks of n8n and the service agreeing to within `skewMs`, as for createdByThisRequest).
+ */
+export function createdInLineage(opts: { derived: boolean; byThisRequest: boolean; createdAt: unknown; lineageStartMs?: number; skewMs?: number }): boolean {
+	if (opts.derived || opts.byThisRequest) return true;
+	if (opts.lineageStartMs === undefined) return false;
+	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
+	return !Number.isNaN(created) && created >= opts.lineageStartMs - (opts.skewMs ?? 0);
+}
+
 /** JSON with sorted object keys, so equal content always hashes equally. */
 export function stableStringify(value: unknown): string {
 	if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';

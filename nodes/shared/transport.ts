@@ -10,6 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 
 /** Every n8n context our nodes call the API from. */
@@ -105,7 +106,7 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 		return { problem: `The credential's ${label} must start with https://` };
 	}
 	// The API key travels in a header: in clear text only to this machine (the local sandbox).
-	if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+	if (url.protocol === 'http:' && !isLoopbackUrl(url.href)) {
 		return {
 			problem: `The credential's ${label} must start with https:// (http:// is allowed only for this machine: localhost, 127.x.x.x or [::1]); got host "${url.hostname}"`,
 		};
@@ -118,12 +119,6 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 		return { problem: `The credential's ${label} must not carry a user name or password; the API key goes in the API Key field` };
 	}
 	return { origin: raw.replace(/\/+$/, '').replace(/\/api\/v1$/, '') };
-}
-
-/** localhost, 127.0.0.0/8 and [::1]: the hosts an http:// URL may name. */
-export function isLoopbackHost(hostname: string): boolean {
-	const host = hostname.toLowerCase().replace(/^\[|\]$/g, '');
-	return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
 /** Full URL of a path below `/api/v1`, or the credential problem that prevents building it. */
