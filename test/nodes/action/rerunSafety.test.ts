@@ -5,6 +5,7 @@
  */
 import type { NodeApiError } from 'n8n-workflow';
 
+import { testCredential } from '../../support/n8nContexts';
 import { createOrder, orderCount, payment, startEnv, walletOf, type Env } from './env';
 
 let env: Env;
@@ -116,6 +117,26 @@ describe('strict input: refused before any request', () => {
 		const error = await failure(env.run(payment(env, { idempotencyKeyMode: 'custom', idempotencyKey })));
 		expect(error.message).toMatch(/^Business Key /);
 		expect(error.message).toMatch(rule);
+		expect(await env.requests()).toEqual([]);
+	});
+});
+
+describe("the credential's Test button follows the same URL rules", () => {
+	test('a loopback http:// Base URL (the sandbox) is tested as before', async () => {
+		expect(await testCredential({ apiKey: env.sb.apiKey, baseUrl: `${env.sb.mainUrl}/api/v1/` })).toEqual({ statusCode: 200 });
+	});
+
+	test.each([
+		['http:// to another machine', 'http://api.example.com'],
+		['a query part', 'QUERY'],
+		['a fragment', 'FRAGMENT'],
+	])('a Base URL with %s sends nothing with the key: the test asks a host that cannot resolve, named for the rule', async (_what, given) => {
+		const baseUrl = given === 'QUERY' ? `${env.sb.mainUrl}?region=eu` : given === 'FRAGMENT' ? `${env.sb.mainUrl}#x` : given;
+		const failed = await testCredential({ apiKey: env.sb.apiKey, baseUrl }).then(
+			() => undefined,
+			(error: { cause?: { code?: string; hostname?: string } }) => error.cause,
+		);
+		expect(failed).toMatchObject({ code: 'ENOTFOUND', hostname: 'base-url-must-be-https-with-no-query.invalid' });
 		expect(await env.requests()).toEqual([]);
 	});
 });
