@@ -28,7 +28,8 @@ export class ClearinghouseApi implements ICredentialType {
 			required: true,
 			default: '',
 			placeholder: 'https://api.example.com',
-			description: 'Main API origin. A trailing /api/v1 or slash is tolerated. For the local sandbox: http://127.0.0.1:4010.',
+			description:
+				'Main API origin (https://, no ? or # part). A trailing /api/v1 or slash is tolerated. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',
@@ -37,7 +38,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://rewards.example.com',
 			description:
-				'Rewards rules API origin, without the /api/v1 suffix. Only needed for the Reward Rule resource. For the local sandbox: http://127.0.0.1:4011.',
+				'Rewards rules API origin (https://, no ? or # part), without the /api/v1 suffix. Only needed for the Reward Rule resource. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4011.',
 		},
 	];
 
@@ -54,9 +55,12 @@ export class ClearinghouseApi implements ICredentialType {
 
 	// Account limits need a valid key on an active account, so a wrong key fails the test. The
 	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
+	// A Base URL the nodes refuse (http:// to another machine, a ? or # part) is swapped for a host that
+	// cannot resolve, so the Test button never sends the API key in clear text, and its error names the rule.
 	test: ICredentialTestRequest = {
 		request: {
-			baseURL: '={{$credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "")}}/api/v1',
+			baseURL:
+				'={{ (/^https:\\/\\//i.test($credentials.baseUrl.trim()) || /^http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?(\\/|$)/i.test($credentials.baseUrl.trim())) && !/[?#]/.test($credentials.baseUrl) ? $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") : "https://base-url-must-be-https-with-no-query.invalid" }}/api/v1',
 			url: '/account/limits',
 			method: 'GET',
 		},

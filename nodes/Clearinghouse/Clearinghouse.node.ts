@@ -10,7 +10,9 @@ export class Clearinghouse implements INodeType {
 		name: 'clearinghouse',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['transform'],
-		version: [1],
+		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, parameters.ts).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Move dollar stablecoins between assets and chains at par',
 		defaults: { name: 'Clearinghouse' },

@@ -27,7 +27,9 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 		// and is refused below instead of being rounded silently.
 		text = numberToPlainText(input);
 	} else if (typeof input === 'string') {
-		text = input.trim().replace(/_/g, '');
+		text = input.trim();
+		const why = notPlainDecimal(text);
+		if (why) throw new FieldError(field, `must be plain decimal text such as 1250.50: ${why} (got "${input}")`);
 	} else {
 		throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
 	}
@@ -70,6 +72,20 @@ export function toPips(value: unknown): bigint {
 	}
 	if (typeof value === 'string') return parseUsdAmount(value).pips;
 	return 0n;
+}
+
+/**
+ * Why a text is not plain decimal, or undefined. Digit group separators and exponents are refused,
+ * never guessed: "1,000" is a thousand in one locale and one in another, "1_0" and "1e3" are
+ * programming notations a spreadsheet cell should not carry into a payment.
+ */
+function notPlainDecimal(text: string): string | undefined {
+	if (text.includes('_')) return 'no underscores';
+	if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(text)) return 'no exponent (e notation)';
+	if (/[,'\u2019\s\u00a0\u2009\u202f]/.test(text) || (text.match(/\./g) ?? []).length > 1) {
+		return 'no thousands separators, spaces or decimal commas (one dot for decimals, no grouping)';
+	}
+	return undefined;
 }
 
 /** Decimal text of a number without exponent notation (1e-7 → "0.0000001"). */

@@ -5,15 +5,45 @@ import { FieldError } from './fieldError';
 /** The API takes idempotency keys of 1-255 characters (body field or header). */
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
+/**
+ * Characters a key may not hold: control characters (C0, DEL, C1), format characters (zero-width
+ * space/joiners, the BOM, soft hyphen, bidi marks, embeddings, overrides and isolates), line and
+ * paragraph separators. Two keys that look alike on screen must be the same key.
+ */
+// eslint-disable-next-line no-control-regex
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/;
+
+/** Text that reads as a number n8n or JavaScript made, not as a business reference. */
+const NUMBER_LIKE = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)e[+-]?\d+)$/i;
+
 /** Checks a key the user gave (for example an invoice number). */
 export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): string {
-	if (typeof key !== 'string' && typeof key !== 'number') {
+	if (typeof key === 'number') {
+		// A number key must survive as the same text: 1e21, 0.1 + 0.2 or NaN would not name one invoice.
+		if (!Number.isSafeInteger(key)) {
+			throw new FieldError(
+				field,
+				`must be text, or a whole number up to ${Number.MAX_SAFE_INTEGER} (got the number ${String(key)}); map the reference as text`,
+			);
+		}
+	} else if (typeof key !== 'string') {
 		throw new FieldError(field, 'must be text of 1 to 255 characters');
 	}
 	const text = String(key).trim();
 	if (text.length === 0) throw new FieldError(field, 'must not be empty');
 	if (text.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
 		throw new FieldError(field, `must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (got ${text.length})`);
+	}
+	const invisible = INVISIBLE.exec(text);
+	if (invisible) {
+		const code = invisible[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+		throw new FieldError(
+			field,
+			`must hold printable characters only: it contains the invisible or control character U+${code} at position ${invisible.index + 1}`,
+		);
+	}
+	if (NUMBER_LIKE.test(text)) {
+		throw new FieldError(field, `must not be "${text}": that is how a broken number looks (NaN, Infinity or e notation), not a business reference`);
 	}
 	return text;
 }
@@ -103,6 +133,36 @@ export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdA
 	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
 	if (Number.isNaN(created)) return false;
 	return created >= opts.requestStartedMs - (opts.skewMs ?? 0);
+}
+
+/**
+ * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): the sandbox, where a
+ * payment made twice costs nothing. Anything unparsable counts as not loopback.
+ */
+export function isLoopbackUrl(raw: unknown): boolean {
+	let host: string;
+	try {
+		host = new URL(String(raw ?? '').trim()).hostname.toLowerCase();
+	} catch {
+		return false;
+	}
+	if (host === 'localhost' || host === '[::1]') return true;
+	const octets = /^127\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(host);
+	return octets !== null && octets.slice(1).every((n) => Number(n) <= 255);
+}
+
+/**
+ * `created` as a workflow branches on it: the order was made during this execution or n8n's
+ * retries of it (its lineage), not found from an earlier run. A Derived key belongs to the lineage,
+ * so any order it returns was made in it. A Business Key may come from any earlier run: made in the
+ * lineage when this request made it, or when the order is not older than the lineage's start
+ * (the clocks of n8n and the service agreeing to within `skewMs`, as for createdByThisRequest).
+ */
+export function createdInLineage(opts: { derived: boolean; byThisRequest: boolean; createdAt: unknown; lineageStartMs?: number; skewMs?: number }): boolean {
+	if (opts.derived || opts.byThisRequest) return true;
+	if (opts.lineageStartMs === undefined) return false;
+	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
+	return !Number.isNaN(created) && created >= opts.lineageStartMs - (opts.skewMs ?? 0);
 }
 
 /** JSON with sorted object keys, so equal content always hashes equally. */

@@ -11,6 +11,8 @@ import type {
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { DryRunStop, isDryRun } from './dryRun';
+import { isLoopbackUrl } from './idempotency';
+import { hasDotSegment } from './pathId';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
@@ -99,10 +101,23 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 	try {
 		url = new URL(raw);
 	} catch {
-		return { problem: `The credential's ${label} is not a valid URL; expected http(s)://host[:port]` };
+		return { problem: `The credential's ${label} is not a valid URL; expected https://host[:port]` };
 	}
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-		return { problem: `The credential's ${label} must start with https:// or http://` };
+		return { problem: `The credential's ${label} must start with https://` };
+	}
+	// The API key travels in a header: in clear text only to this machine (the local sandbox).
+	if (url.protocol === 'http:' && !isLoopbackUrl(url.href)) {
+		return {
+			problem: `The credential's ${label} must start with https:// (http:// is allowed only for this machine: localhost, 127.x.x.x or [::1]); got host "${url.hostname}"`,
+		};
+	}
+	// A query or fragment would be silently dropped or glued to every path: refuse it.
+	if (url.search !== '' || url.hash !== '' || /[?#]/.test(raw)) {
+		return { problem: `The credential's ${label} must be the API origin only, without a query (?) or fragment (#) part` };
+	}
+	if (url.username !== '' || url.password !== '') {
+		return { problem: `The credential's ${label} must not carry a user name or password; the API key goes in the API Key field` };
 	}
 	return { origin: raw.replace(/\/+$/, '').replace(/\/api\/v1$/, '') };
 }
@@ -111,6 +126,8 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string } | { problem: string } {
 	const resolved = apiOrigin(credentials, api);
 	if ('problem' in resolved) return resolved;
+	// The last guard for IDs put into paths (the operations check them with the field's label first).
+	if (hasDotSegment(path)) return { problem: `Nothing was sent: the request path ${path} has a "." or ".." step, which would reach another endpoint` };
 	return { url: `${resolved.origin}/api/v1${path.startsWith('/') ? path : `/${path}`}` };
 }
 
@@ -169,9 +186,46 @@ function apiError(ctx: ApiContext, statusCode: number, body: unknown, itemIndex?
 	});
 }
 
-function requestFailure(ctx: ApiContext, error: unknown, itemIndex?: number): NodeApiError {
+/** Connection errors raised before a byte of the request left this machine: nothing can have acted. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function errorCode(error: unknown): string | undefined {
+	const e = error as { code?: string; cause?: { code?: string } };
+	return e?.code ?? e?.cause?.code;
+}
+
+/**
+ * True when the failure happened while connecting (DNS, refused, unreachable, a connect timeout),
+ * so the request never reached the service. Anything else (reset, hang-up, a timeout waiting for
+ * the answer) may have happened after the service read the request and acted on it.
+ */
+export function failedBeforeSending(error: unknown): boolean {
+	const e = error as { syscall?: string; cause?: { syscall?: string }; message?: string };
+	const code = errorCode(error);
+	if (code && NOT_SENT_CODES.has(code)) return true;
+	const syscall = e?.syscall ?? e?.cause?.syscall;
+	return code === 'ETIMEDOUT' && (syscall === 'connect' || /^connect ETIMEDOUT/.test(e?.message ?? ''));
+}
+
+/** What the failed request was, for the error: a keyed write names its key and how to look it up. */
+interface FailureContext {
+	request: ApiRequest;
+	attempts: number;
+	/** True when an earlier try of this request may have reached the service (a lost answer, a 5xx). */
+	reachedBefore: boolean;
+}
+
+function idempotencyKeyOf(request: ApiRequest): string | undefined {
+	const fromBody = request.body?.idempotencyKey;
+	if (typeof fromBody === 'string' && fromBody !== '') return fromBody;
+	const header = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key');
+	return header?.[1];
+}
+
+function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, reachedBefore }: FailureContext): NodeApiError {
+	const itemIndex = request.itemIndex;
 	// Built from the code and message only: the raw error can carry the request headers (the key).
-	const e = error as { code?: string; cause?: { code?: string }; message?: string };
+	const e = error as { message?: string };
 	if (!isConnectionError(error)) {
 		return new NodeApiError(
 			ctx.getNode(),
@@ -179,14 +233,59 @@ function requestFailure(ctx: ApiContext, error: unknown, itemIndex?: number): No
 			{ message: `The request to the Clearinghouse API failed: ${e?.message ?? 'unknown error'}`, itemIndex },
 		);
 	}
-	const code = e?.code ?? e?.cause?.code ?? 'connection error';
-	// The code stays out of the message: NodeApiError would swap a message naming one for its own text.
+	const code = errorCode(error) ?? (/timeout/i.test(e?.message ?? '') ? 'timeout' : 'connection lost');
+	const tries = attempts === 1 ? '1 try' : `${attempts} tries`;
+	const isWrite = request.method !== 'GET';
+	const notSent = failedBeforeSending(error) && !reachedBefore;
+	// The codes stay out of the messages: NodeApiError swaps a message naming one for its own text.
+	if (notSent) {
+		return new NodeApiError(
+			ctx.getNode(),
+			{ error: 'CONNECTION_FAILED' },
+			{
+				message: isWrite ? 'Could not connect to the Clearinghouse API: nothing was sent' : 'Could not connect to the Clearinghouse API',
+				description: `${code} (${tries}): the connection could not be opened, so the service did not receive the request${isWrite ? ' and nothing was written' : ''}. Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.`,
+				itemIndex,
+			},
+		);
+	}
+	if (!isWrite) {
+		return new NodeApiError(
+			ctx.getNode(),
+			{ error: 'ANSWER_LOST' },
+			{
+				message: 'The Clearinghouse API did not answer: the connection was lost',
+				description: `${code} (${tries}): the request was sent but its answer never arrived. A read changes nothing; run it again later.`,
+				itemIndex,
+			},
+		);
+	}
+	const key = idempotencyKeyOf(request);
+	const isOrder = request.method === 'POST' && request.path === '/payment';
+	const what = isOrder ? 'this payment order' : 'this change';
+	const lookUp = isOrder
+		? 'Payment Order → Find by Keys (or Get Many) shows whether the order exists'
+		: 'the matching Get or Get Many operation shows whether it was made';
+	if (key && request.idempotent) {
+		return new NodeApiError(
+			ctx.getNode(),
+			{ error: 'ANSWER_LOST' },
+			{
+				message: `The answer was lost: the service may have made ${what}. Only Retry of this execution (or a run with the same Business Key) is safe`,
+				description:
+					`${code} (${tries}, each with the idempotency key ${key}): the request reached the network but no answer came back, so the service may have acted on it. ` +
+					'Safe next steps: Retry this execution from the executions list, or run again with the same Business Key: the same key makes the service return what it made instead of making it again. ' +
+					`Running the workflow anew with a Derived key or a new Business Key may pay twice. ${lookUp}.`,
+				itemIndex,
+			},
+		);
+	}
 	return new NodeApiError(
 		ctx.getNode(),
-		{ error: 'CONNECTION_FAILED' },
+		{ error: 'ANSWER_LOST' },
 		{
-			message: 'Could not reach the Clearinghouse API',
-			description: `${code}: check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running.`,
+			message: `The answer was lost: the service may have made ${what}. Check before sending it again`,
+			description: `${code} (${tries}): the request reached the network but no answer came back, so the service may have acted on it; it was not repeated because repeating it could act twice. ${lookUp}.`,
 			itemIndex,
 		},
 	);
@@ -230,17 +329,20 @@ export async function apiRequestWithStatus(
 	if (request.timeoutMs !== undefined) options.timeout = request.timeoutMs;
 	const safeToRepeat = request.method === 'GET' || request.idempotent === true;
 
+	let reachedBefore = false;
 	for (let attempt = 1; ; attempt++) {
 		let response: RawResponse;
 		try {
 			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, options)) as RawResponse;
 		} catch (error) {
 			if (safeToRepeat && attempt < policy.maxAttempts && isConnectionError(error)) {
+				reachedBefore ||= !failedBeforeSending(error);
 				await sleep(backoff(policy, attempt));
 				continue;
 			}
-			throw requestFailure(this, error, request.itemIndex);
+			throw requestFailure(this, error, { request, attempts: attempt, reachedBefore });
 		}
+		reachedBefore = true;
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) return { statusCode, body: response.body };
 		if (safeToRepeat && attempt < policy.maxAttempts && RETRYABLE_STATUSES.has(statusCode)) {

@@ -90,7 +90,7 @@ describe('example workflows in a real n8n', () => {
 		}
 	});
 
-	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary', async () => {
+	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
 		const run = async () => {
 			const mark = await operator.mark();
 			const result = await n8n.execute(batch.id);
@@ -103,7 +103,7 @@ describe('example workflows in a real n8n', () => {
 		};
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
-		expect(first.summary).toMatchObject({ created: 3, failed: 1, totalUsd: 477.75 });
+		expect(first.summary).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1, createdUsd: 477.75, fundTotalUsd: 477.75 });
 		const refused = /^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account/;
 		expect(first.summary.failures).toEqual([
 			{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) },
@@ -119,18 +119,27 @@ describe('example workflows in a real n8n', () => {
 				error: expect.stringMatching(refused),
 			}),
 		]);
-		// The batch date is n8n's (its timezone), so take it from the summary.
-		expect(first.summary.batchDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(
-			['INV-1001', 'INV-1002', 'INV-1003'].map((r) => `payout-${first.summary.batchDate}-${r}`),
-		);
-		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS')).toBe(true);
+		// The Business Key is the reference alone: no date, so a re-run on any day finds the same orders.
+		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['payout-INV-1001', 'payout-INV-1002', 'payout-INV-1003']);
+		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS' && o.created === true)).toBe(true);
 		// Each order is paid at the deposit address for its own asset and chain (the node's depositAddress).
 		const payAt = (chain: string) => state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
-		expect(first.summary.orders.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
+		expect(first.summary.fundThese.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
 			['INV-1001', 'USDC on ethereum', payAt('ethereum')],
 			['INV-1002', 'USDC on base', payAt('base')],
 			['INV-1003', 'USDC on solana', payAt('solana')],
+		]);
+		// What a person sees: the summary and the refused payee in the outbox (Slack or email in production).
+		expect(await outbox('payouts')).toEqual([first.summary]);
+		expect(await outbox('payout-failures')).toEqual([
+			{
+				reference: 'INV-1004',
+				payee: 'Carol (not registered)',
+				chain: 'ethereum',
+				address: '0x000000000000000000000000000000000000dead',
+				amountUsd: '5.00',
+				error: expect.stringMatching(refused),
+			},
 		]);
 		const limitsAt = first.requests.findIndex((r) => r.path === '/api/v1/account/limits');
 		const posts = first.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
@@ -143,9 +152,10 @@ describe('example workflows in a real n8n', () => {
 			['INV-1004', 5, 'ethereum', 400],
 		]);
 
-		// Same day, run again: the same keys and bodies, so the service answers with the same orders.
+		// Run again: the same keys, so the service answers with the same orders and nothing is made.
 		const second = await run();
-		expect(second.summary.orders.map((o: any) => o.paymentOrderId)).toEqual(first.summary.orders.map((o: any) => o.paymentOrderId));
+		expect(second.summary).toMatchObject({ created: 0, alreadyExisted: 3, failed: 1, createdUsd: 0 });
+		expect(second.summary.orders.map((o: any) => o.paymentOrderId).sort()).toEqual(first.summary.orders.map((o: any) => o.paymentOrderId).sort());
 		const all = (await operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS')).paymentOrders as any[];
 		expect(all.filter((o) => /^INV-100[123]$/.test(o.memo))).toHaveLength(3);
 

@@ -43,8 +43,10 @@ export interface TestCredentials {
 export interface NodeSetup {
 	parameters: INodeParameters;
 	credentials: TestCredentials;
-	/** Node name (part of derived idempotency keys). */
+	/** Node name (part of version 2's derived idempotency keys). */
 	name?: string;
+	/** Node id (part of version 1's derived keys); a pasted copy of a node gets a new one. */
+	nodeId?: string;
 	workflowId?: string;
 	executionId?: string;
 	/** Shared across calls to emulate n8n keeping a workflow's static data. */
@@ -68,7 +70,7 @@ function nodeTypesFor(nodeType: INodeType): INodeTypes {
 
 function makeNode(nodeType: INodeType, setup: NodeSetup): INode {
 	return {
-		id: 'node-under-test',
+		id: setup.nodeId ?? 'node-under-test',
 		name: setup.name ?? nodeType.description.defaults.name ?? nodeType.description.displayName,
 		type: `n8n-nodes-clearinghouse.${nodeType.description.name}`,
 		typeVersion: setup.typeVersion ?? ([] as number[]).concat(nodeType.description.version).slice(-1)[0],

@@ -9,7 +9,6 @@ describe('parseUsdAmount', () => {
 		[' 42.1000 ', 421_000n, '42.1', 42.1],
 		['.25', 2_500n, '0.25', 0.25],
 		['+3', 30_000n, '3', 3],
-		['1_000.01', 10_000_100n, '1000.01', 1000.01],
 	])('reads the text %p exactly', (input, pips, text, value) => {
 		expect(parseUsdAmount(input)).toEqual({ pips, text, value });
 	});
@@ -34,8 +33,20 @@ describe('parseUsdAmount', () => {
 		['-5', 'must be greater than 0'],
 		['12.34567', 'at most 4 decimal places'],
 		['abc', 'plain decimal number'],
-		['1e3', 'plain decimal number'],
-		['1,000.00', 'plain decimal number'],
+		// Strict since issue 24 ("1_000.01" used to be read as 1000.01, "1__0.0_5" as 10.05):
+		['1_000.01', 'must be plain decimal text such as 1250.50: no underscores (got "1_000.01")'],
+		['1__0.0_5', 'no underscores'],
+		['1e3', 'no exponent (e notation) (got "1e3")'],
+		['2.5E-2', 'no exponent'],
+		['1,000.00', 'no thousands separators, spaces or decimal commas'],
+		['12,50', 'no thousands separators, spaces or decimal commas'],
+		["1'000", 'no thousands separators'],
+		['1 000', 'no thousands separators'],
+		['1\u00a0000,5', 'no thousands separators'],
+		['1.000.000', 'no thousands separators'],
+		['0x10', 'plain decimal number'],
+		['١٢٣', 'plain decimal number'],
+		['Infinity', 'plain decimal number'],
 		['', 'is required'],
 		[undefined, 'is required'],
 		[Number.NaN, 'finite'],

@@ -41,13 +41,11 @@ describe('one field error, one adapter', () => {
 		expect((error as NodeOperationError).context.itemIndex).toBe(3);
 	});
 
-	test('a bad business key becomes the item error naming the field and the rule', () => {
-		const error = thrown(() =>
-			keyedWrite(context({ idempotencyKeyMode: 'custom' }), 2, 'POST /payment-orders', {
-				value: 'x'.repeat(256),
-				label: 'Invoice Number',
-			}),
-		);
+	test('a bad business key becomes the item error naming the field and the rule', async () => {
+		const error = await keyedWrite(context({ idempotencyKeyMode: 'custom' }), 2, 'POST /payment-orders', {
+			value: 'x'.repeat(256),
+			label: 'Invoice Number',
+		}).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect((error as NodeOperationError).message).toBe('Invoice Number must be at most 255 characters (got 256)');
 		expect((error as NodeOperationError).context.itemIndex).toBe(2);

@@ -45,6 +45,21 @@ describe('flatOrder', () => {
 			depositAddress: '0xeth-usdc',
 			depositAddressNote: expect.any(String),
 			depositAddresses: addresses,
+			replayed: false,
+		});
+	});
+
+	test('an order that no longer awaits funds gets no deposit address, and the note says not to fund it', () => {
+		const response = {
+			paymentOrderId: 'po-3',
+			paymentOrder: { id: 'po-3', status: 'FUNDED', toChain: 'ethereum', asset: 'USDC' },
+			depositAddresses: addresses,
+		};
+		expect(flatOrder(response, false, 'k')).toMatchObject({
+			status: 'FUNDED',
+			depositAddress: null,
+			depositAddressNote: 'The order is FUNDED: it no longer awaits funds, so no deposit address is given. Do not fund it.',
+			depositAddresses: [],
 		});
 	});
 });

@@ -137,13 +137,48 @@ describe('URLs and authentication', () => {
 	test.each([
 		[{ baseUrl: '' }, 'Base URL is empty'],
 		[{ baseUrl: 'not a url' }, 'Base URL is not a valid URL'],
-		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https:// or http://'],
+		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https://'],
+		// Strict since issue 24 (the old rule took http:// for any host and dropped ?/# silently):
+		[{ baseUrl: 'http://api.example.com' }, 'Base URL must start with https:// (http:// is allowed only for this machine'],
+		[{ baseUrl: 'http://10.0.0.5:4010' }, 'got host "10.0.0.5"'],
+		[{ baseUrl: 'http://127.0.0.1.nip.io:4010' }, 'Base URL must start with https://'],
+		[{ baseUrl: 'https://api.example.com/?region=eu' }, 'Base URL must be the API origin only, without a query (?) or fragment (#) part'],
+		[{ baseUrl: 'https://api.example.com#prod' }, 'without a query (?) or fragment (#) part'],
+		[{ baseUrl: 'https://api.example.com/?' }, 'without a query (?) or fragment (#) part'],
+		[{ baseUrl: 'https://user:pw@api.example.com' }, 'Base URL must not carry a user name or password'],
 	])('a bad credential URL %p fails before any request', async (over, message) => {
 		const error = await sendError({ method: 'GET', path: '/account/limits' }, over);
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error.message).toContain(message);
 		expect(seen).toHaveLength(0);
 	});
+
+	test.each(['http://localhost:1', 'http://127.0.0.1:1', 'http://127.8.9.10:1', 'http://[::1]:1', 'HTTP://LOCALHOST:1'])(
+		'http:// is accepted for the loopback host of %s (the request is sent, and refused by nobody listening)',
+		async (baseUrl) => {
+			const error = await sendError({ method: 'GET', path: '/account/limits' }, { baseUrl });
+			expect(error).toBeInstanceOf(NodeApiError);
+			expect(error.message).toBe('Could not connect to the Clearinghouse API');
+		},
+	);
+
+	test('the Rewards URL follows the same rules, and its error names it', async () => {
+		const error = await sendError({ api: 'rewards', method: 'GET', path: '/rewards/rules' }, { rewardsUrl: 'http://rewards.example.com' });
+		expect(error.message).toContain("The credential's Rewards URL must start with https://");
+		const query = await sendError({ api: 'rewards', method: 'GET', path: '/rewards/rules' }, { rewardsUrl: `${origin}?x=1` });
+		expect(query.message).toContain('Rewards URL must be the API origin only');
+		expect(seen).toHaveLength(0);
+	});
+
+	test.each(['/payment-orders/../cancel', '/payment-orders/./cancel', '/payment-orders/%2e%2e/cancel', '/payment-orders/.%2E', '/..'])(
+		'a path with a dot step (%s) is refused before sending, whatever built it',
+		async (path) => {
+			const error = await sendError({ method: 'POST', path, body: {} });
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toMatch(/^Nothing was sent: the request path .* has a "\." or "\.\." step/);
+			expect(seen).toHaveLength(0);
+		},
+	);
 
 	test('the rewards URL is checked only when the rewards API is used', async () => {
 		const error = await sendError({ api: 'rewards', method: 'GET', path: '/rewards/rules' }, { rewardsUrl: '' });
@@ -266,14 +301,99 @@ describe('retries', () => {
 		handler = (_req, res) => res.socket!.destroy();
 		const error = await sendError({ method: 'POST', path: '/payment-orders/p/cancel', body: {} });
 		expect(seen).toHaveLength(1);
-		expect(error.message).toMatch(/Could not reach the Clearinghouse API/);
+		// Since issue 24 a lost answer to a write no longer says "Could not reach… check the Base URL":
+		// the request did reach the service.
+		expect(error.message).toBe('The answer was lost: the service may have made this change. Check before sending it again');
+		expect(error.description).toMatch(/^ECONNRESET \(1 try\): the request reached the network .* it was not repeated because repeating it could act twice/);
+		expect(error.description).not.toMatch(/Base URL/);
 		expect(JSON.stringify(error)).not.toContain(API_KEY);
 	});
 
-	test('a refused connection is reported clearly', async () => {
+	test('a refused connection says nothing was sent and to check the Base URL', async () => {
 		const error = await sendError({ method: 'POST', path: '/x' }, { baseUrl: 'http://127.0.0.1:1' });
-		expect(error.message).toBe('Could not reach the Clearinghouse API');
-		expect(error.description).toMatch(/^ECONNREFUSED: check the Base URL/);
+		expect(error.message).toBe('Could not connect to the Clearinghouse API: nothing was sent');
+		expect(error.description).toMatch(
+			/^ECONNREFUSED \(1 try\): the connection could not be opened, so the service did not receive the request and nothing was written\. Check the Base URL/,
+		);
+	});
+});
+
+describe('errors that never invite a second payment', () => {
+	const order = (key = 'payout-INV-1') => ({ method: 'POST' as const, path: '/payment', body: { amountUsd: 5, idempotencyKey: key }, idempotent: true });
+
+	test('a keyed order whose answer is lost on every try (the server reads the body, then drops the connection): the service may have it, only Retry is safe', async () => {
+		handler = (_req, res) => res.socket!.destroy();
+		const error = await sendError(order());
+		// Read, then dropped, on each of the 4 tries, always with the same key and body.
+		expect(seen).toHaveLength(4);
+		expect(new Set(seen.map((r) => r.body)).size).toBe(1);
+		expect(JSON.parse(seen[0].body).idempotencyKey).toBe('payout-INV-1');
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe(
+			'The answer was lost: the service may have made this payment order. Only Retry of this execution (or a run with the same Business Key) is safe',
+		);
+		expect(error.description).toContain('(4 tries, each with the idempotency key payout-INV-1)');
+		expect(error.description).toContain('Running the workflow anew with a Derived key or a new Business Key may pay twice');
+		expect(error.description).toContain('Payment Order → Find by Keys (or Get Many) shows whether the order exists');
+		expect(error.description).not.toMatch(/Base URL|nothing was sent/i);
+		expect(JSON.stringify(error)).not.toContain(API_KEY);
+	});
+
+	test('a keyed order whose answer times out: the same warning (a timeout waiting for the answer is not a connect error)', async () => {
+		handler = () => undefined; // reads the request, never answers
+		let error: NodeApiError | undefined;
+		try {
+			await runNode(
+				nodeFor((ctx) => apiRequest.call(ctx, { ...order('payout-INV-2'), timeoutMs: 150 }, { ...fast, maxAttempts: 2 })),
+				{ parameters: {}, credentials: credentials() },
+			);
+		} catch (e) {
+			error = e as NodeApiError;
+		}
+		expect(seen).toHaveLength(2);
+		expect(error?.message).toMatch(/^The answer was lost: the service may have made this payment order\. Only Retry of this execution/);
+		expect(error?.description).toContain('each with the idempotency key payout-INV-2');
+	});
+
+	test('a keyed order to a port nobody listens on: nothing was sent, check the Base URL', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const port = (closed.address() as AddressInfo).port;
+		await new Promise((resolve) => closed.close(resolve));
+		const error = await sendError(order(), { baseUrl: `http://127.0.0.1:${port}` });
+		expect(error.message).toBe('Could not connect to the Clearinghouse API: nothing was sent');
+		expect(error.description).toMatch(/^ECONNREFUSED \(4 tries\): .* did not receive the request and nothing was written\. Check the Base URL/);
+		expect(error.description).not.toMatch(/may have/);
+	});
+
+	test('a host name that does not resolve: nothing was sent', async () => {
+		const error = await sendError(order(), { baseUrl: 'https://clearinghouse-e2e.invalid' });
+		expect(error.message).toBe('Could not connect to the Clearinghouse API: nothing was sent');
+		expect(error.description).toMatch(/^(ENOTFOUND|EAI_AGAIN) \(4 tries\)/);
+	});
+
+	test('a first try whose answer was lost, then refused connections: still "may have made", never "nothing was sent"', async () => {
+		// The server reads the first request and drops it, then stops listening: later tries are refused.
+		const lossy = createServer((req, res) => {
+			req.resume();
+			req.on('end', () => {
+				res.socket!.destroy();
+				lossy.close();
+			});
+		});
+		await new Promise<void>((resolve) => lossy.listen(0, '127.0.0.1', resolve));
+		const port = (lossy.address() as AddressInfo).port;
+		const error = await sendError(order('payout-INV-3'), { baseUrl: `http://127.0.0.1:${port}` });
+		expect(error.message).toMatch(/^The answer was lost: the service may have made this payment order/);
+		expect(error.description).toMatch(/^ECONNREFUSED \(4 tries, each with the idempotency key payout-INV-3\)/);
+	});
+
+	test('a read whose answer is lost says so, without blaming the Base URL', async () => {
+		handler = (_req, res) => res.socket!.destroy();
+		const error = await sendError({ method: 'GET', path: '/payment-orders' });
+		expect(seen).toHaveLength(4);
+		expect(error.message).toBe('The Clearinghouse API did not answer: the connection was lost');
+		expect(error.description).toMatch(/A read changes nothing; run it again later\.$/);
 	});
 });
 

@@ -209,15 +209,31 @@ export function walletsField(name: string, displayName: string, description: str
 export const DERIVED_KEY_WARNING =
 	"n8n's Retry (Retry On Fail, and Retry in the executions list) sends the same Derived key, so an item that already succeeded is not written again. A new execution (Execute Workflow, a schedule, a new webhook call) gets new Derived keys and writes again: use a Business Key for scheduled and batch payouts.";
 
+/** Shown beside Derived in version 2's dropdown: the one line a person needs before choosing it. */
+export const DERIVED_OPTION_WARNING = "New keys in every new run: a new run pays again (only n8n's Retry is safe)";
+
+/** Version 1 of the node (saved workflows keep it) and version 2 and later (new nodes). */
+const VERSION_1 = { '@version': [1] };
+const VERSION_2_ON = { '@version': [{ _cnd: { gte: 2 } }] };
+
+const keyModeBase: INodeProperties = {
+	displayName: 'Idempotency Key',
+	name: 'idempotencyKeyMode',
+	type: 'options',
+	default: 'custom',
+	options: [],
+	description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
+};
+
 /**
- * "Idempotency Key": derived (default) or a business key. The derived key is anchored on the
- * execution's lineage (see executionLineage), so n8n's retries send the same key.
+ * "Idempotency Key": a Business Key (version 2's default) or a Derived key (version 1's default).
+ * n8n leaves default values out of saved workflows, so the new default needs the new version: a
+ * version 1 node keeps Derived. The derived key is anchored on the execution's lineage (see
+ * executionLineage), so n8n's retries send the same key.
  */
 export const idempotencyFields: INodeProperties[] = [
 	{
-		displayName: 'Idempotency Key',
-		name: 'idempotencyKeyMode',
-		type: 'options',
+		...keyModeBase,
 		default: 'derived',
 		options: [
 			{
@@ -231,7 +247,24 @@ export const idempotencyFields: INodeProperties[] = [
 				description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
 			},
 		],
-		description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
+		displayOptions: { show: VERSION_1 },
+	},
+	{
+		...keyModeBase,
+		default: 'custom',
+		options: [
+			{
+				name: 'Business Key',
+				value: 'custom',
+				description: 'Your own key per intended write (e.g. the invoice number): safe whenever and however the workflow runs again',
+			},
+			{
+				name: 'Derived',
+				value: 'derived',
+				description: DERIVED_OPTION_WARNING,
+			},
+		],
+		displayOptions: { show: VERSION_2_ON },
 	},
 	{
 		displayName: DERIVED_KEY_WARNING,
@@ -241,13 +274,23 @@ export const idempotencyFields: INodeProperties[] = [
 		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
 	},
 	{
+		displayName: 'Allow Derived Keys in Editor and Sub-Workflow Runs',
+		name: 'allowDerivedInNewRuns',
+		type: 'boolean',
+		default: false,
+		description:
+			"Whether to send Derived keys from a run started in the editor or as a sub-workflow against a Base URL other than this computer's. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.",
+		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
+	},
+	{
 		displayName: 'Business Key',
 		name: 'idempotencyKey',
 		type: 'string',
 		default: '',
 		required: true,
-		placeholder: 'e.g. {{ $json.invoiceNumber }}',
-		description: '1-255 characters, unique for each intended write. Sending the same key again returns the original result instead of acting twice.',
+		placeholder: 'e.g. {{ $json.invoiceId }}',
+		description:
+			'Map the field that names this payment (invoice number, payout reference): 1-255 characters, unique for each intended write. Sending the same key again returns the original result instead of acting twice.',
 		displayOptions: { show: { idempotencyKeyMode: ['custom'] } },
 	},
 ];

@@ -124,7 +124,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const outcome = outcomes[itemIndex];
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
-			if (!continueOnFail) throw outcome.error;
+			if (!continueOnFail) throw withProgress(outcome.error, outcomes, items.length, resource, operationName);
 			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
 		}
@@ -148,6 +148,42 @@ export function failedItemJson(error: NodeApiError | NodeOperationError): IDataO
 		json.details = { httpCode: error.httpCode, description: error.description ?? '' };
 	}
 	return json;
+}
+
+/**
+ * The node error of a failed item, told what the rest of this run already did: a person who reads
+ * "item 3 failed" and runs the batch again would otherwise pay items 1 and 2 a second time. Items
+ * that were running when the failure came (Concurrency) are counted too.
+ */
+export function withProgress(error: NodeApiError | NodeOperationError, outcomes: Outcome[], total: number, resource: string, operation: string) {
+	const succeeded: number[] = [];
+	const records: IDataObject[] = [];
+	outcomes.forEach((outcome, itemIndex) => {
+		if (outcome && 'records' in outcome) {
+			succeeded.push(itemIndex + 1);
+			records.push(...outcome.records);
+		}
+	});
+	if (succeeded.length === 0) return error;
+	const which = succeeded.length <= 20 ? ` (item${succeeded.length === 1 ? '' : 's'} ${succeeded.join(', ')})` : '';
+	const ofTotal = `${succeeded.length} of ${total} items`;
+	let summary: string;
+	let detail: string;
+	if (resource === 'paymentOrder' && operation === 'create') {
+		const made = records.filter((r) => r.created === true).length;
+		const found = records.length - made;
+		summary = `${succeeded.length === 1 ? '1 other item' : `${succeeded.length} other items`} of this run already succeeded: ${records.length} payment order${records.length === 1 ? '' : 's'} made or found`;
+		detail =
+			`Before this error, ${ofTotal} of this run succeeded${which}: ${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
+			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
+			'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list, or run again with the same Business Keys: only the missing orders are made.';
+	} else {
+		summary = `${succeeded.length === 1 ? '1 other item' : `${succeeded.length} other items`} of this run already succeeded`;
+		detail = `Before this error, ${ofTotal} of this run succeeded${which}; their results are not in the output because the node failed. Check them (Get or Get Many) before running the items again, or Retry this execution from the executions list.`;
+	}
+	error.message = `${error.message} (${summary})`;
+	error.description = error.description ? `${detail}\n\n${error.description}` : detail;
+	return error;
 }
 
 function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number) {

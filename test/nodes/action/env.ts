@@ -66,11 +66,15 @@ export async function startEnv(): Promise<Env> {
 
 export const walletOf = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
 
-/** Parameters of a valid standard payment from alice to bob. */
+/**
+ * Parameters of a valid standard payment from alice to bob. Derived keys, named: version 2 (the node
+ * under test) defaults to a Business Key, which these tests give where they mean one.
+ */
 export function payment(env: Env, extra: INodeParameters = {}): INodeParameters {
 	return {
 		resource: 'paymentOrder',
 		operation: 'create',
+		idempotencyKeyMode: 'derived',
 		mode: 'standard',
 		fromUserId: env.alice.id,
 		toAddress: walletOf(env.bob, 'ethereum'),

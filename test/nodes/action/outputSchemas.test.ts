@@ -14,7 +14,8 @@ import { infer, merge, problems, readSchema, schemaFile, writeSchema, type Schem
 import { json, payment, startEnv, walletOf, type Env } from './env';
 
 const NODE_DIR = join(__dirname, '..', '..', '..', 'nodes', 'Clearinghouse');
-const VERSION = '1.0.0';
+/** The node's versions: n8n's editor asks for the exact one (v1.0.0, v2.0.0); both output the same fields. */
+const VERSIONS = ['1.0.0', '2.0.0'];
 const update = process.env.UPDATE_OUTPUT_SCHEMAS === '1';
 
 jest.setTimeout(120_000);
@@ -66,6 +67,7 @@ beforeAll(async () => {
 		wallets: { wallet: [{ chain: 'ethereum', address: '0x00000000000000000000000000000000000000d1' }] },
 	});
 	const [ruleset] = await sample('receiveRuleset', 'create', {
+		idempotencyKey: 'schema-ruleset-1',
 		deliveredAsset: 'USDC',
 		deliveredChain: 'base',
 		toAddress: walletOf(env.bob, 'base'),
@@ -78,7 +80,7 @@ beforeAll(async () => {
 		payout: { type: 'fixed', amount: '5.00' },
 		limits: [],
 	};
-	await sample('rewardRule', 'create', { name: 'schema rule', description: 'daily', definition: JSON.stringify(definition) });
+	await sample('rewardRule', 'create', { idempotencyKey: 'schema-rule-1', name: 'schema rule', description: 'daily', definition: JSON.stringify(definition) });
 	await sample('rewardRule', 'getMany', { status: 'active', returnAll: true });
 	await sample('rewardRule', 'getRuleBlocks');
 
@@ -87,10 +89,16 @@ beforeAll(async () => {
 	const [settled] = await sample('paymentOrder', 'create', payment(env, { amountUsd: '10', memo: 'INV-S1' }));
 	const [refunded] = await sample('paymentOrder', 'create', payment(env, { amountUsd: '11', memo: 'INV-S2' }));
 	const [waiting] = await sample('paymentOrder', 'create', payment(env, { amountUsd: '12', memo: 'INV-S3' }));
+	// A Business Key run again: the replayed answer, and after a changed expiry the order found by its key.
+	const replay = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'schema-replay-1', amountUsd: '13' });
+	await sample('paymentOrder', 'create', replay);
+	await sample('paymentOrder', 'create', replay);
+	await sample('paymentOrder', 'create', { ...replay, expiresInMinutes: 90 });
 	const idOf = (created: IDataObject) => String(created.paymentOrderId ?? created.id);
 	await fund(idOf(settled), 10);
 	await fund(idOf(refunded), 11);
 	await sample('paymentOrder', 'setReturnDetails', {
+		idempotencyKey: 'schema-returns-1',
 		paymentOrderId: byId(idOf(refunded)),
 		userId: env.alice.id,
 		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
@@ -102,6 +110,8 @@ beforeAll(async () => {
 	await waitForStatus(idOf(refunded), 'REFUNDED');
 	for (const created of [settled, refunded, waiting]) await sample('paymentOrder', 'get', { paymentOrderId: byId(idOf(created)) });
 	await sample('paymentOrder', 'getMany', { returnAll: true });
+	await sample('paymentOrder', 'findByKeys', { businessKey: String(settled.idempotencyKey) });
+	await sample('paymentOrder', 'findByKeys', { businessKey: 'schema-missing-key' });
 
 	await env.op('POST', '/webhooks/flush', {});
 	const deliveries = await sample('webhookDelivery', 'getMany', { returnAll: true });
@@ -118,10 +128,12 @@ beforeAll(async () => {
 	if (update) {
 		for (const [key, items] of outputs) {
 			const [resource, operation] = key.split('/');
-			writeSchema(
-				schemaFile(NODE_DIR, VERSION, resource, operation),
-				items.map(infer).reduce((a, b) => merge(a, b)),
-			);
+			for (const version of VERSIONS) {
+				writeSchema(
+					schemaFile(NODE_DIR, version, resource, operation),
+					items.map(infer).reduce((a, b) => merge(a, b)),
+				);
+			}
 		}
 	}
 });
@@ -135,7 +147,7 @@ const operations = Object.entries(resources).flatMap(([resource, { operations: o
 		.map((operation) => `${resource}/${operation}`),
 );
 
-test('every operation ran and has a schema file, and no schema file is left over', () => {
+test.each(VERSIONS)('every operation ran and has a schema file in v%s, and no schema file is left over', (VERSION) => {
 	expect([...outputs.keys()].sort()).toEqual([...operations].sort());
 	const shipped = readdirSync(join(NODE_DIR, '__schema__', `v${VERSION}`), { recursive: true, withFileTypes: true })
 		.filter((entry) => entry.isFile())
@@ -148,7 +160,7 @@ test('every operation ran and has a schema file, and no schema file is left over
 	expect(shipped.sort()).toEqual([...operations].sort());
 });
 
-test.each(operations)('%s: every real output fits its schema', (key) => {
+test.each(VERSIONS.flatMap((version) => operations.map((key) => [key, version])))('%s (v%s): every real output fits its schema', (key, VERSION) => {
 	const [resource, operation] = key.split('/');
 	const schema = readSchema(schemaFile(NODE_DIR, VERSION, resource, operation)) as Schema;
 	expect(schema).toMatchObject({ type: 'object', version: 1 });

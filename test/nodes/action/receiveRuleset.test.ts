@@ -16,6 +16,7 @@ describe('Receive Ruleset', () => {
 	const create = (extra = {}) => ({
 		resource: 'receiveRuleset',
 		operation: 'create',
+		idempotencyKeyMode: 'derived',
 		deliveredAsset: 'USDC',
 		deliveredChain: 'ethereum',
 		toAddress: walletOf(env.bob, 'ethereum'),

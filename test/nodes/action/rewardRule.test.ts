@@ -25,6 +25,7 @@ describe('Reward Rule (rewards API on its own base URL)', () => {
 		const [item] = await env.run({
 			resource: 'rewardRule',
 			operation: 'create',
+			idempotencyKeyMode: 'derived',
 			name: 'Balance bonus',
 			description: 'daily',
 			definition: JSON.stringify(definition),
@@ -46,12 +47,15 @@ describe('Reward Rule (rewards API on its own base URL)', () => {
 	});
 
 	test('a broken definition: invalid JSON is refused locally; a 422 names the path', async () => {
-		await expect(env.run({ resource: 'rewardRule', operation: 'create', name: 'x', definition: '{not json' })).rejects.toThrow('Definition must be valid JSON');
+		await expect(env.run({ resource: 'rewardRule', operation: 'create', idempotencyKeyMode: 'derived', name: 'x', definition: '{not json' })).rejects.toThrow(
+			'Definition must be valid JSON',
+		);
 		expect(await env.requests()).toEqual([]);
 		await expect(
 			env.run({
 				resource: 'rewardRule',
 				operation: 'create',
+				idempotencyKeyMode: 'derived',
 				name: 'x',
 				definition: JSON.stringify({ ...definition, payout: { type: 'fixed', amount: 'lots' } }),
 			}),

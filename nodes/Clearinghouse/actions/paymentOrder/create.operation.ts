@@ -2,8 +2,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../shared/amounts';
-import { createdByThisRequest, relativeExpiry } from '../../../shared/idempotency';
+import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry } from '../../../shared/idempotency';
 import { apiRequest } from '../../../shared/transport';
+import { findOrdersByKey } from './findOrders';
+import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 import { DEFAULT_KEY_FIELD, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
 import { guardOrder } from './createGuards';
@@ -13,9 +15,11 @@ import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../
 import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
 import {
 	operationError,
+	isKeyReused,
 	itemParameter,
 	keyedWrite,
 	keyedWriteError,
+	keyMode,
 	optionalText,
 	requiredText,
 	sameRequestAsFirstTry,
@@ -240,10 +244,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let amount: UsdAmount;
 	let businessKey: { value: unknown; label: string } | undefined;
 	if (this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData') {
-		const keyField =
-			this.getNodeParameter('idempotencyKeyMode', itemIndex, 'derived') === 'custom'
-				? String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '')
-				: undefined;
+		const keyField = keyMode(this, itemIndex) === 'custom' ? String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
 		let fields;
 		try {
 			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
@@ -281,7 +282,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
-	const { key, lineage, newKey } = keyedWrite(this, itemIndex, 'POST /payment', businessKey);
+	const { key, lineage, newKey, mode: keyKind } = await keyedWrite(this, itemIndex, 'POST /payment', businessKey);
+	const labels = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData' ? MAPPED_LABELS : DEFINED_BELOW_LABELS;
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
 	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, ''));
@@ -349,15 +351,104 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	} catch (error) {
+		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
+		// counted from its own start. Look it up and answer with it when it is this payment.
+		if (keyKind === 'custom' && isKeyReused(error, 'payment order')) {
+			const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
+			if (existing) return replayedOrder(existing, {}, key, lineage, 'conflict', request.expiresAt);
+		}
 		throw keyedWriteError(error, key, 'payment order');
 	}
 	const order = (response.paymentOrder ?? {}) as IDataObject;
-	const created = createdByThisRequest({
+	const byThisRequest = createdByThisRequest({
 		firstPossibleUse: newKey && first,
 		createdAt: order.createdAt,
 		requestStartedMs: startedMs,
 	});
-	return flatOrder(response, created, key);
+	if (byThisRequest) return flatOrder(response, true, key);
+	// The service replayed its first answer, a snapshot: show the order as it is now.
+	const current = await currentOrder.call(this, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
+	return replayedOrder(current ?? order, response, key, lineage, 'replay', undefined, keyKind === 'derived');
+}
+
+/** How far back Create looks for the order holding a Business Key the service says is taken. */
+const CONFLICT_LOOKUP_DAYS = 90;
+
+/**
+ * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
+ * such as the expiry differ); throws naming each differing field when it is another payment.
+ * Undefined when it is not found: the caller reports the 409 as it is.
+ */
+async function orderHoldingKey(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	sent: IDataObject,
+	labels: Record<UserField, string>,
+): Promise<IDataObject | undefined> {
+	const { byKey } = await findOrdersByKey.call(this, {
+		keys: [key],
+		createdAfter: new Date(Date.now() - CONFLICT_LOOKUP_DAYS * 86_400_000).toISOString(),
+		subaccountId: optionalText(sent.subaccountId),
+		includeSubaccounts: !optionalText(sent.subaccountId),
+		itemIndex,
+	});
+	const order = byKey.get(key);
+	if (!order) return undefined;
+	const differences = differingFields(order, sent, labels);
+	if (differences.length > 0) {
+		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
+		throw operationError(
+			this,
+			`This item's Business Key "${key}" already belongs to payment order ${String(order.id)} with other values: ${list}`,
+			itemIndex,
+			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
+		);
+	}
+	return order;
+}
+
+/** GET /payment-orders/{id}: the order now, without its returns block; undefined when it cannot be read. */
+async function currentOrder(this: IExecuteFunctions, itemIndex: number, id: string, subaccountId: unknown): Promise<IDataObject | undefined> {
+	if (id === '') return undefined;
+	const scope = optionalText(subaccountId);
+	const body = await apiRequest.call(this, {
+		method: 'GET',
+		path: `/payment-orders/${encodeURIComponent(id)}`,
+		qs: scope ? { subaccountId: scope } : undefined,
+		itemIndex,
+	});
+	const { returns: _returns, ...order } = body;
+	void _returns;
+	return order;
+}
+
+/**
+ * An order the service already had (a replayed answer, or found after a 409), as it is now:
+ * `created` by the lineage rule, `replayed: true` and a note saying why.
+ */
+function replayedOrder(
+	order: IDataObject,
+	response: IDataObject,
+	key: string,
+	lineage: Lineage | undefined,
+	how: 'replay' | 'conflict',
+	askedExpiresAt?: unknown,
+	derived = false,
+): IDataObject {
+	const created = createdInLineage({ derived, byThisRequest: false, createdAt: order.createdAt, lineageStartMs: lineage?.anchorMs });
+	const why =
+		how === 'conflict'
+			? `An order with this Business Key already existed (made ${created ? 'earlier in this execution or a retry of it' : 'by an earlier run'}) with the same payment values, so nothing new was created; it is shown as it is now.` +
+				(askedExpiresAt !== undefined && askedExpiresAt !== order.expiresAt
+					? ` Its expiresAt (${String(order.expiresAt)}) is kept; this run asked ${String(askedExpiresAt)}.`
+					: '')
+			: `The service answered with the order it already had for this key (made ${created ? 'earlier in this execution or a retry of it' : 'by an earlier run'}), so nothing new was created; it is shown as it is now.`;
+	return {
+		...flatOrder({ ...response, paymentOrderId: order.id ?? response.paymentOrderId, paymentOrder: order }, created, key),
+		replayed: true,
+		replayNote: why,
+	};
 }
 
 /**
@@ -369,13 +460,21 @@ export function flatOrder(response: IDataObject, created: boolean, key: string):
 	const { paymentOrder, depositAddresses: list, paymentOrderId, ...other } = response;
 	const order = (paymentOrder ?? {}) as IDataObject;
 	const depositAddresses = Array.isArray(list) ? (list as IDataObject[]) : [];
+	// Only an order that awaits funds may be funded: a replayed answer may be FUNDED or later by now.
+	const awaiting = order.status === undefined || order.status === 'AWAITING_FUNDS';
 	return {
 		created,
 		paymentOrderId: paymentOrderId ?? order.id,
 		...other,
 		...order,
-		...payHere(order, depositAddresses),
-		depositAddresses,
+		...(awaiting
+			? payHere(order, depositAddresses)
+			: {
+					depositAddress: null,
+					depositAddressNote: `The order is ${String(order.status)}: it no longer awaits funds, so no deposit address is given. Do not fund it.`,
+				}),
+		depositAddresses: awaiting ? depositAddresses : [],
+		replayed: false,
 		idempotencyKey: key,
 	};
 }

@@ -2,12 +2,13 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import * as cancel from './cancel.operation';
 import * as create from './create.operation';
+import * as findByKeys from './findByKeys.operation';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as setReturnDetails from './setReturnDetails.operation';
 import * as submitTransactions from './submitTransactions.operation';
 
-export { cancel, create, get, getMany, setReturnDetails, submitTransactions };
+export { cancel, create, findByKeys, get, getMany, setReturnDetails, submitTransactions };
 
 export const description: INodeProperties[] = [
 	{
@@ -28,6 +29,12 @@ export const description: INodeProperties[] = [
 				value: 'create',
 				description: 'Create a standard or instant payment order and get its deposit addresses',
 				action: 'Create a payment order',
+			},
+			{
+				name: 'Find by Keys',
+				value: 'findByKeys',
+				description: 'Find the order made with each input item\'s key, with its current status, or "not found" (read-only)',
+				action: 'Find payment orders by keys',
 			},
 			{
 				name: 'Get',
@@ -59,6 +66,7 @@ export const description: INodeProperties[] = [
 	...create.description,
 	...get.description,
 	...getMany.description,
+	...findByKeys.description,
 	...submitTransactions.description,
 	...cancel.description,
 	...setReturnDetails.description,

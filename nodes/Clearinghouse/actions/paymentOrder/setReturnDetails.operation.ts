@@ -78,7 +78,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
-	const { key } = keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
+	const { key } = await keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
 	const body: IDataObject = { userId, wallets, ...subaccount };
 	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
 	let response: IDataObject;

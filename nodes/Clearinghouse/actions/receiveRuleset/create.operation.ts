@@ -99,7 +99,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
-	const { key } = keyedWrite(this, itemIndex, 'POST /rulesets');
+	const { key } = await keyedWrite(this, itemIndex, 'POST /rulesets');
 	body.idempotencyKey = key;
 	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
 	try {

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { operationError, requiredText } from '../parameters';
+import { operationError, requiredId, requiredText } from '../parameters';
 import { RULESET_NAME_MAX } from './create.operation';
 import { dryRunOption } from '../dryRunOption';
 
@@ -35,7 +35,7 @@ export const description = updateDisplayOptions({ show: { resource: ['receiveRul
  * current name does nothing), so the transport may repeat it.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredText(this, 'rulesetId', itemIndex, 'Ruleset ID');
+	const id = requiredId(this, 'rulesetId', itemIndex, 'Ruleset ID');
 	const name = requiredText(this, 'name', itemIndex, 'Name');
 	if (name.length > RULESET_NAME_MAX) {
 		throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);

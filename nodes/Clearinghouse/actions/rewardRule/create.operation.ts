@@ -54,7 +54,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
 		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
 	};
-	const { key } = keyedWrite(this, itemIndex, 'POST rewards /rewards/rules');
+	const { key } = await keyedWrite(this, itemIndex, 'POST rewards /rewards/rules');
 	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
 	try {
 		const response = await apiRequest.call(this, {

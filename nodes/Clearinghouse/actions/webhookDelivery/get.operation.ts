@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { requiredText, withoutSecrets } from '../parameters';
+import { requiredId, withoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
@@ -12,7 +12,7 @@ export const description = updateDisplayOptions({ show: { resource: ['webhookDel
 
 /** GET /webhooks/deliveries/{id}: the signed envelope plus the attempt history. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredText(this, 'deliveryId', itemIndex, 'Delivery ID');
+	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
 	return withoutSecrets(
 		await apiRequest.call(this, {
 			method: 'GET',

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { requiredText, recordWithoutSecrets } from '../parameters';
+import { requiredId, recordWithoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
 import { dryRunOption } from '../dryRunOption';
 
@@ -16,7 +16,7 @@ export const description = updateDisplayOptions({ show: { resource: ['webhookDel
  * delivery record. Not repeated by the transport: each call creates a new delivery.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredText(this, 'deliveryId', itemIndex, 'Delivery ID');
+	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
 	const body = await apiRequest.call(this, {
 		method: 'POST',
 		path: `/webhooks/deliveries/${encodeURIComponent(id)}/replay`,

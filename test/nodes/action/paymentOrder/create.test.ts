@@ -77,7 +77,8 @@ describe('Create', () => {
 		const c = await env.run(payment(env), { executionId: '7' });
 		expect(b[0].json.idempotencyKey).toBe(a[0].json.idempotencyKey);
 		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
-		expect(b[0].json.created).toBe(false);
+		// Made in this lineage (the execution being retried), and answered by the service as a replay.
+		expect(b[0].json).toMatchObject({ created: true, replayed: true, status: 'AWAITING_FUNDS' });
 		expect(c[0].json.idempotencyKey).not.toBe(a[0].json.idempotencyKey);
 		expect(c[0].json.paymentOrderId).not.toBe(a[0].json.paymentOrderId);
 		expect(await orderCount(env)).toBe(2);
@@ -90,18 +91,19 @@ describe('Create', () => {
 		const b = await env.run(params, { executionId: '2' });
 		expect(a[0].json.idempotencyKey).toBe('INV-2026-0042');
 		expect(b[0].json.paymentOrderId).toBe(a[0].json.paymentOrderId);
-		const reqs = await env.requests();
+		// The second run found the order of the first: not created in this run, read anew.
+		expect(b[0].json).toMatchObject({ created: false, replayed: true });
+		const reqs = (await env.requests()).filter((r) => r.method === 'POST');
 		expect(reqs.map((r) => r.body.idempotencyKey)).toEqual(['INV-2026-0042', 'INV-2026-0042']);
 		expect(await orderCount(env)).toBe(1);
 	});
 
-	test('a business key reused with a different request is a clear 409 and no second order', async () => {
+	test('a business key reused with another amount names the field, both values and the safe next step; no second order', async () => {
 		const params = payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-7' });
-		await env.run(params, { executionId: '1' });
+		const [first] = await env.run(params, { executionId: '1' });
 		await expect(env.run({ ...params, amountUsd: '200' }, { executionId: '2' })).rejects.toMatchObject({
-			httpCode: '409',
-			message: "This item's payment order already exists with other values: check it before paying again",
-			description: expect.stringContaining('INV-7 was already used for a payment order with a different request'),
+			message: `This item's Business Key "INV-7" already belongs to payment order ${String(first.json.id)} with other values: Amount (USD) is 125.5 on the order, this run sends 200`,
+			description: expect.stringContaining('give it a NEW Business Key: running it anew with a new key pays again'),
 		});
 		expect(await orderCount(env)).toBe(1);
 	});
@@ -121,9 +123,10 @@ describe('Create', () => {
 		// Every transport attempt fails after committing, so the node fails and n8n re-runs it.
 		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
 		const [item] = await env.run(payment(env), { retryOnFail: { maxTries: 2 } });
-		const reqs = await env.requests();
+		const reqs = (await env.requests()).filter((r) => r.method === 'POST');
 		expect(reqs).toHaveLength(5);
 		expect(new Set(reqs.map((r) => r.body.idempotencyKey)).size).toBe(1);
+		expect(item.json).toMatchObject({ created: true, replayed: true }); // the first try of this execution made it
 		expect(item.json.idempotencyKey).toBe(reqs[0].body.idempotencyKey);
 		expect(await orderCount(env)).toBe(1);
 	}, 30_000);
@@ -132,7 +135,7 @@ describe('Create', () => {
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
-		[{ amountUsd: '12,50' }, 'Amount (USD) must be a plain decimal number'],
+		[{ amountUsd: '12,50' }, 'Amount (USD) must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
 		[{ expiry: 'at', expiresAt: '' }, 'Expires At is required for standard orders'],

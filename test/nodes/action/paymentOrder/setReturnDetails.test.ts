@@ -16,6 +16,7 @@ describe('Set Return Details', () => {
 	const params = (id: string, extra = {}) => ({
 		resource: 'paymentOrder',
 		operation: 'setReturnDetails',
+		idempotencyKeyMode: 'derived',
 		paymentOrderId: { mode: 'id', value: id },
 		userId: env.alice.id,
 		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },

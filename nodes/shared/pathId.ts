@@ -1,0 +1,26 @@
+import { FieldError } from './fieldError';
+
+/**
+ * An ID that goes into a request path (`/payment-orders/<id>/cancel`). The service's IDs are
+ * letters, digits and `-`/`_`/`.`/`:`; anything that could change which endpoint the request reaches
+ * is refused before sending: `.` and `..` (the URL would be normalised to another path: Cancel with
+ * `..` sent `POST /api/v1/cancel`), `/`, `\`, `?`, `#`, `%` (so no `%2e%2e` or `%2f` either),
+ * whitespace and invisible characters.
+ */
+export function validatePathId(value: unknown, field: string): string {
+	const id = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	if (id === '') throw new FieldError(field, 'is required');
+	if (id === '.' || id === '..') throw new FieldError(field, `must be an ID, not "${id}" (a path step)`);
+	const bad = /[/\\?#%\s\p{C}]/u.exec(id);
+	if (bad) {
+		const shown = /[\s\p{C}]/u.test(bad[0]) ? `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}` : `"${bad[0]}"`;
+		throw new FieldError(field, `must be an ID such as the one Get Many returns: it may not contain ${shown} (got "${id.slice(0, 80)}")`);
+	}
+	return id;
+}
+
+/** True when a request path (below /api/v1) has a `.`/`..` step, raw or percent-encoded. */
+export function hasDotSegment(path: string): boolean {
+	const pathOnly = path.split(/[?#]/, 1)[0];
+	return pathOnly.split('/').some((step) => /^(\.|%2e){1,2}$/i.test(step));
+}
