@@ -162,7 +162,7 @@ describe('An AI agent cannot fill or get around the limits', () => {
 
 	test('a limit that is not an amount is refused naming the field', async () => {
 		await expect(env.run(payment(env, { spendLimits: { maxTotalPerRun: '1,000' } }))).rejects.toThrow(
-			'Spend Limits → Max Total per Run (USD): must be a plain decimal number of US dollars (got "1,000")',
+			'Spend Limits → Max Total per Run (USD): must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas (one dot for decimals, no grouping) (got "1,000")',
 		);
 	});
 });
