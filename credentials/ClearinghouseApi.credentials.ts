@@ -56,7 +56,7 @@ export class ClearinghouseApi implements ICredentialType {
 	// Account limits need a valid key on an active account, so a wrong key fails the test. The
 	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
 	// A Base URL the nodes refuse (http:// to another machine, a ? or # part) is swapped for a host that
-	// cannot resolve, so the Test button never sends the API key in clear text, and its error names the rule.
+	// cannot resolve, so the Test button never sends the API key in clear text (n8n then shows ENOTFOUND).
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL:

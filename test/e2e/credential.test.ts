@@ -80,4 +80,14 @@ describe('credential Test button inside n8n', () => {
 		expect(requests.length).toBeGreaterThan(0);
 		expect(new Set(requests.map((r) => `${r.method} ${r.path} ${r.status}`))).toEqual(new Set(['GET /api/v1/account/limits 401']));
 	});
+
+	test('a Base URL the nodes refuse (a ? part here; http:// to another machine alike) fails the test without reaching it', async () => {
+		const mark = await operator.mark();
+		const result = await pressTest({ ...credential().data, baseUrl: `${sandbox.mainUrl}?region=eu` });
+		expect(result.status).toBe('Error');
+		// n8n shows only the code here (the node's own error names the Base URL rule): what matters is
+		// that the key went nowhere.
+		expect(result.message).toBe('ENOTFOUND');
+		expect(await operator.requests(mark)).toEqual([]);
+	});
 });

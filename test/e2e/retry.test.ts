@@ -202,7 +202,9 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 			expect(third.status).toBe('success');
 			expect(await orders(memo)).toEqual(Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`${memo}-${n}`, 1])));
 			const out = nodeItems(third.data, 'Pay');
-			expect(out.map((o) => o.created)).toEqual([1, 2, 3, 4, 5].map((n) => !madeFirst.includes(n)));
+			// created: made in this execution's lineage (the failed execution made the first ones); replayed: found, not made now.
+			expect(out.map((o) => o.created)).toEqual([true, true, true, true, true]);
+			expect(out.map((o) => o.replayed)).toEqual([1, 2, 3, 4, 5].map((n) => madeFirst.includes(n)));
 		},
 	);
 
@@ -230,7 +232,8 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const retried = await retry(first, true);
 		expect(retried.status).toBe('success');
 		expect(await orders(memo)).toEqual(Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`${memo}-${n}`, 1])));
-		expect(nodeItems(retried.data, 'Pay').map((o) => o.created)).toEqual([false, false, false, true, true]);
+		expect(nodeItems(retried.data, 'Pay').map((o) => o.created)).toEqual([true, true, true, true, true]);
+		expect(nodeItems(retried.data, 'Pay').map((o) => o.replayed)).toEqual([true, true, true, false, false]);
 	});
 
 	test('Retry with the currently saved workflow after a paid amount was changed: a clear 409, no new order', async () => {
@@ -280,7 +283,8 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		expect(posts.map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);
 		expect(new Set(posts.map((r) => JSON.stringify(r.body))).size).toBe(1);
 		expect(await orders(memo)).toEqual({ [memo]: 1 });
-		expect(nodeItems(execution.data, 'Pay')[0].created).toBe(false);
+		// The first try of this execution made it: created in this lineage, answered as a replay.
+		expect(nodeItems(execution.data, 'Pay')[0]).toMatchObject({ created: true, replayed: true });
 	});
 
 	test('Retry On Fail inside a retried execution, with commit-then-500 answers: one order per item', async () => {
@@ -308,7 +312,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		expect(errorOf(first)?.description).toMatch(/at most 10 entries/);
 		const retried = await retry(first, false);
 		expect(retried.status).toBe('error');
-		expect(errorOf(retried)?.description).toMatch(/this is a retry, and the execution it retries holds no key lineage|at most 10 entries/);
+		expect(errorOf(retried)?.description).toMatch(/this is a retry of an execution that holds no key lineage|at most 10 entries/);
 		expect(await paymentPosts(mark)).toEqual([]);
 		expect(await orders(memo)).toEqual({});
 	});

@@ -130,7 +130,7 @@ describe("the credential's Test button follows the same URL rules", () => {
 		['http:// to another machine', 'http://api.example.com'],
 		['a query part', 'QUERY'],
 		['a fragment', 'FRAGMENT'],
-	])('a Base URL with %s sends nothing with the key: the test asks a host that cannot resolve, named for the rule', async (_what, given) => {
+	])('a Base URL with %s sends nothing with the key: the test asks a host that cannot resolve', async (_what, given) => {
 		const baseUrl = given === 'QUERY' ? `${env.sb.mainUrl}?region=eu` : given === 'FRAGMENT' ? `${env.sb.mainUrl}#x` : given;
 		const failed = await testCredential({ apiKey: env.sb.apiKey, baseUrl }).then(
 			() => undefined,
