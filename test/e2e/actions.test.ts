@@ -224,6 +224,7 @@ describe('Clearinghouse action node inside n8n', () => {
 							{ paymentOrderId: rl("$('Create order').first().json.paymentOrderId"), reason: 'e2e: changed our mind' },
 							once,
 						),
+						action('Find order', 'paymentOrder', 'findByKeys', { businessKey: `e2e-order-${run}` }, { ...once, typeVersion: 2 }),
 					],
 					ref,
 				),
@@ -356,8 +357,9 @@ describe('Clearinghouse action node inside n8n', () => {
 		expect(requests.filter((r) => r.method === 'GET' && r.path === `/api/v1/payment-orders/${id}`).length).toBeGreaterThanOrEqual(1);
 
 		expect(items('List orders').map((o) => o.id)).toContain(id);
-		const list = only(requests, 'GET', /^\/api\/v1\/payment-orders$/);
-		expect(list.query).toMatchObject({ status: 'AWAITING_FUNDS', fromUserId: alice.id });
+		const lists = requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/payment-orders');
+		expect(lists.map((r) => r.query.fromUserId)).toEqual([alice.id, undefined]); // List orders, then Find order
+		expect(lists[0].query).toMatchObject({ status: 'AWAITING_FUNDS', fromUserId: alice.id });
 
 		const [submitted] = items('Submit transaction');
 		expect(JSON.stringify(submitted)).toContain('"transfersProcessed":1');
@@ -373,6 +375,7 @@ describe('Clearinghouse action node inside n8n', () => {
 
 		expect(items('Cancel order')[0]).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
 		expect(only(requests, 'POST', new RegExp(`^/api/v1/payment-orders/${id}/cancel$`)).body).toEqual({ reason: 'e2e: changed our mind' });
+		expect(items('Find order')[0]).toMatchObject({ found: true, businessKey: `e2e-order-${run}`, id });
 		const after = await operator.api('GET', `/payment-orders/${id}`);
 		expect(after.cancelRequestedAt ?? after.canceledAt ?? after.status).toBeTruthy();
 	});

@@ -30,6 +30,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 	let rest: N8nRest;
 	let alice: any;
 	let bobEth: string;
+	let bobSol: string;
 	let listener: Server | undefined;
 	let listenerHits = 0;
 	let remoteBaseUrl = '';
@@ -103,10 +104,9 @@ describe('re-runs a person starts, in a real n8n', () => {
 	}
 
 	/** Saves a change to the workflow as the editor does (PATCH with the version it read). */
-	async function save(id: string, change: (nodes: any[]) => any[], publish = false): Promise<void> {
+	async function save(id: string, change: (nodes: any[]) => any[]): Promise<void> {
 		const { data: workflow } = await rest.call('GET', `/workflows/${id}`);
-		const { data: saved } = await rest.call('PATCH', `/workflows/${id}`, { nodes: change(workflow.nodes), versionId: workflow.versionId });
-		if (publish) await rest.call('POST', `/workflows/${id}/activate`, { versionId: saved.versionId });
+		await rest.call('PATCH', `/workflows/${id}`, { nodes: change(workflow.nodes), versionId: workflow.versionId });
 	}
 	const setCode = (code: string) => (nodes: any[]) => nodes.map((n) => (n.name === 'Items' ? { ...n, parameters: { ...n.parameters, jsCode: code } } : n));
 
@@ -128,6 +128,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		child: 'rerunChild0000001',
 		pasted: 'rerunPasted000001',
 		remote: 'rerunRemote000001',
+		find: 'rerunFind00000001',
 	};
 
 	beforeAll(async () => {
@@ -136,6 +137,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		const state = await operator.state();
 		[alice] = state.users;
 		bobEth = state.users[1].wallets.find((w: any) => w.chain === 'ethereum').address;
+		bobSol = state.users[1].wallets.find((w: any) => w.chain === 'solana').address;
 
 		// A listener on a non-loopback address of this machine: the "remote" Base URL. It must see no request.
 		const address = lanAddress();
@@ -154,8 +156,15 @@ describe('re-runs a person starts, in a real n8n', () => {
 				ids.child,
 				[
 					{ name: 'Called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, parameters: { inputSource: 'passthrough' } },
-					{ name: 'Items', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: itemsCode(`sub-${run}`, 2, [2]) } },
-					pay(),
+					{
+						name: 'Items',
+						type: 'n8n-nodes-base.code',
+						typeVersion: 2,
+						parameters: {
+							jsCode: `return [{ json: { reference: 'sub-${run}-1', amount: '1', chain: 'ethereum', address: '${bobEth}' } }, { json: { reference: 'sub-${run}-2', amount: '2', chain: 'solana', address: '${bobSol}' } }];`,
+						},
+					},
+					pay({ toAddress: '={{ $json.address }}' }),
 				],
 				[
 					['Called', 'Items'],
@@ -208,6 +217,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 			editorWorkflow(ids.batch, itemsCode(`batch-${run}`, 20, [8]), pay()),
 			editorWorkflow(ids.pasted, itemsCode(`pasted-${run}`, 3, [3]), pay({ idempotencyKeyMode: 'derived' })),
 			editorWorkflow(ids.remote, itemsCode(`remote-${run}`, 1, []), pay({ idempotencyKeyMode: 'derived' }), remote),
+			// Which of the batch's 20 keys (and a 21st never paid) have an order: Payment Order → Find by Keys.
+			editorWorkflow(ids.find, itemsCode(`batch-${run}`, 21, []), { ...action('Pay', 'paymentOrder', 'findByKeys', {}), typeVersion: 2 }),
 			child,
 			parent,
 		]);
@@ -246,6 +257,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, range(1, 7)));
 		await save(ids.batch, setCode(itemsCode(prefix, 20, [])));
+		// A person's re-run comes later: at least a second, so Expires In counts to another expiresAt (whole seconds).
+		await new Promise((resolve) => setTimeout(resolve, 1100));
 		const mark = await operator.mark();
 		const second = await executeWorkflow(ids.batch);
 		expect(second.status).toBe('success');
@@ -257,15 +270,36 @@ describe('re-runs a person starts, in a real n8n', () => {
 		expect(posts.map((r) => r.status)).toEqual([...range(1, 7).map(() => 409), ...range(8, 20).map(() => 201)]);
 	});
 
+	test('Find by Keys after the batch: 20 found with their status, the 21st not found, one listing for all items', async () => {
+		const prefix = `batch-${run}`;
+		const mark = await operator.mark();
+		const execution = await executeWorkflow(ids.find);
+		expect(execution.status).toBe('success');
+		const out = nodeItems(execution.data, 'Pay');
+		expect(out.map((o) => o.found)).toEqual(range(1, 21).map((n) => n <= 20));
+		expect(out.slice(0, 20).map((o) => [o.idempotencyKey, o.status])).toEqual(range(1, 20).map((n) => [`${prefix}-${n}`, 'AWAITING_FUNDS']));
+		const reads = (await operator.requests(mark)).filter((r) => r.path.startsWith('/api/v1/'));
+		expect(reads.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/payment-orders']);
+	});
+
 	test('a sub-workflow pays, fails at item 2; fix it; Retry the parent: 2 orders, the first found', async () => {
 		const prefix = `sub-${run}`;
+		// Item 2 pays bob's solana wallet, not yet active: the service refuses it (400).
+		await operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status: 'PENDING' });
 		const first = await executeWorkflow(ids.parent);
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, [1]));
-		await save(ids.child, setCode(itemsCode(prefix, 2, [])), true);
+		// The fix: the wallet is activated (the child is left as published, so the retry runs the same child).
+		await operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status: 'ACTIVE' });
 		const retried = await retry(first, false);
-		expect(retried.mode).toBe('retry');
-		expect(retried.status).toBe('success');
+		const childRuns = n8n.finishedExecutions(ids.child);
+		const lastChild = childRuns[childRuns.length - 1];
+		expect({ mode: retried.mode, status: retried.status, error: errorOf(retried)?.message, child: errorOf(lastChild)?.message }).toEqual({
+			mode: 'retry',
+			status: 'success',
+			error: undefined,
+			child: undefined,
+		});
 		expect(await orders(prefix)).toEqual(once(prefix, [1, 2]));
 		const child = n8n.finishedExecutions(ids.child);
 		const out = nodeItems(child[child.length - 1].data, 'Pay');

@@ -171,3 +171,11 @@ test('a replayed answer shows the order as it is now: a funded order gets no dep
 	expect(String(again.depositAddressNote)).toContain('Do not fund it');
 	expect(await orderCount(env)).toBe(1);
 });
+
+test('lost answers with Retry On Fail and a Business Key: the order this execution made is created: true (row 8)', async () => {
+	await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+	const [item] = json(await env.run(v2Payment({ idempotencyKey: 'INV-lost-1' }), { retryOnFail: { maxTries: 2 }, executionId: '31' }));
+	expect((await posts()).map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);
+	expect(item).toMatchObject({ created: true, replayed: true, idempotencyKey: 'INV-lost-1' });
+	expect(await orderCount(env)).toBe(1);
+}, 30_000);
