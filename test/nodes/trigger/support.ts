@@ -249,7 +249,8 @@ export async function deactivate(sb: Sandbox, receiver: Receiver, t: TriggerUnde
 	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t));
 }
 
-export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
+/** A payment order from alice to bob; `expiresInMs` of service time (compressed by the sandbox's timeScale). */
+export async function newOrder(sb: Sandbox, amountUsd = 10, expiresInMs = 86400_000): Promise<any> {
 	const state = await operator(sb, 'GET', 'state');
 	const alice = state.users.find((u: any) => u.label === 'alice');
 	const bob = state.users.find((u: any) => u.label === 'bob');
@@ -260,7 +261,7 @@ export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd,
-		expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+		expiresAt: new Date(Date.now() + expiresInMs).toISOString(),
 		idempotencyKey: `trigger-test-${Math.random()}`,
 	});
 	if (res.status >= 300) throw new Error(`payment: ${res.status} ${JSON.stringify(res.body)}`);

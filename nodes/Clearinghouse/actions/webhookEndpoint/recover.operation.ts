@@ -51,10 +51,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const since = sinceValue === '' ? Date.now() - DEFAULT_MAX_AGE_MS : Date.parse(sinceValue);
 	if (!Number.isFinite(since)) throw operationError(this, 'Since must be a date and time, for example 2026-01-31T12:00:00Z', itemIndex);
 	const maxReplays = Number(this.getNodeParameter('maxReplays', itemIndex, DEFAULT_MAX_REPLAYS));
-	if (!Number.isInteger(maxReplays) || maxReplays < 0) throw operationError(this, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
+	if (!Number.isInteger(maxReplays) || maxReplays < 0)
+		throw operationError(this, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
 
-	const endpoints =
-		scope === 'one' ? [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))] : await liveEndpoints(this);
+	const endpoints = scope === 'one' ? [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))] : await liveEndpoints(this);
 	const results: IDataObject[] = [];
 	for (const endpoint of endpoints) {
 		if (endpoint.deletedAt) {
