@@ -74,7 +74,10 @@ const operatorSchemas = {
 };
 
 /** Why an endpoint is DISABLED, for the console: the service's auto-disable (with the last failure) or a PATCH. */
-function disabledReason(e: { id: string; status: string; consecutiveFailures: number }, deliveries: Array<{ endpointId: string; status: string; lastError: string | null }>): string | null {
+function disabledReason(
+	e: { id: string; status: string; consecutiveFailures: number },
+	deliveries: Array<{ endpointId: string; status: string; lastError: string | null }>,
+): string | null {
 	if (e.status !== 'DISABLED') return null;
 	if (e.consecutiveFailures < AUTO_DISABLE_AFTER) return 'disabled through the API (PATCH status DISABLED)';
 	let last: string | null = null;

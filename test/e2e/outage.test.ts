@@ -92,7 +92,9 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		n8n = await N8nInstance.create();
 		const credential = sandboxCredential(sandbox);
 		await n8n.importCredential(credential);
-		healthy = JSON.parse(JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')));
+		healthy = JSON.parse(
+			JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')),
+		);
 		await n8n.importWorkflows([
 			graph(
 				WORKFLOW_ID,
