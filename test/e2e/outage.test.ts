@@ -8,6 +8,7 @@
  * Executions are counted from n8n's own database.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 
 import { loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
@@ -140,6 +141,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		expect(failed).toBeGreaterThanOrEqual(10);
 		expect(skipped).toBeGreaterThanOrEqual(1);
 		expect(failed + skipped).toBe(30);
+		console.log(`outage e2e: 30 events while n8n was stopped: ${failed} FAILED, ${skipped} SKIPPED`);
 
 		const beforeStart = await operator.mark();
 		await n8n.start({ timeoutMs: 300_000 });
@@ -176,5 +178,38 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		await sleep(5_000);
 		expect(n8n.finishedExecutions(WORKFLOW_ID)).toHaveLength(before);
 		expect(await count()).toEqual({ events: 32, lost: 0, doubled: 0 });
+	});
+
+	test('When Received: while n8n cannot write its database it creates no run and answers non-2xx; the event is not marked seen, and the retry runs it once', async () => {
+		const webhookUrl = n8n.webhookUrl(WEBHOOK_PATH);
+		const before = (await count()).events;
+		// Another connection holds SQLite's write lock: n8n can read (WAL) but not insert the execution.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
+		const db = new DatabaseSync(join(n8n.userFolder, '.n8n', 'database.sqlite'));
+		let released = false;
+		try {
+			db.exec('BEGIN IMMEDIATE');
+			await createOrders(1, 120);
+			const eventId = await waitFor('a refused attempt', async () => {
+				const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === webhookUrl);
+				const refused = attempts.find((a) => a.statusCode === null || a.statusCode < 200 || a.statusCode > 299);
+				return refused ? (refused.headers['x-service-webhook-id'] as string) : undefined;
+			});
+			db.exec('ROLLBACK');
+			released = true;
+			await waitFor('the run', async () => runsByEvent().has(eventId) || undefined);
+			await waitFor('every delivery settled', settled);
+			await sleep(3_000);
+			const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.headers['x-service-webhook-id'] === eventId);
+			// Figures for docs/trigger.md: what n8n answered, attempt by attempt.
+			console.log(`outage e2e, database locked: attempts ${JSON.stringify(attempts.map((a) => a.statusCode ?? a.error))}`);
+			expect(attempts.length).toBeGreaterThanOrEqual(2);
+			expect(runsByEvent().get(eventId)).toBe(1);
+		} finally {
+			if (!released) db.exec('ROLLBACK');
+			db.close();
+		}
+		expect(await count()).toEqual({ events: before + 1, lost: 0, doubled: 0 });
 	});
 });
