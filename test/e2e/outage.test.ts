@@ -186,7 +186,8 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		// Another connection holds SQLite's write lock: n8n can read (WAL) but not insert the execution.
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { DatabaseSync } = require('node:sqlite') as typeof import('node:sqlite');
-		const db = new DatabaseSync(join(n8n.userFolder, '.n8n', 'database.sqlite'));
+		// Wait for n8n's own writes (a start writes for a while) rather than fail on SQLITE_BUSY.
+		const db = new DatabaseSync(join(n8n.userFolder, '.n8n', 'database.sqlite'), { timeout: 30_000 });
 		let released = false;
 		try {
 			const attemptsBefore = Math.max(0, ...((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((a) => a.seq as number));
@@ -208,7 +209,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 			expect(attempts.length).toBeGreaterThanOrEqual(2);
 			expect(runsByEvent().get(eventId)).toBe(1);
 		} finally {
-			if (!released) db.exec('ROLLBACK');
+			if (!released && db.isTransaction) db.exec('ROLLBACK');
 			db.close();
 		}
 		expect(await count()).toEqual({ events: before + 1, lost: 0, doubled: 0 });
