@@ -8,6 +8,7 @@
 import { startSandbox } from '../../../sandbox/server';
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../support/n8nContexts';
+import { SandboxClient } from '../../support/sandbox';
 import { activate, api, flush, N8nStaticData, newOrder, Receiver, until, type Sandbox, type TriggerUnderTest } from './support';
 
 jest.setTimeout(120_000);
@@ -173,4 +174,17 @@ test('When Received: a delivery n8n failed to start a run for (500) is not marke
 	const ran = outcomes.filter((x) => x.items?.length);
 	expect(ran).toHaveLength(1);
 	expect(ran[0].headers['x-service-webhook-id']).toBe(outcomes[0].headers['x-service-webhook-id']);
+});
+
+test('Recover refuses a Since that is not a date, naming the field, before any request', async () => {
+	const since = await new SandboxClient(sb).mark();
+	await expect(
+		runNode(new Clearinghouse(), {
+			name: 'Clearinghouse',
+			parameters: { resource: 'webhookEndpoint', operation: 'recover', scope: 'all', since: 'last tuesday' },
+			credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+		}),
+	).rejects.toThrow('Since must be a date and time');
+	const requests = await new SandboxClient(sb).requests(since);
+	expect(requests.filter((r: any) => String(r.path).startsWith('/api/v1/'))).toEqual([]);
 });

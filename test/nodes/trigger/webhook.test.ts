@@ -479,6 +479,17 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		expect(await signed(t, forged)).toEqual({ status: 200, body: { received: true, ignored: 'order_not_found' }, items: undefined });
 	});
 
+	it('a dropped event (no such order) leaves a trace in the saved static data: a counter and the last event ids', async () => {
+		const t = await publishedWithDefaults();
+		const ids = Array.from({ length: 22 }, (_, i) => `evt_dropped_${i}_payment_order`);
+		for (const id of ids) {
+			const body = envelope({ id: `po-missing-${id}`, status: 'FUNDED', version: 2, inboundTransfers: [] }, id);
+			expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'order_not_found' });
+		}
+		// n8n saves it (these deliveries start no run), so it survives a restart and shows in the workflow's static data.
+		expect(t.staticData.node().dropped).toEqual({ count: 22, lastEventIds: ids.slice(-20), lastAt: expect.any(String) });
+	});
+
 	it('an event naming an order of another account is acknowledged and runs nothing', async () => {
 		const state = await operator(sb, 'GET', 'state');
 		// The trigger runs with the subaccount's key; the order belongs to the parent account.
