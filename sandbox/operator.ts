@@ -5,6 +5,7 @@ import { parse } from './schemas';
 import type { Services } from './services';
 import { Account, ChainTx, Limits, ORDER_STATUSES, SUPPORTED_ASSETS } from './state';
 import { fail, hex, normalizeAddress, txHashFor, uuid } from './util';
+import { AUTO_DISABLE_AFTER } from './webhooks';
 import { publicRuleset } from './routes/rulesets';
 
 // null removes a limit (field notes: the daily limits may be absent from a response).
@@ -71,6 +72,21 @@ const operatorSchemas = {
 		subaccountId: z.string().optional(),
 	}),
 };
+
+/** Why an endpoint is DISABLED, for the console: the service's auto-disable (with the last failure) or a PATCH. */
+function disabledReason(
+	e: { id: string; status: string; consecutiveFailures: number },
+	deliveries: Array<{ endpointId: string; status: string; lastError: string | null }>,
+): string | null {
+	if (e.status !== 'DISABLED') return null;
+	if (e.consecutiveFailures < AUTO_DISABLE_AFTER) return 'disabled through the API (PATCH status DISABLED)';
+	let last: string | null = null;
+	for (let i = deliveries.length - 1; i >= 0 && last === null; i--) {
+		const d = deliveries[i];
+		if (d.endpointId === e.id && d.status === 'FAILED') last = d.lastError;
+	}
+	return `auto-disabled after ${e.consecutiveFailures} consecutive failed deliveries${last ? ` (last: ${last})` : ''}; new events are SKIPPED until it is re-enabled`;
+}
 
 export function registerOperator(r: Router, svc: Services): void {
 	const { core, engine, webhooks, traffic } = svc;
@@ -525,7 +541,14 @@ export function registerOperator(r: Router, svc: Services): void {
 				})),
 				endpoints: core.data.endpoints
 					.filter((e) => !e.deletedAt)
-					.map((e) => ({ id: e.id, url: e.url, status: e.status, consecutiveFailures: e.consecutiveFailures })),
+					.map((e) => ({
+						id: e.id,
+						url: e.url,
+						status: e.status,
+						consecutiveFailures: e.consecutiveFailures,
+						disabledAt: e.disabledAt,
+						disabledReason: disabledReason(e, core.data.deliveries),
+					})),
 				deliveries: newest(core.data.deliveries, 100).map((d) => {
 					let orderStatus: string | null = null;
 					try {

@@ -6,7 +6,6 @@ import { verifySignature } from '../shared/signature';
 import { confirmOrder } from './confirm';
 import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
-import type { Acknowledge } from './acknowledgement';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { eventOptions } from './eventOptions';
 import type { EndpointState } from './lifecycle';
@@ -74,7 +73,7 @@ export class ClearinghouseTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear.',
+					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. n8n does not call the trigger when it restarts: to get back events missed while n8n was down (and re-enable an endpoint the service disabled), schedule the Clearinghouse node\'s Webhook Endpoint → Recover, as in the "Keep my trigger healthy" example, or publish the workflow again.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -124,6 +123,15 @@ export class ClearinghouseTrigger implements INodeType {
 							},
 						],
 						description: 'When the service is told that the event was received',
+					},
+					{
+						displayName: 'Catch Up Window (Days)',
+						name: 'catchUpDays',
+						type: 'number',
+						typeOptions: { minValue: 0, maxValue: 30 },
+						default: 7,
+						description:
+							'When the workflow is published, events of the last this many days that never reached this trigger (n8n was down, the endpoint was disabled) are sent again by the service, signed, and checked like any delivery. 0 turns this off.',
 					},
 					{
 						displayName: 'Confirm Events With the API',
@@ -197,11 +205,13 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	const req = ctx.getRequestObject();
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
 	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
-	// The secret is kept sealed under the credential's API key (see lifecycle.ts); a box that no
-	// longer opens is renewed here, and this delivery answered 503 so the service retries it.
+	// The secret is kept sealed under the credential's API key (see lifecycle.ts). A box that no
+	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
+	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
+	// workflow again repairs the endpoint and its catch-up replays these deliveries.
 	const stored = await deliverySecret.call(ctx, state, triggerKey);
-	if (stored.found === 'renewed' || stored.found === 'renewal_failed') {
-		return respond(ctx, 503, { error: 'Webhook secret renewed, retry later' });
+	if (stored.found === 'unreadable') {
+		return respond(ctx, 503, { error: 'Webhook secret unavailable, retry later' });
 	}
 	const secret = stored.found === 'secret' ? stored.secret : undefined;
 	// n8n keeps the exact bytes it read (decompressed) as `rawBody`; the signature covers them.
@@ -240,6 +250,24 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	return response;
 }
 
+/** Keeps a trace of an event dropped because the API has no such order for this credential (404). */
+const MAX_DROPPED_IDS = 20;
+function noteDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): void {
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
+	const dropped = state.dropped ?? { count: 0, lastEventIds: [], lastAt: '' };
+	dropped.count = (Number(dropped.count) || 0) + 1;
+	dropped.lastEventIds = [...(Array.isArray(dropped.lastEventIds) ? dropped.lastEventIds : []), eventId].slice(-MAX_DROPPED_IDS);
+	dropped.lastAt = new Date().toISOString();
+	// Saved by n8n: this delivery starts no run.
+	state.dropped = dropped;
+	ctx.logger.warn('Clearinghouse Trigger dropped an event: the API has no such payment order for this credential', {
+		eventId,
+		orderId: typeof orderId === 'string' ? orderId : undefined,
+		workflowId: ctx.getWorkflow().id,
+		node: ctx.getNode().name,
+	});
+}
+
 /** What a verified event leads to: a run of the workflow, or an answer that starts none. */
 async function answerEvent(
 	ctx: IWebhookFunctions,
@@ -267,7 +295,10 @@ async function answerEvent(
 		// A repeat of an emitted event id needs no API request (checked again after it, as always).
 		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
 		const confirmation = await confirmOrder(ctx, eventOrder);
-		if (confirmation.outcome === 'not_found') return ignored('order_not_found');
+		if (confirmation.outcome === 'not_found') {
+			noteDropped(ctx, event.id, eventOrder.id);
+			return ignored('order_not_found');
+		}
 		// Never emitted unconfirmed, never dropped: the service retries a non-2xx answer.
 		if (confirmation.outcome !== 'confirmed') {
 			return respond(ctx, 503, { error: 'Could not confirm the event with the API, retry later' });
@@ -285,17 +316,19 @@ async function answerEvent(
 
 	// No await between the decision and the record, so two concurrent deliveries of one event in
 	// this process cannot both pass.
-	const acknowledge = ctx.getNodeParameter('options.acknowledge', 'whenReceived') as Acknowledge;
-	if (acknowledge === 'whenFinished' && options.dropDuplicates && isInFlight(triggerKey, event.id)) {
-		// A 2xx now would lose the event if the run in flight fails: the service tries again later.
+	if (options.dropDuplicates && isInFlight(triggerKey, event.id)) {
+		// A 2xx now would lose the event if the run in flight fails (or, When Received, if n8n
+		// fails to start it): the service tries again later.
 		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
 	const decision = decide(memory, event.id, order, options);
 	if (!decision.emit) return ignored(decision.reason);
 	const record = () => recordEmitted(memory, event.id as string, order);
-	// When acknowledging at the end, only a successful run counts as emitted: a failed one is retried.
-	if (acknowledge === 'whenFinished') trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
-	else record();
+	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
+	// 2.40 answers after it created the execution (WorkflowRunner.run), and 500 when it could not
+	// (database, queue): then the event is not marked seen and the service's retry runs it. When
+	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
+	trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
 
 	const json: IDataObject = { ...base, kind: decision.kind, paymentOrder: order };
 	if (confirm) json.eventPaymentOrder = eventOrder;

@@ -6,6 +6,8 @@ import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
 import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 import { setNewest } from '../shared/boundedMemory';
+import type { RecoveryResult } from '../shared/endpointRecovery';
+import { DEFAULT_MAX_AGE_MS, recoverEndpoint } from '../shared/endpointRecovery';
 
 const EVENT_TYPES = ['payment_order'];
 
@@ -19,6 +21,10 @@ export interface EndpointState {
 	url?: string;
 	/** The static-data mirror of the trigger's in-process memory of emitted events (events.ts). */
 	memory?: MemorySnapshot;
+	/** What the last catch-up on activation did (see `catchUp`). */
+	lastRecovery?: IDataObject;
+	/** Events acknowledged but dropped because the API has no such order for this credential (404). */
+	dropped?: { count: number; lastEventIds: string[]; lastAt: string };
 }
 
 /** Forgets the endpoint (the memory of emitted events stays). */
@@ -144,6 +150,31 @@ async function adopt(this: IHookFunctions, endpoint: IDataObject, state: Endpoin
 	state.endpointId = id;
 	storeSecret(state, secret, await secretScope(this));
 	state.url = url;
+	await catchUp.call(this, endpoint, state);
+}
+
+/** The trigger's Catch Up Window option, in ms (0 turns the catch-up off). */
+function catchUpWindowMs(ctx: IHookFunctions): number {
+	const days = Number(ctx.getNodeParameter('options.catchUpDays', DEFAULT_MAX_AGE_MS / 86_400_000));
+	return Number.isFinite(days) && days > 0 ? days * 86_400_000 : 0;
+}
+
+/**
+ * On activation: replays through the service what never reached this trigger (endpointRecovery.ts;
+ * the endpoint was enabled just before). Best effort: a failure is kept in the static data
+ * (`lastRecovery`) and never fails the activation, since the endpoint itself is in order.
+ */
+async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
+	const windowMs = catchUpWindowMs(this);
+	if (windowMs === 0) return;
+	const at = new Date().toISOString();
+	try {
+		// Enabled already (above): recovery must not PATCH again.
+		const result: RecoveryResult = await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs });
+		state.lastRecovery = { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
+	} catch (error) {
+		state.lastRecovery = { at, error: String((error as Error)?.message ?? error).slice(0, 300) };
+	}
 }
 
 /** `rotate-secret?immediate=true`: the new secret, the only one that signs from now on. */
@@ -178,10 +209,11 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 		if (endpoint && endpoint.url === url && subscribed(endpoint) && known) {
 			await enable.call(this, endpoint);
 			kept = endpoint;
-		} else if (endpoint && endpoint.url !== url) {
-			// Ours, but for a URL n8n no longer serves (WEBHOOK_URL changed): nothing reaches us there.
-			await deleteEndpoint.call(this, state.endpointId);
+			await catchUp.call(this, endpoint, state);
 		}
+		// An endpoint stored for a URL this n8n no longer serves is forgotten, never deleted: the
+		// static data may be a copy (a restored database, another WEBHOOK_URL) and that endpoint
+		// another n8n's, still serving it. docs/trigger.md says how to clean up after a copy.
 		if (!kept) clearEndpointState(state);
 	}
 
@@ -243,7 +275,9 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const state = this.getWorkflowStaticData('node') as EndpointState;
-	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
+	// Only an endpoint stored for the URL this n8n serves: one stored for another URL may be
+	// another n8n's (see checkExists).
+	if (typeof state.endpointId === 'string' && state.endpointId !== '' && (state.url === undefined || state.url === url)) {
 		await deleteEndpoint.call(this, state.endpointId);
 	}
 	clearEndpointState(state);
@@ -257,31 +291,25 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-/** Per process and trigger: the renewal in flight, and the last box it produced (the saved state may lag behind it). */
-const renewals = new Map<string, Promise<string | undefined>>();
-const renewedBoxes = new Map<string, { box: string; at: number }>();
-const MAX_RENEWED = 100;
-/** After a failed renewal, deliveries are refused without asking the API again for this long. */
-export const RENEWAL_COOLDOWN_MS = 30_000;
-
 export type DeliverySecret =
 	| { found: 'secret'; secret: string }
-	/** The box did not open and was renewed (or the renewal failed): answer non-2xx, the service retries. */
-	| { found: 'renewed' | 'renewal_failed' }
+	/** The box does not open (the credential's API key was changed): answer non-2xx, repair on activation. */
+	| { found: 'unreadable' }
 	| { found: 'none' };
 
 /**
- * The secret a delivery is checked with. When the stored box no longer opens (the credential's API
- * key was changed), the endpoint is repaired the way adoption does it: an immediate rotation under
- * the current key, the new secret sealed into the state (n8n saves it, as this delivery starts no
- * run). The delivery itself was signed with the retired secret; the service's retry is signed with
- * the new one. Concurrent deliveries of one process share one rotation. A secret opened in the last
- * 10 s for the same trigger and box is used without reading the credential again (below).
+ * The secret a delivery is checked with. A box that no longer opens (the credential's API key was
+ * changed) is NOT repaired here: the request could not be verified, and an unverified request must
+ * never make the trigger write to the service (before, any request then rotated the secret). The
+ * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
+ * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
+ * A secret opened in the last 10 s for the same trigger and box is used without reading the
+ * credential again (below).
  */
 export async function deliverySecret(this: IWebhookFunctions, state: EndpointState, key: string): Promise<DeliverySecret> {
 	const opened = openedSecrets.get(openedKey(key, state.secretBox));
 	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) return { found: 'secret', secret: opened.secret };
-	const found = await secretFromCredential.call(this, state, await secretScope(this), key);
+	const found = readSecret(state, await secretScope(this));
 	if (found.found === 'secret' && typeof state.secretBox === 'string' && state.secretBox !== '') {
 		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, at: Date.now() }, MAX_OPENED);
 	}
@@ -301,40 +329,7 @@ const MAX_OPENED = 100;
 const openedSecrets = new Map<string, { secret: string; at: number }>();
 const openedKey = (key: string, box: unknown) => `${key}\n${typeof box === 'string' ? box : ''}`;
 
-async function secretFromCredential(this: IWebhookFunctions, state: EndpointState, scope: SecretScope, key: string): Promise<DeliverySecret> {
-	const stored = readSecret(state, scope);
-	if (stored.found !== 'unreadable') return stored;
-	const last = renewedBoxes.get(key);
-	const lastSecret = last ? openSecret(last.box, scope) : undefined;
-	if (last && lastSecret !== undefined) {
-		state.secretBox = last.box;
-		return { found: 'secret', secret: lastSecret };
-	}
-	if (typeof state.endpointId !== 'string' || state.endpointId === '') return { found: 'none' };
-	if (last && last.box === '' && Date.now() - last.at < RENEWAL_COOLDOWN_MS) return { found: 'renewal_failed' };
-
-	let renewal = renewals.get(key);
-	if (!renewal) {
-		const endpointId = state.endpointId;
-		renewal = rotateImmediately
-			.call(this, endpointId)
-			.then((secret) => sealSecret(secret, scope))
-			.catch(() => undefined)
-			.finally(() => renewals.delete(key));
-		renewals.set(key, renewal);
-	}
-	const box = await renewal;
-	// A failed renewal is remembered with an empty box, for the cooldown.
-	setNewest(renewedBoxes, key, { box: box ?? '', at: Date.now() }, MAX_RENEWED);
-	if (box === undefined) return { found: 'renewal_failed' };
-	state.secretBox = box;
-	delete state.secret;
-	return { found: 'renewed' };
-}
-
-/** For tests: forget renewals and opened secrets, as a restart of n8n would. */
+/** For tests: forget opened secrets, as a restart of n8n would. */
 export function forgetRenewals(): void {
-	renewals.clear();
-	renewedBoxes.clear();
 	openedSecrets.clear();
 }

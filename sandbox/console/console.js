@@ -84,6 +84,14 @@ function renderDeliveries() {
 	});
 	const idle = overview.endpoints.length ? 'No deliveries yet.' : 'No webhook endpoints: publish a workflow with the Clearinghouse Trigger.';
 	replaceRows('#deliveries', rows, idle);
+	// A disabled endpoint receives nothing (its events are SKIPPED): say so, and why, above the table.
+	$('#endpoint-health').innerHTML = overview.endpoints
+		.filter((e) => e.status === 'DISABLED')
+		.map(
+			(e) =>
+				`<p class="warning" data-endpoint="${esc(e.id)}"><strong>Endpoint ${esc(e.url)} is DISABLED</strong> since ${esc(e.disabledAt)}: ${esc(e.disabledReason)}. Re-enable it and replay what it missed with the Clearinghouse node's Webhook Endpoint → Recover (example 6), or publish its workflow again.</p>`,
+		)
+		.join('');
 }
 
 function renderOutbox() {

@@ -77,7 +77,7 @@ describe('example workflows in a real n8n', () => {
 	});
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
-		expect(exampleFiles()).toHaveLength(6);
+		expect(exampleFiles()).toHaveLength(7);
 		for (const file of exampleFiles()) {
 			const workflow = loadExample(file);
 			const ours = workflow.nodes.filter((n) => String(n.type).startsWith('n8n-nodes-clearinghouse.'));

@@ -4,7 +4,8 @@
  * - With the secret (opened here with the API key, standing in for a leak), forged events still
  *   fail: an order that does not exist, another account's order, and a max-version event that
  *   would make the real FUNDED event stale.
- * - Changing the credential's API key costs one delivery attempt (503); the service's retry runs.
+ * - After the credential's API key changed, deliveries cannot be verified: they are answered 503 and
+ *   make the trigger write nothing to the service (issue 23); publishing again repairs the endpoint.
  * Executions are counted from n8n's database; deliveries and attempts from the sandbox's logs.
  */
 import { randomBytes } from 'node:crypto';
@@ -188,7 +189,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(triggerItems(MAIN).some((i: any) => i.eventId === forged.id)).toBe(false);
 	});
 
-	test("changing the credential's API key: one delivery attempt fails (503), the service's retry runs", async () => {
+	test("changing the credential's API key: deliveries are answered 503 and write nothing; unpublish and publish repairs, the next event runs at once", async () => {
 		const oldSecret = leakedSecret(MAIN, sandbox.apiKey);
 		const mainUrl = n8n.webhookUrl(path(MAIN));
 		const attemptsToMain = async () => ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === mainUrl);
@@ -202,23 +203,29 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		await n8n.importCredential({ ...mainCredential, data: { ...mainCredential.data, apiKey: newKey } });
 		// Until the secret n8n's process opened before the change expires, the old box still verifies.
 		await sleep(OPENED_SECRET_TTL_MS + 500);
+		const mark = await operator.mark();
 		const before = executions(MAIN).length;
 		const order = await createOrder(9);
-		// The sandbox retries on its own schedule (5 s here); flushing only hurries it.
-		const run = await waitFor('the run of the retried delivery', async () => {
+		await waitFor('two refused attempts', async () => {
 			await operator.call('POST', 'webhooks/flush');
-			return triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === order.id);
+			return (await attemptsToMain()).slice(seen).length >= 2 || undefined;
 		});
-		const attempts = (await attemptsToMain()).slice(seen);
-		expect(attempts.every((a) => a.headers['x-service-webhook-id'] === (run as any).eventId)).toBe(true);
-		expect(attempts.map((a) => a.statusCode)).toEqual([503, 200]);
-		expect(executions(MAIN).length).toBe(before + 1);
-		// The renewed secret was saved sealed under the new key (n8n saved the 503 delivery's state).
-		const renewed = triggerSecret(n8n.executions.staticData(MAIN.id), scopeOf(MAIN, newKey));
+		const refused = (await attemptsToMain()).slice(seen);
+		expect(refused.every((a) => a.statusCode === 503)).toBe(true);
+		// An unsigned request changes nothing either.
+		expect((await fetch(mainUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(503);
+		const writes = (await operator.requests(mark)).filter((r: any) => /\/webhooks\//.test(String(r.path)) && r.method !== 'GET');
+		expect(writes).toEqual([]);
+		expect(executions(MAIN).length).toBe(before);
+		expect(triggerItems(MAIN).some((i: any) => i.paymentOrder?.id === order.id)).toBe(false);
+
+		// The repair is an activation: unpublish and publish (a new endpoint, sealed under the new key).
+		await n8n.unpublish(MAIN.id);
+		await n8n.publish(MAIN.id);
+		await n8n.waitForWebhook(path(MAIN));
+		const renewed = await waitFor('the secret sealed under the new key', async () => triggerSecret(n8n.executions.staticData(MAIN.id), scopeOf(MAIN, newKey)));
 		expect(renewed).toMatch(/^whsec_/);
 		expect(renewed).not.toBe(oldSecret);
-		expect(triggerSecret(n8n.executions.staticData(MAIN.id), scopeOf(MAIN, sandbox.apiKey))).toBeUndefined();
-		// And the next event runs at the first attempt.
 		const next = await createOrder(10);
 		const nextRun = await waitFor('the next run', async () => triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === next.id));
 		const nextAttempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter(

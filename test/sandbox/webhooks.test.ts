@@ -332,12 +332,25 @@ describe('delivery semantics', () => {
 		const one = (await env.api.get(`/webhooks/deliveries/${ds[0].id}`)).body;
 		expect(one.attempts).toHaveLength(MAX_ATTEMPTS);
 		expect(one.failedAt).toEqual(expect.any(String));
+		// The operator console says that it is disabled, and why.
+		const shown = (await env.op.get('/overview')).body.endpoints.find((x: any) => x.id === e.id);
+		expect(shown).toMatchObject({ status: 'DISABLED', disabledAt: ep.disabledAt });
+		expect(shown.disabledReason).toMatch(/^auto-disabled after 10 consecutive failed deliveries \(last: HTTP 500\)/);
 		await order();
 		const skipped = await waitFor(async () => (await deliveriesOf(e.id)).find((d) => d.status === 'SKIPPED'));
 		expect(skipped.lastStatusCode).toBeNull();
 		// re-enable: the counter resets and deliveries flow again
+		// A FAILED and a SKIPPED delivery replay into new records of the same event, once re-enabled.
+		const failedOne = ds.find((d) => d.status === 'FAILED')!;
 		const re = await env.api.patch(`/webhooks/endpoints/${e.id}`, { status: 'ENABLED' });
 		expect(re.body).toMatchObject({ status: 'ENABLED', consecutiveFailures: 0 });
+		expect((await env.op.get('/overview')).body.endpoints.find((x: any) => x.id === e.id).disabledReason).toBeNull();
+		for (const d of [failedOne, skipped]) {
+			const replay = await env.api.post(`/webhooks/deliveries/${d.id}/replay`);
+			expect(replay.status).toBe(202);
+			expect(replay.body).toMatchObject({ eventId: d.eventId, status: 'PENDING' });
+			expect(replay.body.id).not.toBe(d.id);
+		}
 		bad.respond = () => 200;
 		await order();
 		await waitFor(async () => (await deliveriesOf(e.id)).find((d) => d.status === 'DELIVERED'));

@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 /**
  * Runs our nodes inside n8n-core's real execution contexts (the same classes n8n uses), with a
  * real credential sent over real HTTP. Only what n8n's server process would provide around them
@@ -270,7 +271,11 @@ export interface CapturedResponse {
  * A WebhookContext for webhook(), with the request as n8n's webhook server hands it over
  * (express-like: parsed JSON `body` plus the exact `rawBody` bytes, lower-cased headers).
  */
-export function webhookContext(nodeType: INodeType, setup: NodeSetup, request: IncomingRequest): { context: WebhookContext; response: CapturedResponse } {
+export function webhookContext(
+	nodeType: INodeType,
+	setup: NodeSetup,
+	request: IncomingRequest,
+): { context: WebhookContext; response: CapturedResponse; answer: (statusCode: number) => void } {
 	const { workflow, node } = makeWorkflow(nodeType, setup);
 	const headers = Object.fromEntries(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v]));
 	let body: unknown = {};
@@ -319,6 +324,26 @@ export function webhookContext(nodeType: INodeType, setup: NodeSetup, request: I
 			response.ended = true;
 			return httpResponse;
 		},
+		// What the trigger reads of Express's response to learn how n8n answered (acknowledgement.ts).
+		get statusCode() {
+			return response.statusCode ?? 200;
+		},
+		get writableEnded() {
+			return response.ended;
+		},
+		once(event: string, listener: () => void) {
+			events.once(event, listener);
+			return httpResponse;
+		},
+	};
+	const events = new EventEmitter();
+	/** n8n's own answer after webhook() returned (run created: 200; n8n failed to create it: 500). */
+	const answer = (statusCode: number) => {
+		if (!response.ended) {
+			response.statusCode = statusCode;
+			response.ended = true;
+		}
+		events.emit('finish');
 	};
 	const additionalData = additionalDataFor(setup, {
 		httpRequest,
@@ -327,7 +352,7 @@ export function webhookContext(nodeType: INodeType, setup: NodeSetup, request: I
 	const webhookData = webhookDataFor(workflow, node, setup);
 	webhookData.workflowExecuteAdditionalData = additionalData;
 	const context = new WebhookContext(workflow, node, additionalData, setup.mode ?? 'webhook', webhookData, [], null);
-	return { context, response };
+	return { context, response, answer };
 }
 
 /** Runs the credential's own test request (as n8n's "Test" button would) with these values. */

@@ -123,6 +123,8 @@ beforeAll(async () => {
 	await sample('webhookEndpoint', 'rotateSecret', { endpointId: byId(String(endpoint.id)) });
 	await sample('webhookEndpoint', 'promoteSecret', { endpointId: byId(String(endpoint.id)) });
 	await sample('webhookEndpoint', 'sendTestEvent', { endpointId: byId(String(endpoint.id)) });
+	await sample('webhookEndpoint', 'recover', { scope: 'one', endpointId: byId(String(endpoint.id)) });
+	await sample('webhookEndpoint', 'recover', { scope: 'all' });
 	await sample('webhookEndpoint', 'delete', { endpointId: byId(String(endpoint.id)) });
 
 	if (update) {

@@ -116,9 +116,12 @@ describe('checkExists', () => {
 	it('keeps a confirmed endpoint without touching it', async () => {
 		const t = newTrigger();
 		await activate(sb, receiver, t);
-		const before = { ...t.staticData.node() };
+		const { lastRecovery: _first, ...before } = t.staticData.node();
 		expect(await activate(sb, receiver, t)).toBe('kept');
-		expect(t.staticData.node()).toEqual(before);
+		const { lastRecovery, ...after } = t.staticData.node();
+		expect(after).toEqual(before);
+		// The catch-up looked at the log and found nothing to replay.
+		expect(lastRecovery).toMatchObject({ replayed: 0, eventsMissed: 0 });
 		expect(await endpointsAt(sb, receiver.urlOf(t))).toHaveLength(1);
 	});
 
@@ -170,7 +173,7 @@ describe('checkExists', () => {
 		t.staticData.saved['node:Clearinghouse Trigger'] = { endpointId, secret, url };
 
 		expect(await activate(sb, receiver, t)).toBe('kept');
-		expect(t.staticData.node()).toEqual({ endpointId, url, secretBox: expect.stringMatching(/^chbox1\./) });
+		expect(t.staticData.node()).toEqual({ endpointId, url, secretBox: expect.stringMatching(/^chbox1\./), lastRecovery: expect.any(Object) });
 		expect(secretOf(sb, t)).toBe(secret);
 		expect(await pingDelivered(endpointId as string)).toBe(true);
 	});
@@ -201,18 +204,48 @@ describe('checkExists', () => {
 		expect(await pingDelivered(id)).toBe(true);
 	});
 
-	it('deletes a stored endpoint that points at a URL n8n no longer serves', async () => {
+	it('forgets, never deletes, a stored endpoint for a URL this n8n no longer serves: production and a restored copy with another URL', async () => {
+		const production = newTrigger();
+		await activate(sb, receiver, production);
+		const id = production.staticData.node().endpointId as string;
+		// A copy of production's database restored elsewhere: same workflow, same static data and
+		// credential, another WEBHOOK_URL (here: another receiver, on another port).
+		const elsewhere = new Receiver(sb);
+		await elsewhere.start();
+		try {
+			const copy: TriggerUnderTest = { ...production, staticData: new N8nStaticData() };
+			copy.staticData.saved = JSON.parse(JSON.stringify(production.staticData.saved));
+			elsewhere.serve(copy);
+			expect(elsewhere.urlOf(copy)).not.toBe(receiver.urlOf(production));
+
+			expect(await activate(sb, elsewhere, copy)).toBe('created');
+			expect(copy.staticData.node().endpointId).not.toBe(id);
+			// Production's endpoint is untouched and still delivers to production.
+			const kept = await api(sb, 'GET', `/webhooks/endpoints/${id}`);
+			expect(kept.status).toBe(200);
+			expect(kept.body).toMatchObject({ url: receiver.urlOf(production), status: 'ENABLED', deletedAt: null });
+			expect(await pingDelivered(id)).toBe(true);
+
+			// Unpublishing the copy deletes only the copy's own endpoint.
+			expect(await deactivate(sb, elsewhere, copy)).toBe(true);
+			expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).status).toBe(200);
+			expect(await endpointsAt(sb, elsewhere.urlOf(copy))).toHaveLength(0);
+			expect(await pingDelivered(id)).toBe(true);
+		} finally {
+			await elsewhere.stop();
+		}
+	});
+
+	it('unpublishing with a stored endpoint for another URL leaves that endpoint alone', async () => {
 		const t = newTrigger();
 		await activate(sb, receiver, t);
 		const id = t.staticData.node().endpointId as string;
-		// As if WEBHOOK_URL changed: the endpoint still points at the old address.
-		await api(sb, 'PATCH', `/webhooks/endpoints/${id}`, { url: 'http://127.0.0.1:9/old/webhook' });
-
-		expect(await activate(sb, receiver, t)).toBe('created');
+		(t.staticData.saved['node:Clearinghouse Trigger'] as Record<string, unknown>).url = 'https://other-n8n.example.com/webhook/x/webhook';
+		expect(await deactivate(sb, receiver, t)).toBe(true);
+		// Not deleted by id (it may be another n8n's)…
+		expect(t.staticData.node().endpointId).toBeUndefined();
+		// …but the sweep of our own URL still removes it, since it delivers to us.
 		expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).status).toBe(404);
-		const live = await endpointsAt(sb, receiver.urlOf(t));
-		expect(live).toHaveLength(1);
-		expect(live[0].id).toBe(t.staticData.node().endpointId);
 	});
 
 	it('removes extra endpoints at its URL (left by an earlier failure)', async () => {

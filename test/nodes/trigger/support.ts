@@ -84,6 +84,8 @@ export interface Outcome {
 	items?: INodeExecutionData[];
 	/** webhook() threw: n8n would have created an error execution. */
 	threw?: boolean;
+	/** webhook() handed n8n a run, but n8n failed to create it (TriggerUnderTest.failRunStart). */
+	runNotStarted?: boolean;
 }
 
 export interface TriggerUnderTest {
@@ -96,6 +98,8 @@ export interface TriggerUnderTest {
 	apiKey?: string;
 	/** The node's typeVersion; the newest when unset. */
 	typeVersion?: number;
+	/** When it returns true, n8n fails to create the run webhook() asked for (answers 500). */
+	failRunStart?: () => boolean;
 }
 
 /** n8n's node id in n8nContexts' workflows (part of the secret box's scope). */
@@ -109,7 +113,7 @@ export function secretOf(sb: Sandbox, t: TriggerUnderTest): string | undefined {
 /** What n8n's webhook server does around webhook() (webhook-helpers.ts), for one request. */
 export async function deliver(sb: Sandbox, t: TriggerUnderTest, headers: Record<string, string>, rawBody: Buffer): Promise<Outcome> {
 	const data = t.staticData.forDelivery();
-	const { context, response } = webhookContext(trigger, { ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' }, { headers, rawBody });
+	const { context, response, answer } = webhookContext(trigger, { ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' }, { headers, rawBody });
 	let result: IWebhookResponseData;
 	try {
 		result = await trigger.webhook.call(context);
@@ -121,10 +125,20 @@ export async function deliver(sb: Sandbox, t: TriggerUnderTest, headers: Record<
 	t.staticData.afterDelivery(data, startedRun);
 	if (result.noWebhookResponse) {
 		// The node answered itself; n8n sends nothing more (and starts a run only with workflowData).
+		answer(response.statusCode ?? 200);
 		return { status: response.statusCode ?? 200, body: response.body, items: result.workflowData?.[0] };
 	}
-	if (!startedRun) return { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
-	// responseMode onReceived: answered at once, the run starts with these items.
+	if (!startedRun) {
+		answer(200);
+		return { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
+	}
+	if (t.failRunStart?.()) {
+		// n8n could not create the execution (database, queue): it answers 500 and nothing runs.
+		answer(500);
+		return { status: 500, body: { message: 'There was a problem executing the workflow' }, items: [], runNotStarted: true };
+	}
+	// responseMode onReceived: n8n answers once it created the execution, which runs these items.
+	answer(200);
 	return { status: 200, body: { message: 'Workflow was started' }, items: result.workflowData![0] };
 }
 
@@ -183,6 +197,11 @@ export class Receiver {
 		this.triggers.set(new URL(this.urlOf(t)).pathname, t);
 	}
 
+	/** As if n8n were down for this trigger: its URL answers 404. */
+	unserve(t: TriggerUnderTest): void {
+		this.triggers.delete(new URL(this.urlOf(t)).pathname);
+	}
+
 	async stop(): Promise<void> {
 		await new Promise<void>((resolve) => {
 			if (!this.server) return resolve();
@@ -230,7 +249,8 @@ export async function deactivate(sb: Sandbox, receiver: Receiver, t: TriggerUnde
 	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t));
 }
 
-export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
+/** A payment order from alice to bob; `expiresInMs` of service time (compressed by the sandbox's timeScale). */
+export async function newOrder(sb: Sandbox, amountUsd = 10, expiresInMs = 86400_000): Promise<any> {
 	const state = await operator(sb, 'GET', 'state');
 	const alice = state.users.find((u: any) => u.label === 'alice');
 	const bob = state.users.find((u: any) => u.label === 'bob');
@@ -241,7 +261,7 @@ export async function newOrder(sb: Sandbox, amountUsd = 10): Promise<any> {
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd,
-		expiresAt: new Date(Date.now() + 86400_000).toISOString(),
+		expiresAt: new Date(Date.now() + expiresInMs).toISOString(),
 		idempotencyKey: `trigger-test-${Math.random()}`,
 	});
 	if (res.status >= 300) throw new Error(`payment: ${res.status} ${JSON.stringify(res.body)}`);

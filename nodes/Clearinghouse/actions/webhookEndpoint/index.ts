@@ -5,11 +5,12 @@ import * as deleteEndpoint from './delete.operation';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';
 import * as promoteSecret from './promoteSecret.operation';
+import * as recover from './recover.operation';
 import * as rotateSecret from './rotateSecret.operation';
 import * as sendTestEvent from './sendTestEvent.operation';
 import * as update from './update.operation';
 
-export { create, deleteEndpoint as delete, get, getMany, promoteSecret, rotateSecret, sendTestEvent, update };
+export { create, deleteEndpoint as delete, get, getMany, promoteSecret, recover, rotateSecret, sendTestEvent, update };
 
 export const description: INodeProperties[] = [
 	{
@@ -50,6 +51,12 @@ export const description: INodeProperties[] = [
 				action: 'Promote the secret of a webhook endpoint',
 			},
 			{
+				name: 'Recover',
+				value: 'recover',
+				description: 'Re-enable a disabled endpoint and replay the events that never reached it',
+				action: 'Recover a webhook endpoint',
+			},
+			{
 				name: 'Rotate Secret',
 				value: 'rotateSecret',
 				description: 'Issue a new signing secret',
@@ -75,6 +82,7 @@ export const description: INodeProperties[] = [
 	...get.description,
 	...getMany.description,
 	...promoteSecret.description,
+	...recover.description,
 	...rotateSecret.description,
 	...sendTestEvent.description,
 	...update.description,

@@ -1,0 +1,68 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+
+import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_REPLAYS, getEndpoint, liveEndpoints, recoverEndpoint } from '../../../shared/endpointRecovery';
+import { optionsCollection, webhookEndpointLocator } from '../fields';
+import { locatorValue, operationError } from '../parameters';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Endpoints',
+		name: 'scope',
+		type: 'options',
+		default: 'all',
+		options: [
+			{ name: 'All Endpoints of the Account', value: 'all' },
+			{ name: 'One Endpoint', value: 'one' },
+		],
+		description: 'Which webhook endpoints to recover',
+	},
+	{ ...webhookEndpointLocator, displayOptions: { show: { scope: ['one'] } } },
+	{
+		displayName: 'Since',
+		name: 'since',
+		type: 'dateTime',
+		default: '',
+		description: 'Replay events of deliveries created at or after this time. Leave empty for the last 7 days.',
+	},
+	{
+		displayName: 'Maximum Replays per Endpoint',
+		name: 'maxReplays',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: 1000 },
+		default: DEFAULT_MAX_REPLAYS,
+		description: 'At most this many events are replayed per endpoint and run; the output says when more are left (run again)',
+	},
+	optionsCollection(),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['recover'] } }, properties);
+
+/**
+ * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when DISABLED, GET
+ * /webhooks/deliveries (the endpoint's log since Since), and POST /webhooks/deliveries/{id}/replay
+ * for each event that never reached the receiver (shared/endpointRecovery.ts). Safe to repeat: an
+ * event with a delivery DELIVERED or on its way is never replayed, so a second run replays nothing
+ * the first one replayed (those are PENDING or DELIVERED by then). One output item per endpoint.
+ */
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const scope = this.getNodeParameter('scope', itemIndex, 'all') as string;
+	const sinceValue = String(this.getNodeParameter('since', itemIndex, '') ?? '').trim();
+	const since = sinceValue === '' ? Date.now() - DEFAULT_MAX_AGE_MS : Date.parse(sinceValue);
+	if (!Number.isFinite(since)) throw operationError(this, 'Since must be a date and time, for example 2026-01-31T12:00:00Z', itemIndex);
+	const maxReplays = Number(this.getNodeParameter('maxReplays', itemIndex, DEFAULT_MAX_REPLAYS));
+	if (!Number.isInteger(maxReplays) || maxReplays < 0)
+		throw operationError(this, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
+
+	const endpoints = scope === 'one' ? [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))] : await liveEndpoints(this);
+	const results: IDataObject[] = [];
+	for (const endpoint of endpoints) {
+		if (endpoint.deletedAt) {
+			results.push({ endpointId: endpoint.id, url: endpoint.url ?? null, statusBefore: endpoint.status ?? null, deleted: true });
+			continue;
+		}
+		const result = await recoverEndpoint(this, endpoint, { since, maxReplays });
+		results.push({ ...result } as unknown as IDataObject);
+	}
+	return results;
+}

@@ -1,0 +1,192 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { ApiContext } from './transport';
+import { apiRequest } from './transport';
+
+/**
+ * Recovery of one webhook endpoint after its receiver was away (n8n down, runs failing): the one
+ * module the trigger (on publish) and the Webhook Endpoint → Recover operation share.
+ *
+ * 1. A `DISABLED` endpoint is re-enabled (`PATCH status ENABLED`; the same request however often).
+ * 2. The endpoint's delivery log since `since` is read (`GET /webhooks/deliveries`, newest first,
+ *    paged). Per event (`eventId`): when no delivery of it was ever `DELIVERED` and none is still
+ *    on its way (`PENDING`/`DISPATCHED` not yet overdue), one of its `FAILED`, `SKIPPED` or overdue
+ *    `PENDING` deliveries is replayed (`POST /webhooks/deliveries/{id}/replay`), oldest event
+ *    first, at most `maxReplays` per call.
+ *
+ * Nothing is ever emitted from the list: it is not signed. A replay is a new signed delivery of the
+ * same event (same `Webhook-Id`), which the receiver checks like any other. An event with a
+ * `DELIVERED` delivery was answered 2xx by the receiver, so it ran (or was dropped on purpose):
+ * it is never replayed, which is what keeps a catch-up from running an event twice.
+ */
+
+/** Statuses of a delivery that never reached the receiver and will not be tried again by the service. */
+const DEAD = new Set(['FAILED', 'SKIPPED']);
+/** Statuses of a delivery the service is still working on. */
+const ON_ITS_WAY = new Set(['PENDING', 'DISPATCHED']);
+
+export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600_000;
+export const DEFAULT_MAX_REPLAYS = 100;
+/**
+ * A `PENDING` delivery older than this is taken as stuck and replayed. The service retries a
+ * delivery for about half a day before it gives up (`FAILED`), so a day is well past that.
+ */
+export const DEFAULT_PENDING_OVERDUE_MS = 24 * 3600_000;
+const PAGE_SIZE = 1000;
+/** At most this many pages of the log are read per endpoint and call (bounds the work of one activation). */
+export const MAX_PAGES = 10;
+
+export interface RecoveryOptions {
+	/** Deliveries created before this (ms since the epoch) are left alone. */
+	since: number;
+	maxReplays?: number;
+	pendingOverdueMs?: number;
+	now?: number;
+}
+
+export interface RecoveryResult {
+	endpointId: string;
+	url: string | null;
+	/** The endpoint's status before recovery. */
+	statusBefore: string | null;
+	/** When the service disabled it (after 10 consecutive failed deliveries), if it was disabled. */
+	disabledAt: string | null;
+	consecutiveFailures: number | null;
+	reEnabled: boolean;
+	since: string;
+	/** Events found with no successful delivery since `since`. */
+	eventsMissed: number;
+	/** Deliveries replayed now (the replayed ones, not the new records the service created). */
+	replayedDeliveryIds: string[];
+	replayed: number;
+	/** Replays the service refused (each with its message); the next recovery tries them again. */
+	replayErrors: Array<{ deliveryId: string; error: string }>;
+	/** True when the bound (replays or pages) was reached: run again to replay the rest. */
+	more: boolean;
+}
+
+interface DeliveryRow {
+	id: string;
+	eventId: string;
+	status: string;
+	createdAt: number;
+}
+
+function row(value: IDataObject): DeliveryRow | undefined {
+	const createdAt = Date.parse(String(value.createdAt ?? ''));
+	if (typeof value.id !== 'string' || typeof value.eventId !== 'string' || typeof value.status !== 'string' || !Number.isFinite(createdAt)) {
+		return undefined;
+	}
+	return { id: value.id, eventId: value.eventId, status: value.status, createdAt };
+}
+
+/** The endpoint's deliveries created at or after `since`, newest first, and whether the page bound cut the list. */
+async function deliveriesSince(ctx: ApiContext, endpointId: string, since: number): Promise<{ rows: DeliveryRow[]; cut: boolean }> {
+	const rows: DeliveryRow[] = [];
+	for (let page = 0; page < MAX_PAGES; page++) {
+		const body = await apiRequest.call(ctx, {
+			method: 'GET',
+			path: '/webhooks/deliveries',
+			qs: { endpointId, limit: PAGE_SIZE, offset: page * PAGE_SIZE },
+		});
+		const list = Array.isArray(body.deliveries) ? (body.deliveries as IDataObject[]) : [];
+		let older = false;
+		for (const value of list) {
+			const r = row(value);
+			if (!r) continue;
+			if (r.createdAt < since) older = true;
+			else rows.push(r);
+		}
+		if (older || body.hasMore !== true || list.length === 0) return { rows, cut: false };
+	}
+	return { rows, cut: true };
+}
+
+/**
+ * The deliveries to replay, one per event, oldest event first: events whose deliveries since
+ * `since` include none `DELIVERED` and none still on its way (pure; exported for tests).
+ */
+export function toReplay(rows: DeliveryRow[], now: number, pendingOverdueMs: number): { events: number; deliveries: DeliveryRow[] } {
+	const byEvent = new Map<string, DeliveryRow[]>();
+	for (const r of rows) {
+		const list = byEvent.get(r.eventId) ?? [];
+		list.push(r);
+		byEvent.set(r.eventId, list);
+	}
+	const picked: Array<{ first: number; delivery: DeliveryRow }> = [];
+	for (const list of byEvent.values()) {
+		if (list.some((d) => d.status === 'DELIVERED')) continue;
+		const overdue = (d: DeliveryRow) => d.status === 'PENDING' && now - d.createdAt > pendingOverdueMs;
+		if (list.some((d) => ON_ITS_WAY.has(d.status) && !overdue(d))) continue;
+		const candidates = list.filter((d) => DEAD.has(d.status) || overdue(d));
+		if (candidates.length === 0) continue;
+		// The newest of its dead deliveries (any carries the same signed event).
+		const delivery = candidates.reduce((a, b) => (b.createdAt > a.createdAt ? b : a));
+		picked.push({ first: Math.min(...list.map((d) => d.createdAt)), delivery });
+	}
+	picked.sort((a, b) => a.first - b.first);
+	return { events: picked.length, deliveries: picked.map((p) => p.delivery) };
+}
+
+function message(error: unknown): string {
+	const e = error as { message?: string; description?: string };
+	return String(e?.description || e?.message || error).slice(0, 300);
+}
+
+/** Re-enables the endpoint when disabled, then replays what never reached the receiver (see above). */
+export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, options: RecoveryOptions): Promise<RecoveryResult> {
+	const endpointId = String(endpoint.id);
+	const now = options.now ?? Date.now();
+	const maxReplays = Math.max(0, Math.floor(options.maxReplays ?? DEFAULT_MAX_REPLAYS));
+	const result: RecoveryResult = {
+		endpointId,
+		url: typeof endpoint.url === 'string' ? endpoint.url : null,
+		statusBefore: typeof endpoint.status === 'string' ? endpoint.status : null,
+		disabledAt: typeof endpoint.disabledAt === 'string' ? endpoint.disabledAt : null,
+		consecutiveFailures: typeof endpoint.consecutiveFailures === 'number' ? endpoint.consecutiveFailures : null,
+		reEnabled: false,
+		since: new Date(options.since).toISOString(),
+		eventsMissed: 0,
+		replayedDeliveryIds: [],
+		replayed: 0,
+		replayErrors: [],
+		more: false,
+	};
+	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
+	if (endpoint.status === 'DISABLED') {
+		await apiRequest.call(ctx, {
+			method: 'PATCH',
+			path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`,
+			body: { status: 'ENABLED' },
+			idempotent: true,
+		});
+		result.reEnabled = true;
+	}
+	const { rows, cut } = await deliveriesSince(ctx, endpointId, options.since);
+	const { events, deliveries } = toReplay(rows, now, options.pendingOverdueMs ?? DEFAULT_PENDING_OVERDUE_MS);
+	result.eventsMissed = events;
+	for (const delivery of deliveries.slice(0, maxReplays)) {
+		try {
+			// Each call creates a new delivery record: never repeated by the transport.
+			await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
+			result.replayedDeliveryIds.push(delivery.id);
+		} catch (error) {
+			result.replayErrors.push({ deliveryId: delivery.id, error: message(error) });
+		}
+	}
+	result.replayed = result.replayedDeliveryIds.length;
+	result.more = cut || deliveries.length > maxReplays;
+	return result;
+}
+
+/** `GET /webhooks/endpoints/{id}`. */
+export async function getEndpoint(ctx: ApiContext, endpointId: string): Promise<IDataObject> {
+	return await apiRequest.call(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}` });
+}
+
+/** The account's live endpoints (`GET /webhooks/endpoints`, not paginated by the API). */
+export async function liveEndpoints(ctx: ApiContext): Promise<IDataObject[]> {
+	const body = await apiRequest.call(ctx, { method: 'GET', path: '/webhooks/endpoints' });
+	const endpoints = Array.isArray(body.endpoints) ? (body.endpoints as IDataObject[]) : [];
+	return endpoints.filter((e) => !e.deletedAt);
+}
