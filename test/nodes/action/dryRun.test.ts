@@ -9,7 +9,7 @@ import { resources } from '../../../nodes/Clearinghouse/actions/router';
 import { createOrder, json, node, orderCount, payment, startEnv, walletOf, type Env } from './env';
 
 let env: Env;
-let ids: { order: string; endpoint: string; delivery: string; ruleset: string };
+let ids: { order: string; endpoint: string; delivery: string; ruleset: string; disabledEndpoint: string };
 const url = 'https://127.0.0.1:9/hooks';
 
 beforeAll(async () => {
@@ -21,6 +21,9 @@ beforeEach(async () => {
 	const endpoint = await env.client.api('POST', '/webhooks/endpoints', { url, events: ['payment_order'] });
 	// A pending secret, so that Promote Secret without Dry Run has something to promote.
 	await env.client.api('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
+	// A disabled endpoint, so that Recover without Dry Run has something to write (re-enable it).
+	const disabled = await env.client.api('POST', '/webhooks/endpoints', { url: `${url}/disabled`, events: ['payment_order'] });
+	await env.client.api('PATCH', `/webhooks/endpoints/${disabled.id}`, { status: 'DISABLED' });
 	const order = await createOrder(env);
 	const ruleset = await env.client.api('POST', '/rulesets', {
 		deliveredAsset: 'USDC',
@@ -31,7 +34,7 @@ beforeEach(async () => {
 	});
 	await env.op('POST', '/webhooks/flush');
 	const deliveries = await env.client.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}`);
-	ids = { order, endpoint: endpoint.id, delivery: deliveries.deliveries[0].id, ruleset: ruleset.id };
+	ids = { order, endpoint: endpoint.id, delivery: deliveries.deliveries[0].id, ruleset: ruleset.id, disabledEndpoint: disabled.id };
 	await env.mark();
 });
 afterAll(async () => {
@@ -71,6 +74,7 @@ const cases: Record<string, () => INodeParameters> = {
 	'webhookEndpoint.delete': () => ({ endpointId: rl(ids.endpoint) }),
 	'webhookEndpoint.get': () => ({ endpointId: rl(ids.endpoint) }),
 	'webhookEndpoint.getMany': () => ({ returnAll: true }),
+	'webhookEndpoint.recover': () => ({ scope: 'one', endpointId: rl(ids.disabledEndpoint) }),
 	'webhookEndpoint.promoteSecret': () => ({ endpointId: rl(ids.endpoint) }),
 	'webhookEndpoint.rotateSecret': () => ({ endpointId: rl(ids.endpoint), rotation: 'graceful' }),
 	'webhookEndpoint.sendTestEvent': () => ({ endpointId: rl(ids.endpoint) }),
@@ -96,7 +100,7 @@ const snapshot = async () => {
 test('the table names every operation of the router, and nothing else', () => {
 	expect(Object.keys(cases).sort()).toEqual(operations.map((o) => o.name).sort());
 	// Every write offers Dry Run (the tests below prove which are writes).
-	expect(operations.filter((o) => offersDryRun(o.module.description)).length).toBe(16);
+	expect(operations.filter((o) => offersDryRun(o.module.description)).length).toBe(17);
 });
 
 describe.each(operations)('$name', ({ name, resource, operation, module }) => {

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_REPLAYS, getEndpoint, liveEndpoints, recoverEndpoint } from '../../../shared/endpointRecovery';
+import { dryRunOption } from '../dryRunOption';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue, operationError } from '../parameters';
 
@@ -33,7 +34,7 @@ const properties: INodeProperties[] = [
 		default: DEFAULT_MAX_REPLAYS,
 		description: 'At most this many events are replayed per endpoint and run; the output says when more are left (run again)',
 	},
-	optionsCollection(),
+	optionsCollection([dryRunOption]),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['recover'] } }, properties);
