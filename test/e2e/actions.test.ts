@@ -444,7 +444,7 @@ describe('Clearinghouse action node inside n8n', () => {
 	// Last: what the node offers (its own description) against what ran above inside n8n.
 	test('a failed item keeps its input fields on the error output; Continue On Fail gives {error, details}', async () => {
 		const { items, requests } = await execute(ids.errors);
-		const message = `Clearinghouse API error 404: payment_order_not_found: Payment order ${missingOrderId} not found`;
+		const message = `Payment Order ${missingOrderId} not found`;
 		expect(items('Found').map((o) => o.id)).toEqual([knownOrder.id]);
 		// The error branch: the payee and invoice of the failed item, beside the service's explanation.
 		expect(items('Failed')).toEqual([

@@ -48,7 +48,7 @@ describe('Continue On Fail and concurrency', () => {
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
 		expect(out[1].json.error).toMatch(
-			/^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account \(at toAddress\)$/,
+			/^Recipient Address "0x0+dead" is not a registered wallet of the account on Ethereum\. A recipient becomes active when/,
 		);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/invalid/) });
