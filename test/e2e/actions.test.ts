@@ -143,6 +143,7 @@ describe('Clearinghouse action node inside n8n', () => {
 					[
 						action('Supported assets', 'supportedAsset', 'getMany'),
 						action('Limits', 'account', 'getLimits', {}, once),
+						action('Batch check', 'account', 'checkBatch', { amountUsd: '25' }, once),
 						action('Deposit addresses', 'depositAddress', 'getMany', {}, once),
 						action(
 							'Quote',
@@ -288,7 +289,9 @@ describe('Clearinghouse action node inside n8n', () => {
 
 		const [limits] = items('Limits');
 		expect(limits).toMatchObject({ maxTxUsd: { limit: state.limits.maxTxUsd }, maxCountPerDay: { limit: state.limits.maxCountPerDay } });
-		only(requests, 'GET', /^\/api\/v1\/account\/limits$/);
+		// Limits and Batch check each read the limits once.
+		expect(requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/account/limits')).toHaveLength(2);
+		expect(items('Batch check')).toEqual([expect.objectContaining({ ok: true, orders: 1, totalUsd: 25, largestUsd: 25 })]);
 
 		expect(items('Deposit addresses')).toEqual(expect.arrayContaining(state.depositAddresses));
 		only(requests, 'GET', /^\/api\/v1\/deposit-addresses$/);

@@ -74,12 +74,11 @@ describe('service 4xx errors in the panel words', () => {
 	});
 
 	test('a limit breach names Amount (USD), the limit in words and the batch check', async () => {
-		const limits = (await env.client.state()).accounts?.[0]?.limits ?? {};
-		const over = Number(limits.maxTxUsd ?? 0) + 1;
-		if (!limits.maxTxUsd) return; // the seed has no per-order limit: nothing to breach
-		const error = await failure(payment(env, { amountUsd: over }));
-		expect(error.message).toMatch(/^Amount \(USD\) "\d+" would exceed the account's largest order \(maxTxUsd\)/);
-		expect(error.message).toContain('Check Batch Against Limits');
+		await env.op('POST', '/sandbox/account', { limits: { maxTxUsd: 100 } });
+		const error = await failure(payment(env, { amountUsd: '150' }));
+		expect(error.message).toMatch(/^Amount \(USD\) "150" would exceed the account's largest order \(maxTxUsd\): maxTxUsd exceeded: 150 > 100\./);
+		expect(error.message).toContain('Account → Check Batch Against Limits');
+		expect(error.description).toContain('API code limit_exceeded, HTTP 400');
 	});
 
 	test('Continue On Fail keeps the panel-worded error on the item', async () => {
