@@ -23,9 +23,17 @@ export function shortAddress(address: string): string {
 	return address.length > 14 ? `${address.slice(0, 8)}…${address.slice(-4)}` : address;
 }
 
+/** `2026-11-26 09:30 UTC` from an ISO date-time; the text as given when it is not one. */
+export function shortUtcTime(value: unknown): string {
+	if (typeof value !== 'string' || value === '') return '';
+	const ms = Date.parse(value);
+	return Number.isNaN(ms) ? value : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /**
  * A payment order's row in From List, leading with what identifies the payout for a person:
- * memo, amount and asset, chain, status, then the shortened recipient address.
+ * memo, amount and asset, chain, status, the shortened recipient address, then when it was created
+ * and the start of its id, so two orders without a memo (same amount, same recipient) differ.
  */
 export function paymentOrderLabel(order: IDataObject): string {
 	const parts = [
@@ -34,7 +42,9 @@ export function paymentOrderLabel(order: IDataObject): string {
 	].filter(Boolean);
 	const memo = typeof order.memo === 'string' && order.memo.trim() !== '' ? `${order.memo.trim()} · ` : '';
 	const to = order.toAddress ? ` · to ${shortAddress(String(order.toAddress))}` : '';
-	return `${memo}${parts.join(' ')} · ${String(order.status ?? '')}${to}`;
+	const created = shortUtcTime(order.createdAt);
+	const id = order.id ? ` · #${String(order.id).slice(0, 8)}` : '';
+	return `${memo}${parts.join(' ')} · ${String(order.status ?? '')}${to}${created ? ` · created ${created}` : ''}${id}`;
 }
 
 /** The panel label of each field the API names in an error's `path` (or its sentence). */
