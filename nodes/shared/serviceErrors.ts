@@ -139,7 +139,11 @@ export function describeServiceError(statusCode: number, payload: JsonObject, re
 	if (apiCode === 'recipient_not_active') {
 		const state = /\(([A-Z_]+)\)/.exec(sentence)?.[1];
 		const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
-		const what = state ? `is not active yet${onChain} (${state})` : `is not a registered wallet of the account${onChain}`;
+		const what = state
+			? `is not active yet${onChain} (${state})`
+			: /not a registered wallet/.test(sentence)
+				? `is not a registered wallet of the account${onChain}`
+				: `is not an active registered wallet of the account${onChain}`;
 		message =
 			`Recipient Address${quoted(value ?? body.toAddress)} ${what}. ` +
 			'A recipient becomes active when its wallet is registered to a user (User → Create or Update, Wallets) and the service activates it, which is not instant: run this again once the wallet is ACTIVE';
