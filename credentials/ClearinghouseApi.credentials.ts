@@ -1,7 +1,7 @@
 import type { IAuthenticate, Icon, ICredentialTestRequest, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 // The service has no test network: both URLs point at production unless the user
-// points them at the local sandbox (`npm run sandbox`).
+// points them at the local sandbox (`npx n8n-nodes-clearinghouse-sandbox`, or `npm start` in a clone).
 export class ClearinghouseApi implements ICredentialType {
 	name = 'clearinghouseApi';
 
@@ -70,7 +70,7 @@ export class ClearinghouseApi implements ICredentialType {
 				properties: {
 					value: 401,
 					message:
-						'The API key was not accepted (401). Copy it again from the developer console; for the local sandbox use the key that npm run sandbox prints.',
+						'The API key was not accepted (401). Copy it again from the developer console; for the local sandbox use the key that the sandbox prints when it starts (npx n8n-nodes-clearinghouse-sandbox, or npm start in a clone; the demo key is sk_sandbox_demo_key unless --api-key says otherwise).',
 				},
 			},
 			{

@@ -1,8 +1,16 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { properties, router } from './actions/router';
+import { properties, resources, router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
+
+/** The canvas subtitle of each operation, in the panel's words: "Payment Order: Create". */
+const subtitles: Record<string, string> = {};
+for (const [resource, { displayName, operations }] of Object.entries(resources)) {
+	const field = operations.description.find((p) => p.name === 'operation');
+	for (const option of (field?.options ?? []) as Array<{ name: string; value: string }>)
+		subtitles[`${resource}.${option.value}`] = `${displayName}: ${option.name}`;
+}
 
 export class Clearinghouse implements INodeType {
 	description: INodeTypeDescription = {
@@ -13,8 +21,8 @@ export class Clearinghouse implements INodeType {
 		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, parameters.ts).
 		version: [1, 2],
 		defaultVersion: 2,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
-		description: 'Move dollar stablecoins between assets and chains at par',
+		subtitle: `={{ (${JSON.stringify(subtitles)})[$parameter["resource"] + "." + $parameter["operation"]] ?? $parameter["operation"] }}`,
+		description: 'Pay, refund and look up stablecoin payment orders; manage users, quotes, receive rulesets and webhook endpoints',
 		defaults: { name: 'Clearinghouse' },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],

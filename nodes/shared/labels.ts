@@ -23,9 +23,17 @@ export function shortAddress(address: string): string {
 	return address.length > 14 ? `${address.slice(0, 8)}…${address.slice(-4)}` : address;
 }
 
+/** `2026-11-26 09:30 UTC` from an ISO date-time; the text as given when it is not one. */
+export function shortUtcTime(value: unknown): string {
+	if (typeof value !== 'string' || value === '') return '';
+	const ms = Date.parse(value);
+	return Number.isNaN(ms) ? value : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
 /**
  * A payment order's row in From List, leading with what identifies the payout for a person:
- * memo, amount and asset, chain, status, then the shortened recipient address.
+ * memo, amount and asset, chain, status, the shortened recipient address, then when it was created
+ * and the start of its id, so two orders without a memo (same amount, same recipient) differ.
  */
 export function paymentOrderLabel(order: IDataObject): string {
 	const parts = [
@@ -34,5 +42,88 @@ export function paymentOrderLabel(order: IDataObject): string {
 	].filter(Boolean);
 	const memo = typeof order.memo === 'string' && order.memo.trim() !== '' ? `${order.memo.trim()} · ` : '';
 	const to = order.toAddress ? ` · to ${shortAddress(String(order.toAddress))}` : '';
-	return `${memo}${parts.join(' ')} · ${String(order.status ?? '')}${to}`;
+	const created = shortUtcTime(order.createdAt);
+	const id = order.id ? ` · #${String(order.id).slice(0, 8)}` : '';
+	return `${memo}${parts.join(' ')} · ${String(order.status ?? '')}${to}${created ? ` · created ${created}` : ''}${id}`;
+}
+
+/** The panel label of each field the API names in an error's `path` (or its sentence). */
+export const FIELD_LABELS: Record<string, string> = {
+	toChain: 'Chain',
+	asset: 'Asset',
+	amountUsd: 'Amount (USD)',
+	fromUserId: 'Sender User ID',
+	toAddress: 'Recipient Address',
+	expiresAt: 'Expires At',
+	memo: 'Memo',
+	quoteId: 'Quote ID',
+	mode: 'Mode',
+	subaccountId: 'Subaccount ID',
+	includeSubaccounts: 'Include Subaccounts',
+	idempotencyKey: 'Idempotency Key',
+	'headers.idempotency-key': 'Idempotency Key',
+	'headers.if-match': 'Expected Revision',
+	deliveredChain: 'Delivered Chain',
+	deliveredAsset: 'Delivered Asset',
+	name: 'Name',
+	metadata: 'Metadata',
+	label: 'Label',
+	wallets: 'Wallets',
+	returnWallets: 'Default Return Wallets',
+	userId: 'Return User ID',
+	transactions: 'Transactions',
+	hash: 'Transaction Hash',
+	chain: 'Chain',
+	address: 'Address',
+	url: 'URL',
+	description: 'Description',
+	status: 'Status',
+	eventTypes: 'Event Types',
+	definition: 'Definition',
+	isDefault: 'Default',
+	createdAfter: 'Created After',
+	createdBefore: 'Created Before',
+	limit: 'Limit',
+	offset: 'Offset',
+	endpointId: 'Endpoint ID',
+	type: 'Event Type',
+	epochId: 'Epoch ID',
+	immediate: 'Rotation',
+	reason: 'Reason',
+};
+
+/** The account limits (GET /account/limits) in words. */
+export const LIMIT_WORDS: Record<string, string> = {
+	maxTxUsd: 'largest order (maxTxUsd)',
+	maxCountPerEpoch: 'orders per netting window (maxCountPerEpoch)',
+	maxValuePerEpochUsd: 'USD per netting window (maxValuePerEpochUsd)',
+	maxCountPerDay: 'orders per day (maxCountPerDay)',
+	maxValuePerDayUsd: 'USD per day (maxValuePerDayUsd)',
+};
+
+/**
+ * The panel label of an error path: `toChain` → Chain, `wallets[1].address` → Wallets → item 2 →
+ * Address, `definition.payout.tiers[1].from` → Definition (at payout.tiers[1].from). A path the
+ * node does not know keeps its API name, so nothing is lost.
+ */
+export function fieldLabelOfPath(path: string): string {
+	if (FIELD_LABELS[path]) return FIELD_LABELS[path];
+	const match = /^([A-Za-z]+)(?:\[(\d+)\])?(?:\.(.+))?$/.exec(path);
+	if (!match) return path;
+	const [, top, index, rest] = match;
+	const label = FIELD_LABELS[top];
+	if (!label) return path;
+	if (index !== undefined && rest && FIELD_LABELS[rest]) return `${label} → item ${Number(index) + 1} → ${FIELD_LABELS[rest]}`;
+	if (index !== undefined && !rest) return `${label} → item ${Number(index) + 1}`;
+	return rest ? `${label} (at ${index !== undefined ? `[${index}].` : ''}${rest})` : label;
+}
+
+/** API names that read as code inside a sentence (camelCase and headers), and their panel labels. */
+const API_WORDS = Object.entries(FIELD_LABELS).filter(([name]) => /[A-Z]/.test(name));
+
+/** A service sentence with the API's camelCase field names and header names swapped for panel labels. */
+export function replaceApiNames(sentence: string): string {
+	let out = sentence.replace(/\bIf-Match\b/g, 'Expected Revision').replace(/\bIdempotency-Key header\b|\bIdempotency-Key\b/g, 'Idempotency Key');
+	for (const [name, label] of API_WORDS) out = out.replace(new RegExp(`\\b${name}\\b`, 'g'), label);
+	return out;
 }

@@ -13,6 +13,8 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
+import type { SupportedAsset } from './serviceErrors';
+import { describeServiceError, needsSupportedAssets } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
@@ -72,19 +74,6 @@ const CONNECTION_ERROR_CODES = new Set([
 	'UND_ERR_SOCKET',
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
-
-const STATUS_HINTS: Record<number, string> = {
-	400: 'The service rejected the request as invalid. Check the fields named in the message.',
-	401: 'The API key was missing or not accepted. Check the API Key of the Clearinghouse credential.',
-	403: 'The account must be ACTIVE with KYB APPROVED, and the resource or subaccount must belong to this account (a paused subaccount is read-only; webhook management for a subaccount needs its own key).',
-	404: 'Not found, or not visible to this account.',
-	409: 'Conflict: an idempotency key was reused with a different request, or the resource is not in a state that allows this (for example cancelling an order that is neither AWAITING_FUNDS nor FUNDED, or a stale return-details revision).',
-	412: 'Precondition failed: for example the subaccount custody wallet is not provisioned yet.',
-	422: 'The request is well-formed but breaks a rule of the service (see the message and path).',
-	429: 'Too many requests. Retry after the interval the service asked for, with the same idempotency key.',
-	500: 'Unexpected server error. Retry later with the same idempotency key.',
-	503: 'Temporarily unavailable (for example an instant-payment deposit address). Retry shortly with the same idempotency key.',
-};
 
 /**
  * Origin of one of the two APIs from the credential, without trailing slashes or `/api/v1`,
@@ -169,21 +158,26 @@ function errorBody(body: unknown): JsonObject {
 }
 
 /**
- * The NodeApiError for a non-2xx answer. Its message (what n8n shows first, and the `error` of a
- * Continue On Fail item) carries the service's `error` code and, when it sent one, its `message`
- * sentence and `path`; the description adds a hint for the status.
+ * The NodeApiError for a non-2xx answer, in the panel's words (shared/serviceErrors.ts): the headline
+ * names the field's label, the value and the rule (with the valid chains or assets when the answer is
+ * about one: read from GET /supported-assets), the description keeps the service's sentence, its
+ * code, the HTTP status and the path. n8n shows `context.parameter` as "In or underneath Parameter".
  */
-function apiError(ctx: ApiContext, statusCode: number, body: unknown, itemIndex?: number): NodeApiError {
+async function apiError(ctx: ApiContext, statusCode: number, body: unknown, request: ApiRequest): Promise<NodeApiError> {
 	const payload = errorBody(body);
-	const serviceText = typeof payload.error === 'string' ? payload.error : `HTTP ${statusCode}`;
-	const explanation = typeof payload.message === 'string' && payload.message.trim() !== '' && payload.message !== serviceText ? `: ${payload.message}` : '';
-	const where = payload.path ? ` (at ${String(payload.path)})` : '';
-	return new NodeApiError(ctx.getNode(), payload, {
-		message: `Clearinghouse API error ${statusCode}: ${serviceText}${explanation}${where}`,
-		description: STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.',
-		httpCode: String(statusCode),
-		itemIndex,
-	});
+	let assets: SupportedAsset[] | undefined;
+	if (statusCode < 500 && needsSupportedAssets(payload) && request.path !== '/supported-assets') {
+		try {
+			const list = await apiRequestWithStatus.call(ctx, { method: 'GET', path: '/supported-assets' }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 });
+			if (Array.isArray(list.body)) assets = (list.body as IDataObject[]).map((a) => ({ chain: String(a.chain), symbol: String(a.symbol) }));
+		} catch {
+			// The list only helps: the error is reported without it.
+		}
+	}
+	const { message, description, apiField } = describeServiceError(statusCode, payload, request, assets);
+	const error = new NodeApiError(ctx.getNode(), payload, { message, description, httpCode: String(statusCode), itemIndex: request.itemIndex });
+	if (apiField && apiField in (ctx.getNode().parameters ?? {})) error.context.parameter = apiField;
+	return error;
 }
 
 /** Connection errors raised before a byte of the request left this machine: nothing can have acted. */
@@ -352,7 +346,7 @@ export async function apiRequestWithStatus(
 				continue;
 			}
 		}
-		throw apiError(this, statusCode, response.body, request.itemIndex);
+		throw await apiError(this, statusCode, response.body, request);
 	}
 }
 

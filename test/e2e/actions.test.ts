@@ -143,6 +143,7 @@ describe('Clearinghouse action node inside n8n', () => {
 					[
 						action('Supported assets', 'supportedAsset', 'getMany'),
 						action('Limits', 'account', 'getLimits', {}, once),
+						action('Batch check', 'account', 'checkBatch', { amountUsd: '25' }, once),
 						action('Deposit addresses', 'depositAddress', 'getMany', {}, once),
 						action(
 							'Quote',
@@ -289,7 +290,9 @@ describe('Clearinghouse action node inside n8n', () => {
 
 		const [limits] = items('Limits');
 		expect(limits).toMatchObject({ maxTxUsd: { limit: state.limits.maxTxUsd }, maxCountPerDay: { limit: state.limits.maxCountPerDay } });
-		only(requests, 'GET', /^\/api\/v1\/account\/limits$/);
+		// Limits and Batch check each read the limits once.
+		expect(requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/account/limits')).toHaveLength(2);
+		expect(items('Batch check')).toEqual([expect.objectContaining({ ok: true, orders: 1, totalUsd: 25, largestUsd: 25 })]);
 
 		expect(items('Deposit addresses')).toEqual(expect.arrayContaining(state.depositAddresses));
 		only(requests, 'GET', /^\/api\/v1\/deposit-addresses$/);
@@ -447,7 +450,7 @@ describe('Clearinghouse action node inside n8n', () => {
 	// Last: what the node offers (its own description) against what ran above inside n8n.
 	test('a failed item keeps its input fields on the error output; Continue On Fail gives {error, details}', async () => {
 		const { items, requests } = await execute(ids.errors);
-		const message = `Clearinghouse API error 404: payment_order_not_found: Payment order ${missingOrderId} not found`;
+		const message = `Payment Order ${missingOrderId} not found`;
 		expect(items('Found').map((o) => o.id)).toEqual([knownOrder.id]);
 		// The error branch: the payee and invoice of the failed item, beside the service's explanation.
 		expect(items('Failed')).toEqual([

@@ -78,8 +78,11 @@ describe('example workflows in a real n8n', () => {
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
 		expect(exampleFiles()).toHaveLength(7);
+		const withCode: string[] = [];
 		for (const file of exampleFiles()) {
 			const workflow = loadExample(file);
+			// No JavaScript to write or read: payees, messages, ledger rows and polling are n8n's own nodes.
+			for (const node of workflow.nodes) if (node.type === 'n8n-nodes-base.code') withCode.push(`${file}: ${node.name}`);
 			const ours = workflow.nodes.filter((n) => String(n.type).startsWith('n8n-nodes-clearinghouse.'));
 			expect(ours.length).toBeGreaterThan(0);
 			for (const node of ours)
@@ -88,6 +91,9 @@ describe('example workflows in a real n8n', () => {
 			expect(workflow.nodes.filter((n) => !String(n.type).startsWith('n8n-nodes-clearinghouse.') && n.credentials)).toEqual([]);
 			expect(JSON.stringify(workflow)).not.toMatch(/REPLACE_WITH/);
 		}
+		// Example 7 (the AI agent, another issue) still keeps its invoices in a Code node: listed here so
+		// this test fails on any other, and on Example 7 too once that node is gone (remove the entry).
+		expect(withCode).toEqual(['7-agent-pays-approved-invoices.json: Approved invoices']);
 	});
 
 	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
@@ -104,7 +110,7 @@ describe('example workflows in a real n8n', () => {
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
 		expect(first.summary).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1, createdUsd: 477.75, fundTotalUsd: 477.75 });
-		const refused = /^Clearinghouse API error 400: recipient_not_active: Recipient 0x0+dead on ethereum is not a registered wallet of the account/;
+		const refused = /^Recipient Address "0x0+dead" is not a registered wallet of the account on Ethereum\. A recipient becomes active/;
 		expect(first.summary.failures).toEqual([
 			{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) },
 		]);
@@ -337,7 +343,12 @@ describe('example workflows in a real n8n', () => {
 							status === 'FUNDED' ? 'is funded' : status === 'DISTRIBUTED' ? 'was delivered' : status === 'REFUNDED' ? 'was refunded' : 'failed to distribute',
 						),
 				);
-				expect({ id, status, text: text?.text }).toEqual({ id, status, text: expect.stringContaining('USD as USDC on ethereum') });
+				// A refund line says what went back (from the order's returned transfers), not the order's amount and recipient.
+				const what =
+					status === 'REFUNDED'
+						? `${c.amountUsd} USD in USDC on ethereum sent back for the deposit from ${alice.wallets[0].address}`
+						: 'USD as USDC on ethereum';
+				expect({ id, status, text: text?.text }).toEqual({ id, status, text: expect.stringContaining(what) });
 				expect(text.channel).toBe('#payments');
 			}
 

@@ -13,7 +13,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { findNode, loadExample, swapNode } from '../../harness/examples';
+import { findNode, loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
@@ -102,16 +102,12 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	const shipped = (file: string): WorkflowInput =>
 		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')));
 
-	/** The payee list of Examples 1 and 5 replaced by `rows` (the CSV node's columns). */
+	/** The payee list of Examples 1 and 5 replaced by `rows`, as a user edits it: the Payees node's JSON. */
 	function withPayees(workflow: WorkflowInput, id: string, rows: Array<Record<string, string>>): WorkflowInput {
 		const copy = JSON.parse(JSON.stringify(workflow)) as WorkflowInput;
 		copy.id = id;
 		copy.name = `${workflow.name} (${id})`;
-		swapNode(copy, 'Payees (CSV)', {
-			type: 'n8n-nodes-base.code',
-			typeVersion: 2,
-			parameters: { jsCode: `return ${JSON.stringify(rows.map((json) => ({ json })))};` },
-		});
+		(findNode(copy, 'Payees').parameters as { jsonOutput: string }).jsonOutput = JSON.stringify({ payees: rows }, null, 2);
 		return copy;
 	}
 

@@ -189,39 +189,58 @@ describe('URLs and authentication', () => {
 
 describe('error mapping', () => {
 	test.each([
-		[400, { error: 'amountUsd must be a multiple of 0.0001' }, 'amountUsd must be a multiple of 0.0001', /invalid/],
+		[
+			400,
+			{ error: 'amountUsd must be a multiple of 0.0001' },
+			'The Clearinghouse service refused the request: Amount (USD) must be a multiple of 0.0001',
+			/invalid/,
+		],
 		[
 			400,
 			{ error: 'recipient_not_active', message: 'Recipient 0x11 on ethereum is not a registered wallet of the account', path: 'toAddress' },
-			'recipient_not_active: Recipient 0x11 on ethereum is not a registered wallet of the account (at toAddress)',
-			/invalid/,
+			'Recipient Address is not a registered wallet of the account. A recipient becomes active when its wallet is registered to a user (User → Create or Update, Wallets) and the service activates it, which is not instant: run this again once the wallet is ACTIVE',
+			/API code recipient_not_active, HTTP 400, field toAddress\)\. The service rejected the request as invalid/,
 		],
-		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'forbidden: Subaccount is paused', /ACTIVE with KYB APPROVED/],
-		[409, { error: 'conflict', message: 'conflict' }, 'conflict', /idempotency key was reused/],
-		[401, { error: 'missing or malformed x-api-key' }, 'missing or malformed x-api-key', /API Key of the Clearinghouse credential/],
-		[403, { error: 'account is not active' }, 'account is not active', /ACTIVE with KYB APPROVED/],
-		[404, { error: 'payment order not found' }, 'payment order not found', /not visible/],
-		[409, { error: 'idempotency key reused with a different body' }, 'idempotency key reused with a different body', /idempotency key was reused/],
-		[412, { error: 'subaccount wallet not provisioned' }, 'subaccount wallet not provisioned', /not provisioned/],
+		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'Subaccount ID: subaccount is paused', /ACTIVE with KYB APPROVED/],
+		[409, { error: 'conflict', message: 'conflict' }, 'The Clearinghouse service refused the request: conflict', /idempotency key was reused/],
+		[
+			401,
+			{ error: 'missing or malformed x-api-key' },
+			'The Clearinghouse service refused the request: missing or malformed x-api-key',
+			/API Key of the Clearinghouse credential/,
+		],
+		[404, { error: 'payment_order_not_found', message: 'Payment order po_1 not found' }, 'Payment Order po_1 not found', /not visible/],
+		[
+			409,
+			{ error: 'idempotency_key_reused', message: 'idempotencyKey was already used with a different body' },
+			'Idempotency Key was already used with a different body',
+			/API code idempotency_key_reused, HTTP 409/,
+		],
+		[
+			412,
+			{ error: 'subaccount wallet not provisioned' },
+			'The Clearinghouse service refused the request: subaccount wallet not provisioned',
+			/not provisioned/,
+		],
 		[
 			422,
 			{ error: 'tiers_gap', message: 'tiers must be contiguous', path: 'definition.payout.tiers[1].from' },
-			'tiers_gap: tiers must be contiguous (at definition.payout.tiers[1].from)',
-			/breaks a rule/,
+			'Definition (at payout.tiers[1].from): tiers must be contiguous',
+			/API code tiers_gap, HTTP 422, field definition\.payout\.tiers\[1\]\.from\)\. .*breaks a rule/,
 		],
-		[429, { error: 'too many requests' }, 'too many requests', /Retry after/],
+		[429, { error: 'too many requests' }, 'The Clearinghouse service refused the request: too many requests', /Retry after/],
 		[
 			503,
 			{ error: 'deposit_address_unavailable', message: 'A deposit address is momentarily unavailable; retry' },
-			'deposit_address_unavailable: A deposit address is momentarily unavailable; retry',
-			/Temporarily unavailable/,
+			'The Clearinghouse service failed: A deposit address is momentarily unavailable; retry',
+			/API code deposit_address_unavailable, HTTP 503\)\. Temporarily unavailable/,
 		],
-	])('HTTP %i carries the service text and a hint', async (status, body, text, hint) => {
+	])('HTTP %i: the headline in panel words, the service sentence, code and status in the description', async (status, body, text, hint) => {
 		handler = reply(status, body);
 		// POST without a key: never retried, so every status is seen exactly once
 		const error = await sendError({ method: 'POST', path: '/payment-orders/po_1/cancel', body: { reason: 'x' } });
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toBe(`Clearinghouse API error ${status}: ${text}`);
+		expect(error.message).toBe(text);
 		expect(error.description).toMatch(hint);
 		expect(error.httpCode).toBe(String(status));
 		expect(seen).toHaveLength(1);
@@ -235,7 +254,8 @@ describe('error mapping', () => {
 			res.end('bad gateway');
 		};
 		const error = await sendError({ method: 'POST', path: '/x' });
-		expect(error.message).toBe('Clearinghouse API error 502: bad gateway');
+		expect(error.message).toBe('The Clearinghouse service failed: bad gateway');
+		expect(error.description).toContain('HTTP 502');
 	});
 });
 

@@ -29,3 +29,19 @@ test("every property after Resource is one resource's, in the map's order", () =
 	const expected = Object.values(resources).flatMap(({ operations }) => operations.description);
 	expect(properties.slice(1)).toEqual(expected);
 });
+
+describe('the canvas subtitle', () => {
+	test('names the resource and the operation in the panel words, for every operation', () => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { Clearinghouse } = require('../../../nodes/Clearinghouse/Clearinghouse.node') as typeof import('../../../nodes/Clearinghouse/Clearinghouse.node');
+		const subtitle = String(new Clearinghouse().description.subtitle);
+		const body = /^=\{\{ ([\s\S]*) \}\}$/.exec(subtitle)![1];
+		const evaluate = (resource: string, operation: string) =>
+			// The same JavaScript n8n's expression engine runs, with $parameter as the panel holds it.
+			new Function('$parameter', `return ${body};`)({ resource, operation }) as string;
+		expect(evaluate('paymentOrder', 'create')).toBe('Payment Order: Create');
+		expect(evaluate('account', 'checkBatch')).toBe('Account: Check Batch Against Limits');
+		expect(evaluate('paymentOrder', 'setReturnDetails')).toBe('Payment Order: Set Return Details');
+		expect(subtitle).not.toContain('{{ {'); // n8n would read "{{ {" as the start of the expression's own braces
+	});
+});

@@ -45,6 +45,7 @@ const rl = (value: string) => ({ mode: 'id', value });
 
 /** Parameters under which each operation succeeds against the sandbox. A new operation must be added here. */
 const cases: Record<string, () => INodeParameters> = {
+	'account.checkBatch': () => ({ amountUsd: '1' }),
 	'account.getLimits': () => ({}),
 	'depositAddress.getMany': () => ({}),
 	'paymentOrder.cancel': () => ({ paymentOrderId: rl(ids.order), reason: 'dry run' }),

@@ -60,6 +60,7 @@ beforeAll(async () => {
 	const bobEth = walletOf(env.bob, 'ethereum');
 	await sample('supportedAsset', 'getMany');
 	await sample('account', 'getLimits');
+	await sample('account', 'checkBatch', { amountUsd: '25' });
 	await sample('depositAddress', 'getMany');
 	await sample('quote', 'create', { toChain: 'ethereum', asset: 'USDC', amountUsd: '25', additionalFields: { toAddress: bobEth, name: 'schema quote' } });
 	await sample('user', 'createOrUpdate', {

@@ -103,7 +103,9 @@ describe('node identity: a node replaced by a pasted copy before "Retry with cur
 		const data = createRunExecutionData();
 		const batch = payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
 		const items = (chains: string[]) => chains.map((chain) => ({ json: { amount: '2', chain } }));
-		await expect(env.run(batch, { items: items(['ethereum', 'nochain']), mode: 'webhook', runExecutionData: data, nodeId: 'original' })).rejects.toThrow(/400/);
+		await expect(env.run(batch, { items: items(['ethereum', 'nochain']), mode: 'webhook', runExecutionData: data, nodeId: 'original' })).rejects.toMatchObject({
+			httpCode: '400',
+		});
 		const out = await env.run(batch, {
 			items: items(['ethereum', 'ethereum']),
 			mode: 'retry',
@@ -132,7 +134,7 @@ describe('a Business Key batch is finishable by running it again', () => {
 		Array.from({ length: 5 }, (_, n) => ({ json: { reference: `PAY-${n + 1}`, amount: `${n + 1}`, chain: n + 1 === bad ? 'nochain' : 'ethereum' } }));
 
 	test('item 3 fails; a new run with the default expiry finishes items 3-5 and pays nothing twice', async () => {
-		await expect(env.run(batch(), { items: rows(3), executionId: '1' })).rejects.toThrow(/400/);
+		await expect(env.run(batch(), { items: rows(3), executionId: '1' })).rejects.toMatchObject({ httpCode: '400' });
 		expect(await orderCount(env)).toBe(2);
 		await new Promise((resolve) => setTimeout(resolve, 1100)); // a later start: another expiresAt
 		await env.mark();

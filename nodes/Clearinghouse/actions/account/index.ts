@@ -1,8 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import * as checkBatch from './checkBatch.operation';
 import * as getLimits from './getLimits.operation';
 
-export { getLimits };
+export { checkBatch, getLimits };
 
 export const description: INodeProperties[] = [
 	{
@@ -13,6 +14,12 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['account'] } },
 		options: [
 			{
+				name: 'Check Batch Against Limits',
+				value: 'checkBatch',
+				description: 'Check all input items (count, total, largest order) against the account limits before paying them; writes nothing',
+				action: 'Check a batch against the account limits',
+			},
+			{
 				name: 'Get Limits',
 				value: 'getLimits',
 				description: 'Get the account limits with used and remaining values',
@@ -21,5 +28,6 @@ export const description: INodeProperties[] = [
 		],
 		default: 'getLimits',
 	},
+	...checkBatch.description,
 	...getLimits.description,
 ];

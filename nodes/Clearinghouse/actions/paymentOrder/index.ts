@@ -21,7 +21,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Cancel',
 				value: 'cancel',
-				description: 'Cancel an order that is awaiting funds or funded; funds that arrived are returned',
+				description: 'Cancel an order that is awaiting funds or funded; funds that arrived are returned. A refund is Set Return Details, then Cancel.',
 				action: 'Cancel a payment order',
 			},
 			{
@@ -51,7 +51,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Set Return Details',
 				value: 'setReturnDetails',
-				description: 'Register where deposits of this order are returned',
+				description: 'Register where deposits of this order are returned: the first step of a refund (then Cancel)',
 				action: 'Set return details of a payment order',
 			},
 			{

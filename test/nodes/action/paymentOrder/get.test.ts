@@ -37,7 +37,7 @@ describe('Get', () => {
 	test('Get of an unknown order is a NodeApiError with the status', async () => {
 		await expect(env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: 'nope' } })).rejects.toMatchObject({
 			httpCode: '404',
-			message: expect.stringContaining('404'),
+			message: 'Payment Order nope not found',
 		});
 	});
 

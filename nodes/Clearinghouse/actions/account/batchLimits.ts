@@ -1,0 +1,131 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
+
+/** One limit of GET /account/limits against the batch. */
+export interface LimitCheck {
+	/** The API's name of the limit. */
+	limit: string;
+	/** What it limits, in words. */
+	what: string;
+	/** What the batch needs of it: the largest order (maxTxUsd), else the batch's count or total. */
+	batch: number;
+	/** The ceiling; for maxTxUsd this is what the largest order is held against. */
+	ceiling?: number;
+	/** What is left of the ceiling now (used counts orders already made in this window or day). */
+	remaining?: number;
+	ok: boolean;
+	/** How far the batch goes over, 0 when it fits. */
+	over: number;
+}
+
+export interface BatchReport extends IDataObject {
+	ok: boolean;
+	summary: string;
+	orders: number;
+	totalUsd: number;
+	largestUsd: number;
+	/** 1-based position of the largest order among the input items. */
+	largestItem: number;
+	problems: string[];
+	checks: IDataObject[];
+	/** Limits the account's answer did not include: not checked (daily limits can be absent). */
+	notChecked: string[];
+	note: string;
+}
+
+const LIMITS: Array<{ limit: string; what: string; kind: 'largest' | 'count' | 'value' }> = [
+	{ limit: 'maxTxUsd', what: 'largest order allowed (USD)', kind: 'largest' },
+	{ limit: 'maxCountPerEpoch', what: 'orders per netting window', kind: 'count' },
+	{ limit: 'maxValuePerEpochUsd', what: 'USD per netting window', kind: 'value' },
+	{ limit: 'maxCountPerDay', what: 'orders per day', kind: 'count' },
+	{ limit: 'maxValuePerDayUsd', what: 'USD per day', kind: 'value' },
+];
+
+function numberOrUndefined(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** Ceiling and what is left of one limit; undefined when the answer lacks it. */
+function entryOf(limits: IDataObject, name: string): { ceiling?: number; remaining?: number } | undefined {
+	const entry = limits[name];
+	if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+	const e = entry as IDataObject;
+	const ceiling = numberOrUndefined(e.limit);
+	const used = numberOrUndefined(e.used) ?? 0;
+	const remaining = numberOrUndefined(e.remaining) ?? (ceiling !== undefined ? ceiling - used : undefined);
+	if (ceiling === undefined && remaining === undefined) return undefined;
+	return { ceiling, remaining };
+}
+
+/**
+ * The whole batch against the account's limits: the largest order against the per-order ceiling,
+ * the count and the sum against what is left of the netting window and of the day. Every order is
+ * counted in the current window and today, as they would be if paid now. Pure, exact (pips).
+ */
+export function checkBatch(amounts: UsdAmount[], limits: IDataObject): BatchReport {
+	const total = amounts.reduce((sum, a) => sum + a.pips, 0n);
+	let largestIndex = -1;
+	amounts.forEach((a, n) => {
+		if (largestIndex < 0 || a.pips > amounts[largestIndex].pips) largestIndex = n;
+	});
+	const largest = largestIndex < 0 ? 0n : amounts[largestIndex].pips;
+	const usd = (pips: bigint) => fromPips(pips).value;
+	const checks: LimitCheck[] = [];
+	const notChecked: string[] = [];
+	const problems: string[] = [];
+	for (const { limit, what, kind } of LIMITS) {
+		const entry = entryOf(limits, limit);
+		if (!entry) {
+			notChecked.push(limit);
+			continue;
+		}
+		if (kind === 'largest') {
+			const ceiling = entry.ceiling ?? entry.remaining!;
+			const overPips = largest - toPips(ceiling);
+			const ok = overPips <= 0n;
+			checks.push({ limit, what, batch: usd(largest), ceiling, remaining: entry.remaining, ok, over: ok ? 0 : usd(overPips) });
+			if (!ok) {
+				const count = amounts.filter((a) => a.pips > toPips(ceiling)).length;
+				problems.push(
+					`${count === 1 ? 'One order is' : `${count} orders are`} above the largest order allowed: item ${largestIndex + 1} asks ${usd(largest)} USD, the limit is ${ceiling} USD (maxTxUsd)`,
+				);
+			}
+			continue;
+		}
+		const left = entry.remaining ?? entry.ceiling!;
+		if (kind === 'count') {
+			const ok = amounts.length <= left;
+			checks.push({ limit, what, batch: amounts.length, ceiling: entry.ceiling, remaining: left, ok, over: ok ? 0 : amounts.length - left });
+			if (!ok)
+				problems.push(
+					`${amounts.length} orders but only ${left} ${what} left (${limit}${entry.ceiling !== undefined ? ` ${entry.ceiling}` : ''}): ${amounts.length - left} too many`,
+				);
+		} else {
+			const overPips = total - toPips(left);
+			const ok = overPips <= 0n;
+			checks.push({ limit, what, batch: usd(total), ceiling: entry.ceiling, remaining: left, ok, over: ok ? 0 : usd(overPips) });
+			if (!ok)
+				problems.push(
+					`the batch totals ${usd(total)} USD but only ${left} ${what} is left (${limit}${entry.ceiling !== undefined ? ` ${entry.ceiling}` : ''}): ${usd(overPips)} USD over`,
+				);
+		}
+	}
+	const ok = problems.length === 0;
+	const size = `${amounts.length} order${amounts.length === 1 ? '' : 's'}, ${usd(total)} USD in total, the largest ${usd(largest)} USD`;
+	const unchecked = notChecked.length > 0 ? ` Not checked (absent from the account's limits): ${notChecked.join(', ')}.` : '';
+	return {
+		ok,
+		summary: ok
+			? `The batch fits the account limits: ${size}.${unchecked}`
+			: `The batch would exceed ${problems.length === 1 ? 'a limit' : `${problems.length} limits`} (${size}): ${problems.join('; ')}.${unchecked}`,
+		orders: amounts.length,
+		totalUsd: usd(total),
+		largestUsd: usd(largest),
+		largestItem: largestIndex + 1,
+		problems,
+		checks: checks as unknown as IDataObject[],
+		notChecked,
+		note: 'Every order is counted in the current netting window and today, as if paid now; orders made after the window closes count in the next one. Limits belong to the parent account and count every subaccount.',
+	};
+}
