@@ -157,6 +157,17 @@ function main(): void {
 		console.log(
 			`| **CPU busy (all but idle)** | **${busy(pa).toFixed(0)}**${pb ? ` | **${busy(pb).toFixed(0)}** | ${(busy(pb) - busy(pa)).toFixed(0)}` : ''} |`,
 		);
+		// The n8n-only twin (same webhook and items, no requests) holds n8n's fixed cost per execution
+		// and the profiler's own start (V8 logs every compiled function: mostly "program").
+		const twinA = a.get('n8nOnly');
+		const twinB = b?.get('n8nOnly');
+		if (twinA && contender !== 'n8nOnly') {
+			const netA = busy(pa) - busy(perOrder(twinA));
+			const netB = pb && twinB ? busy(pb) - busy(perOrder(twinB)) : undefined;
+			console.log(
+				`| **CPU busy net of the n8n-only twin** | **${netA.toFixed(0)}**${netB !== undefined ? ` | **${netB.toFixed(0)}** | ${(netB - netA).toFixed(0)}` : ''} |`,
+			);
+		}
 		if (process.env.PROFILE_TOP) {
 			for (const [title, key] of [
 				['ours', 'topOurs'],
