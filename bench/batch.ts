@@ -5,10 +5,14 @@
  * webhook, same items, no requests) is n8n's fixed cost per execution, subtracted from both n8n
  * contenders so that the ratios are about the nodes.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
 import { Agent, request } from 'undici';
 
 import type { LoggedRequest } from '../test/support/sandbox';
 import { lastError, loggedSince, type BenchContext } from './context';
+import { InspectorSession } from './lib/cpuProfile';
 import { pool, postJson } from './lib/http';
 import { expressionEvaluations } from './lib/metrics';
 import { IDS } from './workflows';
@@ -115,6 +119,7 @@ async function runOnce(
 	contender: Contender,
 	tag: string,
 	count: number,
+	inspector?: InspectorSession,
 ): Promise<{ ms: number; sample?: LoggedRequest; engineCalls?: number }> {
 	const orders = ordersFor(ctx, tag, count);
 	const mark = await ctx.operator.mark();
@@ -127,7 +132,17 @@ async function runOnce(
 		// Map Automatically reads the fields from the item itself: the same bodies, one level up.
 		const payload = contender === 'nodeAutoMap' ? orders.map((o) => o.body) : orders;
 		const before = await expressionEvaluations(ctx.n8n.baseUrl);
-		const response = await postJson(ctx.n8n.webhookUrl(PATHS[contender]), { orders: payload });
+		const post = () => postJson(ctx.n8n.webhookUrl(PATHS[contender]), { orders: payload });
+		let response: Awaited<ReturnType<typeof post>>;
+		if (inspector && ctx.profiling) {
+			// The execution's CPU profile, named by contender and tag (bench/profile.ts sums them up).
+			const profiled = await inspector.profile(post);
+			response = profiled.result;
+			mkdirSync(ctx.profiling.dir, { recursive: true });
+			writeFileSync(join(ctx.profiling.dir, `${contender}.${count}.${tag}.cpuprofile`), JSON.stringify(profiled.profile));
+		} else {
+			response = await post();
+		}
 		if (response.status !== 200) {
 			throw new Error(`${contender}: webhook answered ${response.status}: ${response.text.slice(0, 300)}; ${lastError(ctx, WORKFLOWS[contender])}`);
 		}
@@ -180,17 +195,19 @@ export async function benchBatch(ctx: BenchContext, label = '1. Batch payouts'):
 	const times: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], nodeAutoMap: [], httpRequest: [], undici: [] };
 	const calls: Record<Contender, number[]> = { n8nOnly: [], node: [], nodeFixed: [], nodeAutoMap: [], httpRequest: [], undici: [] };
 	const samples: Partial<Record<Contender, LoggedRequest>> = {};
+	const inspector = ctx.profiling ? await InspectorSession.connect(ctx.profiling.inspectorPort) : undefined;
 	for (let run = 0; run < runs; run++) {
 		// Alternate the order of contenders from round to round (noise from other load spreads out).
 		const order = ORDER.map((_, i) => ORDER[(i + run) % ORDER.length]);
 		for (const contender of order) {
-			const { ms, sample, engineCalls } = await runOnce(ctx, contender, `${Date.now().toString(36)}-${run}-${contender}`, count);
+			const { ms, sample, engineCalls } = await runOnce(ctx, contender, `${Date.now().toString(36)}-${run}-${contender}`, count, inspector);
 			times[contender].push(ms);
 			if (engineCalls !== undefined) calls[contender].push(engineCalls / count);
 			if (sample && !samples[contender]) samples[contender] = sample;
 			ctx.log(`  run ${run + 1} ${contender.padEnd(11)} ${ms.toFixed(0)} ms`);
 		}
 	}
+	inspector?.close();
 	const net = (contender: N8nContender) => times[contender].map((ms, i) => Math.max(1, ms - times.n8nOnly[i]));
 	const rate = (ms: number[]) => ms.map((m) => (count / m) * 1000);
 	const result: BatchResult = {

@@ -14,6 +14,8 @@ export interface BenchContext {
 	log: (line: string) => void;
 	/** The body fields every batch order shares. */
 	order: BatchOrderFields;
+	/** BENCH_CPU_PROFILE: n8n's inspector port, and where the batch runs' CPU profiles go. */
+	profiling?: { inspectorPort: number; dir: string };
 }
 
 export interface BenchConfig {

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { N8nInstance } from '../harness/n8nProcess';
 import { packedTarball } from '../harness/package';
 import { repoRoot, runtime } from '../harness/runtime';
+import { freePort } from '../harness/ports';
 import { sandboxCredential } from '../harness/sandbox';
 import { SandboxClient } from '../test/support/sandbox';
 import { benchBatch } from './batch';
@@ -27,6 +28,9 @@ import { benchWorkflows, PLAIN_PATH, WEBHOOK_PATHS, type BatchOrderFields } from
 /** A loaded machine can take minutes to start n8n (its database ping alone timed out once at 90 s). */
 const START_TIMEOUT_MS = 300_000;
 
+const ALL_SECTIONS = ['batch', 'listing', 'diagnostics', 'trigger', 'verification', 'package'];
+const profileDirOf = () => process.env.BENCH_CPU_PROFILE;
+
 const env = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
 
 function config(): BenchConfig {
@@ -38,7 +42,7 @@ function config(): BenchConfig {
 		pageSize: env('BENCH_PAGE_SIZE', 1000),
 		deliveries: env('BENCH_DELIVERIES', 300),
 		deliveryConcurrency: env('BENCH_DELIVERY_CONCURRENCY', 8),
-		sections: (process.env.BENCH_SECTIONS ?? 'batch,listing,diagnostics,trigger,verification,package').split(',').map((s) => s.trim()),
+		sections: (process.env.BENCH_SECTIONS ?? ALL_SECTIONS.join(',')).split(',').map((s) => s.trim()),
 	};
 }
 
@@ -84,7 +88,14 @@ async function main(): Promise<void> {
 	try {
 		const state = await operator.state();
 		// N8N_METRICS: n8n's /metrics, where it counts expression-engine calls (bench/lib/metrics.ts).
-		n8n = await N8nInstance.create({ tarball, env: { N8N_LOG_LEVEL: 'warn', N8N_METRICS: 'true' } });
+		// BENCH_CPU_PROFILE=<dir>: n8n's inspector open, and a CPU profile of every timed batch run
+		// written to <dir> (bench/profile.ts summarises them). Profiling slows n8n: figures of such a
+		// run are for the profile, not for the targets.
+		const profileDir = profileDirOf();
+		const inspectorPort = profileDir ? await freePort() : undefined;
+		const n8nEnv: Record<string, string> = { N8N_LOG_LEVEL: 'warn', N8N_METRICS: 'true' };
+		if (inspectorPort) n8nEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${inspectorPort}`.trim();
+		n8n = await N8nInstance.create({ tarball, env: n8nEnv });
 		const credential = sandboxCredential(sandbox, 'benchSandboxCred1', 'Clearinghouse bench');
 		await n8n.importCredential(credential);
 		const [alice, bob] = state.users;
@@ -118,6 +129,7 @@ async function main(): Promise<void> {
 			await n8n.waitForWebhook(path);
 		}
 		const ctx: BenchContext = { sandbox, operator, n8n, credential, state, config: cfg, log, order };
+		if (profileDir && inspectorPort) ctx.profiling = { inspectorPort, dir: profileDir };
 		const want = (section: string) => cfg.sections.includes(section);
 		if (want('batch')) {
 			results.batch = await benchBatch(ctx);
@@ -179,10 +191,14 @@ async function main(): Promise<void> {
 		log(`\n## Compared with the previous latest.json (${String(previous.startedAt)}, commit ${String(previous.commit)})`);
 		for (const line of compareWithPrevious(previous, record)) log(`  ${line}`);
 	}
-	const file = join(outDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
+	// Only a run of every section (and not profiled) replaces latest.json, which bench/README's
+	// figures come from; a partial run is kept beside it as <sections>-<timestamp>.json.
+	const complete = ALL_SECTIONS.every((section) => cfg.sections.includes(section)) && !profileDirOf();
+	const prefix = complete ? '' : `${cfg.sections.join('+')}${profileDirOf() ? '-profiled' : ''}-`;
+	const file = join(outDir, `${prefix}${startedAt.toISOString().replace(/[:.]/g, '-')}.json`);
 	writeFileSync(file, JSON.stringify(record, null, 2) + '\n');
-	writeFileSync(latest, JSON.stringify(record, null, 2) + '\n');
-	log(`\nresults: ${file} (and ${latest})`);
+	if (complete) writeFileSync(latest, JSON.stringify(record, null, 2) + '\n');
+	log(`\nresults: ${file}${complete ? ` (and ${latest})` : ' (a partial or profiled run: latest.json left as it was)'}`);
 }
 
 main().catch((error) => {

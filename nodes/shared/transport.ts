@@ -286,11 +286,44 @@ function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, re
 }
 
 /**
- * The one way our nodes talk to the service: authentication through the credential,
+ * The one way our nodes talk to the service: the key from the credential (read once per run),
  * errors mapped to NodeApiError, and retries only where repeating cannot act twice.
  */
 export async function apiRequest(this: ApiContext, request: ApiRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject> {
 	return (await apiRequestWithStatus.call(this, request, policy)).body as IDataObject;
+}
+
+/**
+ * The credential, read (loaded and decrypted by n8n) once per n8n context: one run of a node, one
+ * webhook call, one load-options call. n8n makes a new context for each, so an edited credential is
+ * read anew by the next execution, and a context never sees another's credential (keyed on the
+ * context object itself, held weakly: nothing outlives the run). A failed read is not kept.
+ */
+const credentialsByContext = new WeakMap<ApiContext, Promise<IDataObject>>();
+
+export async function apiCredentials(ctx: ApiContext): Promise<IDataObject> {
+	let read = credentialsByContext.get(ctx);
+	if (!read) {
+		read = ctx.getCredentials(CREDENTIAL_TYPE) as Promise<IDataObject>;
+		credentialsByContext.set(ctx, read);
+		read.catch(() => credentialsByContext.delete(ctx));
+	}
+	return await read;
+}
+
+/**
+ * Sends one request with n8n's plain request helper and the key set here, as the credential's
+ * `authenticate` sets it (which n8n still uses for the credential's Test and the HTTP Request
+ * node). `httpRequestWithAuthentication` would read and decrypt the credential again on every
+ * request. The headers are a copy per attempt, and the raw error (whose config holds them) never
+ * leaves the transport: requestFailure builds its error from the code and message only.
+ */
+async function send(ctx: ApiContext, options: IHttpRequestOptions, apiKey: string): Promise<RawResponse> {
+	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+	const withKey: IHttpRequestOptions = { ...options, headers: { ...options.headers, 'x-api-key': apiKey } };
+	// Stopping the execution aborts the request in flight, as n8n's authenticated helper does.
+	if (signal) withKey.abortSignal = signal;
+	return (await ctx.helpers.httpRequest(withKey)) as RawResponse;
 }
 
 export async function apiRequestWithStatus(
@@ -298,7 +331,7 @@ export async function apiRequestWithStatus(
 	request: ApiRequest,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<{ statusCode: number; body: unknown }> {
-	const credentials = await this.getCredentials(CREDENTIAL_TYPE);
+	const credentials = await apiCredentials(this);
 	const target = apiUrl(credentials, request.api ?? 'main', request.path);
 	if ('problem' in target) {
 		throw new NodeOperationError(this.getNode(), target.problem, { itemIndex: request.itemIndex });
@@ -322,12 +355,13 @@ export async function apiRequestWithStatus(
 	if (request.body !== undefined) options.body = request.body;
 	if (request.timeoutMs !== undefined) options.timeout = request.timeoutMs;
 	const safeToRepeat = request.method === 'GET' || request.idempotent === true;
+	const apiKey = credentials.apiKey ? String(credentials.apiKey) : '';
 
 	let reachedBefore = false;
 	for (let attempt = 1; ; attempt++) {
 		let response: RawResponse;
 		try {
-			response = (await this.helpers.httpRequestWithAuthentication.call(this, CREDENTIAL_TYPE, options)) as RawResponse;
+			response = await send(this, options, apiKey);
 		} catch (error) {
 			if (safeToRepeat && attempt < policy.maxAttempts && isConnectionError(error)) {
 				reachedBefore ||= !failedBeforeSending(error);

@@ -474,3 +474,81 @@ describe('pagination', () => {
 		expect(seen).toHaveLength(1);
 	});
 });
+
+describe('one credential read per run of the node (issue 29)', () => {
+	/** Runs a node that counts n8n's credential reads of its context, then makes `requests`. */
+	async function runCounting(requests: (ctx: IExecuteFunctions) => Promise<unknown>, over: Partial<TestCredentials> = {}) {
+		let reads = 0;
+		const [[item]] = await runNode(
+			nodeFor(async (ctx) => {
+				const read = ctx.getCredentials.bind(ctx);
+				ctx.getCredentials = (async (...args: Parameters<IExecuteFunctions['getCredentials']>) => {
+					reads++;
+					return await read(...args);
+				}) as IExecuteFunctions['getCredentials'];
+				return await requests(ctx);
+			}),
+			{ parameters: {}, credentials: credentials(over) },
+		);
+		return { reads, result: item.json.result };
+	}
+
+	test('many requests of one run, in sequence and at once, read the credential once and all carry the key', async () => {
+		handler = reply(200, { ok: true });
+		const { reads } = await runCounting(async (ctx) => {
+			await apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast);
+			await apiRequest.call(ctx, { api: 'rewards', method: 'GET', path: '/rewards/rules' }, fast);
+			return await Promise.all([1, 2, 3].map((i) => apiRequest.call(ctx, { method: 'GET', path: `/payment-orders/p${i}` }, fast)));
+		});
+		expect(reads).toBe(1);
+		expect(seen).toHaveLength(5);
+		expect(seen.map((s) => s.headers['x-api-key'])).toEqual(Array(5).fill(API_KEY));
+	});
+
+	test('a changed credential is used by the next run (nothing is kept beyond a run)', async () => {
+		handler = reply(200, { ok: true });
+		await runCounting((ctx) => apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast));
+		const { reads } = await runCounting((ctx) => apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast), {
+			apiKey: 'sk_test_rotated_key',
+			baseUrl: `${origin}/`,
+		});
+		expect(reads).toBe(1);
+		expect(seen.map((s) => s.headers['x-api-key'])).toEqual([API_KEY, 'sk_test_rotated_key']);
+	});
+
+	test('an empty API key is sent as an empty header, as the credential type sends it', async () => {
+		handler = reply(401, { error: 'missing or malformed x-api-key' });
+		const error = await sendError({ method: 'GET', path: '/account/limits' }, { apiKey: '' });
+		expect(error.httpCode).toBe('401');
+		expect(seen[0].headers['x-api-key']).toBe('');
+	});
+
+	test('the key set by the node never reaches an error: API errors, lost answers, refused and timed-out connections', async () => {
+		const everything = (error: unknown): string => {
+			const seenObjects = new Set<unknown>();
+			// Every own property, the cause chain, description, stack and context, however deep.
+			const walk = (value: unknown, depth: number): string => {
+				if (value === null || typeof value !== 'object' || depth > 6 || seenObjects.has(value)) return String(value);
+				seenObjects.add(value);
+				return Object.getOwnPropertyNames(value)
+					.map((name) => `${name}=${walk((value as Record<string, unknown>)[name], depth + 1)}`)
+					.join(';');
+			};
+			return walk(error, 0) + JSON.stringify(error);
+		};
+		const failures: unknown[] = [];
+		handler = reply(401, { error: 'missing or malformed x-api-key' });
+		failures.push(await sendError({ method: 'GET', path: '/account/limits' }));
+		handler = (_req, res) => res.socket!.destroy();
+		failures.push(await sendError({ method: 'POST', path: '/payment', body: { idempotencyKey: 'k1' }, idempotent: true }));
+		failures.push(await sendError({ method: 'GET', path: '/supported-assets' }));
+		failures.push(await sendError({ method: 'POST', path: '/payment' }, { baseUrl: 'http://127.0.0.1:1' }));
+		handler = () => undefined; // never answers
+		failures.push(await sendError({ method: 'GET', path: '/supported-assets', timeoutMs: 50 }));
+		expect(failures).toHaveLength(5);
+		for (const failure of failures) {
+			expect(failure).toBeInstanceOf(NodeApiError);
+			expect(everything(failure)).not.toContain(API_KEY);
+		}
+	});
+});
