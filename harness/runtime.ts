@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 /** The repository root (harness → ..). */
@@ -40,6 +39,3 @@ export function runtime(): Runtime {
 	cached = { node: join(nodeDir, 'bin', 'node'), n8nBin, n8nModules, version };
 	return cached;
 }
-
-/** Default location of the runtime cache (for messages only). */
-export const defaultRuntimeCache = join(homedir(), '.cache', 'clearinghouse-n8n-runtime');

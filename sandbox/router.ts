@@ -78,6 +78,8 @@ export interface Fault {
 	status?: number;
 	retryAfter?: number;
 	delayMs?: number;
+	/** In-process tests only: the request (its body read) waits until this settles, an order of answers with no timing. */
+	hold?: Promise<unknown>;
 	commitThen500?: boolean;
 }
 export interface LoggedRequest {
@@ -337,11 +339,12 @@ export function makeHandler(o: ServeOptions) {
 					return await handle(o.operator!, false);
 				}
 				const fault = o.traffic.takeFault(method, path);
-				if (fault?.delayMs) {
+				if (fault?.delayMs || fault?.hold) {
 					// Read the body before the delay, as a real server has it before it answers slowly: a
 					// client that gives up (or dies) during the delay still leaves its body in the log.
 					await readBodyEarly();
-					await sleep(fault.delayMs);
+					if (fault.delayMs) await sleep(fault.delayMs);
+					if (fault.hold) await fault.hold;
 				}
 				if (fault?.status && !fault.commitThen500) {
 					const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};

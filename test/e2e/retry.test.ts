@@ -208,7 +208,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		},
 	);
 
-	test("the issue's scenario: 3 items, item 3 on an unknown chain, Retry: 2 orders, not 4", async () => {
+	test('a partial failure retried: 3 items, item 3 on an unknown chain, Retry: 2 orders, not 4', async () => {
 		const memo = `issue-${run}`;
 		const items: Payment[] = [
 			{ amount: 1.25, memo: `${memo}-1` },

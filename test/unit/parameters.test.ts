@@ -1,8 +1,9 @@
-/** The per-item helpers of nodes/Clearinghouse/actions/parameters.ts that need no running n8n. */
+/** The per-item helpers of nodes/Clearinghouse/actions/parameters.ts and keyedWrite.ts that need no running n8n. */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { bodyRecord, httpsUrl, keyedWrite, recordWithoutSecrets, subaccountQuery, usdAmount } from '../../nodes/Clearinghouse/actions/parameters';
+import { keyedWrite } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { bodyRecord, httpsUrl, recordWithoutSecrets, subaccountQuery, usdAmount } from '../../nodes/Clearinghouse/actions/parameters';
 
 const node: INode = {
 	id: 'node-1',

@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { keyedWriteError } from '../../nodes/Clearinghouse/actions/parameters';
+import { keyedWriteError } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { resources, router } from '../../nodes/Clearinghouse/actions/router';
 
 const node: INode = {

@@ -1,8 +1,9 @@
 /**
- * Re-runs a person starts (issue 24), inside n8n-core's real contexts against the sandbox: version 2's
+ * Re-runs a person starts, inside n8n-core's real contexts against the sandbox: version 2's
  * Business Key default, Derived keys refused in editor and sub-workflow runs off the sandbox, node
  * identity under "Retry with currently saved workflow", a Business Key batch finished after a failure,
  * `created` by lineage, and replayed answers read anew. The real-n8n proof: test/e2e/rerun.test.ts.
+ * @slow: many full node runs in n8n-core's contexts (~20 s); test:fast leaves it out (scripts/test-fast.sh).
  */
 import { createRunExecutionData } from 'n8n-workflow';
 

@@ -77,21 +77,33 @@ describe('Continue On Fail and concurrency', () => {
 	});
 
 	test('concurrency keeps output order and paired items, and runs items in parallel', async () => {
-		// The first payment request the sandbox receives is held 8 s. One item at a time, nothing could
-		// finish before it; five at a time, the other items' requests finish meanwhile. (A one-sided bound
-		// set by the delay, not a timing measurement: load only makes the concurrent answers slower.)
-		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 1, delayMs: 8000 });
+		// The first payment request the sandbox receives is held until nine others are answered (or 20 s
+		// pass). One item at a time, none could be answered while it waits; five at a time, all the others
+		// are: an order of answers, no timing bound.
+		const { traffic } = env.sb.services;
+		const since = traffic.seq;
+		const answeredPosts = () => traffic.requests.filter((r) => r.seq > since && r.method === 'POST' && r.path === '/api/v1/payment').length;
+		let answeredWhileHeld = -1;
+		const hold = new Promise<void>((release) => {
+			const deadline = Date.now() + 20_000;
+			const poll = setInterval(() => {
+				if (answeredPosts() < 9 && Date.now() < deadline) return;
+				clearInterval(poll);
+				answeredWhileHeld = answeredPosts();
+				release();
+			}, 20);
+		});
+		traffic.faults.push({ method: 'POST', path: /^\/api\/v1\/payment$/, pathSource: '^/api/v1/payment$', count: 1, hold });
 		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
 		const params = payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 5 } });
 		await env.mark();
-		const started = Date.now();
 		const data = createRunExecutionData();
 		const out = await env.run(params, { items, runExecutionData: data });
 		expect(out.map((o) => o.json.amountUsd)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		const posts = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(posts).toHaveLength(10);
-		expect(Date.parse(posts[0].at) - started).toBeLessThan(8000);
+		expect(answeredWhileHeld).toBe(9);
 		// The same run one at a time gives the same keys: they depend on the item, not on timing.
 		await env.op('DELETE', '/faults');
 		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items, runExecutionData: data });

@@ -13,19 +13,8 @@ import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
-import {
-	operationError,
-	isKeyReused,
-	itemParameter,
-	keyedWrite,
-	keyedWriteError,
-	keyMode,
-	optionalText,
-	requiredText,
-	sameRequestAsFirstTry,
-	subaccountQuery,
-	usdAmount,
-} from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, usdAmount } from '../parameters';
+import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
 
 const properties: INodeProperties[] = [
 	{

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFields, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
-import { chainWallets, operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, locatorValue, requiredText, subaccountQuery } from '../parameters';
+import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
+import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 
 const MAX_RETURN_WALLETS = 32;

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, optionalText, requiredText } from '../parameters';
+import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
+import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 
 export const RULESET_NAME_MAX = 120;

@@ -3,7 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFields, optionsCollection } from '../fields';
-import { keyedWrite, keyedWriteError, sameRequestAsFirstTry, jsonObject, requiredText } from '../parameters';
+import { jsonObject, requiredText } from '../parameters';
+import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 
 const EXAMPLE_DEFINITION = {

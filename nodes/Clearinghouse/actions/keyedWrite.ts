@@ -1,0 +1,227 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { firstTry, type FirstTry } from '../../shared/firstTries';
+import { CREDENTIAL_TYPE } from '../../shared/transport';
+import {
+	deriveIdempotencyKey,
+	formatLineage,
+	isLoopbackUrl,
+	LINEAGE_CUSTOM_DATA_KEY,
+	type Lineage,
+	mintLineage,
+	parseLineage,
+	validateIdempotencyKey,
+} from '../../shared/idempotency';
+import { itemError, itemParameter, operationError } from './parameters';
+
+/**
+ * Never pay twice: the idempotency protocol of every keyed write (create a payment order, a receive
+ * ruleset or a reward rule, set return details).
+ * - Each item's write carries a key: the user's Business Key, or a Derived key hashed from the
+ *   execution's lineage (minted once per execution, kept in n8n's custom data so a retry sends the
+ *   same keys), the node's name, run, item and request.
+ * - Fail closed before sending: a Derived key with no lineage, or one that would be new in a run a
+ *   person repeats by hand (editor, sub-workflow), is refused.
+ * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
+ *   answers with what was already made.
+ * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
+ */
+
+/**
+ * The lineage of this execution, read from n8n's execution custom data (a retry carries it), or
+ * minted and stored there by the first keyed write of a new execution. Undefined when it can be
+ * neither read nor stored (callers that need it fail closed).
+ */
+export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; minted: boolean; problem?: string } {
+	let customData: IExecuteFunctions['customData'];
+	try {
+		customData = ctx.customData;
+	} catch (error) {
+		return { minted: false, problem: `n8n gave no execution custom data (${(error as Error).message})` };
+	}
+	const found = parseLineage(customData.get(LINEAGE_CUSTOM_DATA_KEY));
+	if (found) return { lineage: found, minted: false };
+	if (ctx.getMode() === 'retry') {
+		return {
+			minted: false,
+			problem:
+				'this is a retry of an execution that holds no key lineage: it crashed or was stopped before n8n saved its custom data (or it ran an older version of this node, or its custom data was full), so which orders it made is unknown',
+		};
+	}
+	// Read, mint and store with no await in between: items running concurrently share one lineage.
+	const lineage = mintLineage(String(ctx.getExecutionId() ?? ''), Date.now());
+	try {
+		customData.set(LINEAGE_CUSTOM_DATA_KEY, formatLineage(lineage));
+	} catch {
+		// checked just below
+	}
+	const stored = parseLineage(customData.get(LINEAGE_CUSTOM_DATA_KEY));
+	if (stored?.nonce !== lineage.nonce) {
+		return {
+			minted: false,
+			problem: "n8n did not keep the key lineage in the execution's custom data (it holds at most 10 entries; this workflow may already use them all)",
+		};
+	}
+	return { lineage, minted: true };
+}
+
+export interface KeyedWrite {
+	key: string;
+	lineage?: Lineage;
+	/** True when no earlier request can have carried this key (a new lineage, a Derived key). */
+	newKey: boolean;
+	/** 'custom' (a Business Key) or 'derived'. */
+	mode: KeyMode;
+}
+
+export type KeyMode = 'custom' | 'derived';
+
+/** Idempotency Key of this item: the saved choice, else the default of the node's version (2: Business Key). */
+export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
+	const fallback = ctx.getNode().typeVersion >= 2 ? 'custom' : 'derived';
+	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, fallback) === 'derived' ? 'derived' : 'custom';
+}
+
+/** Modes in which a person starts a run by hand, or n8n starts a new child execution on every call. */
+const NEW_RUN_MODES: Record<string, string> = {
+	manual: 'started in the editor',
+	integrated: 'started as a sub-workflow (Execute Workflow)',
+};
+
+/**
+ * Derived keys change in every new execution: a run from the editor, or a sub-workflow (a new child
+ * execution each time its parent runs or is retried), is run again by the person after a failure and
+ * pays again. Refused there, before anything is sent, unless the Base URL is this computer (the
+ * sandbox) or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
+ */
+async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
+	const started = NEW_RUN_MODES[ctx.getMode()];
+	if (!started) return;
+	if (ctx.getNodeParameter('allowDerivedInNewRuns', itemIndex, false) === true) return;
+	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	if (isLoopbackUrl(credentials.baseUrl)) return;
+	throw operationError(
+		ctx,
+		`Nothing was sent for this item: Derived idempotency keys are refused in a run ${started}`,
+		itemIndex,
+		'Why: every new run gets new Derived keys, so running this again after a failure (the natural next step here) would pay again for the items that already succeeded. ' +
+			'What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}): a run with the same keys is answered with the orders already made. ' +
+			'To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. Against the sandbox on this computer (a loopback Base URL) Derived keys are always allowed.',
+	);
+}
+
+/**
+ * The key for one keyed write to `request` (the endpoint and its target, never the body): the
+ * user's business key, or one derived from the lineage, node, run and item. Fails closed, before
+ * anything is sent, when a Derived key cannot be anchored on the lineage, or would be new in a run a
+ * person repeats by hand.
+ */
+export async function keyedWrite(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	request: string,
+	/** The business key read elsewhere (an input item's field) instead of the Business Key parameter. */
+	businessKey?: { value: unknown; label: string },
+): Promise<KeyedWrite> {
+	const mode = keyMode(ctx, itemIndex);
+	if (mode === 'derived') await refuseDerivedInNewRuns(ctx, itemIndex);
+	const { lineage, minted, problem } = executionLineage(ctx);
+	if (mode === 'custom') {
+		try {
+			const key = businessKey
+				? validateIdempotencyKey(businessKey.value, businessKey.label)
+				: validateIdempotencyKey(itemParameter(ctx, 'idempotencyKey', itemIndex, ''), 'Business Key');
+			return { key, lineage, newKey: false, mode };
+		} catch (error) {
+			throw itemError(ctx, error, itemIndex);
+		}
+	}
+	if (!lineage) {
+		throw operationError(
+			ctx,
+			'Nothing was sent for this item: its Derived idempotency key cannot be made safe for this run',
+			itemIndex,
+			`Why: ${problem}. Without it a retry could write a second time. What to do: see which orders exist (Payment Order → Find by Keys with the keys of the earlier outputs, or Get Many), then pay only what is missing, with a Business Key (Idempotency Key → Business Key) so that any later run is answered with the orders already made.`,
+		);
+	}
+	const node = ctx.getNode();
+	const key = deriveIdempotencyKey({
+		instanceId: ctx.getInstanceId(),
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		lineage: lineage.nonce,
+		// Version 2: the node's name, which n8n's "Retry with currently saved workflow" finds it by, so
+		// a node replaced by a pasted copy (same name, new id) sends the same keys. Version 1 keeps the
+		// id: executions already running must get the keys they started with on their retry.
+		nodeId: node.typeVersion >= 2 ? `name:${node.name}` : (node.id ?? node.name),
+		runIndex: runIndexOf(ctx, itemIndex),
+		itemIndex,
+		request,
+	});
+	return { key, lineage, newKey: minted || lineage.executionId === String(ctx.getExecutionId() ?? ''), mode };
+}
+
+/**
+ * Which run of this node this is (a loop runs a node several times in one execution). The same for
+ * every item of one run (one n8n context), so it is read once per context: n8n builds a whole data
+ * proxy to answer it (about 0.1 ms per item in bench/profile.ts).
+ */
+const runIndexByContext = new WeakMap<IExecuteFunctions, number>();
+
+function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
+	let runIndex = runIndexByContext.get(ctx);
+	if (runIndex === undefined) {
+		const value = Number(ctx.getWorkflowDataProxy(itemIndex).$runIndex);
+		runIndex = Number.isInteger(value) && value >= 0 ? value : 0;
+		runIndexByContext.set(ctx, runIndex);
+	}
+	return runIndex;
+}
+
+/**
+ * The request first sent with this key for this item in this execution (Retry On Fail re-runs the
+ * node; `$now` or random expressions then resolve differently), or `request` itself the first time.
+ */
+export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: number, key: string, request: T): FirstTry<T> {
+	const id = [
+		ctx.getInstanceId(),
+		ctx.getWorkflow().id,
+		ctx.getExecutionId(),
+		ctx.getNode().id ?? ctx.getNode().name,
+		runIndexOf(ctx, itemIndex),
+		itemIndex,
+		key,
+	].join('|');
+	return firstTry(id, request);
+}
+
+/**
+ * Whether a keyed write's error is the service's "key already used with another request" (409). For
+ * orders and rulesets a 409 can only mean that (the spec); return details and reward rules have
+ * other 409s (stale revision, full library), so there the answer must name the key.
+ */
+export function isKeyReused(error: unknown, what: string): boolean {
+	return (
+		error instanceof NodeApiError &&
+		error.httpCode === '409' &&
+		(what === 'payment order' || what === 'receive ruleset' || /idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')))
+	);
+}
+
+/**
+ * The error of a keyed write, a 409 said the way it happened: the record exists with other values
+ * (the key was first used with another request), and nothing new was made. Any other error is
+ * returned as it is: the router makes it the item's node error.
+ */
+export function keyedWriteError(error: unknown, key: string, what: string): unknown {
+	if (isKeyReused(error, what) && error instanceof NodeApiError) {
+		error.message =
+			what === 'return details'
+				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
+				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
+		error.description =
+			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
+			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
+	}
+	return error;
+}
