@@ -18,7 +18,7 @@ export class Clearinghouse implements INodeType {
 		name: 'clearinghouse',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['transform'],
-		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, parameters.ts).
+		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, keyedWrite.ts).
 		version: [1, 2],
 		defaultVersion: 2,
 		subtitle: `={{ (${JSON.stringify(subtitles)})[$parameter["resource"] + "." + $parameter["operation"]] ?? $parameter["operation"] }}`,

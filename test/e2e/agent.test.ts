@@ -211,7 +211,12 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const [, second] = requestsOf('malformed');
 		// n8n hands the model the tool's output items as JSON: the failed item carries the node's error.
 		const [toolMessage] = second.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(textOf(m)));
-		expect(toolMessage).toEqual([{ error: 'Amount (USD) must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas (one dot for decimals, no grouping) (got "12,50")' }]);
+		expect(toolMessage).toEqual([
+			{
+				error:
+					'Amount (USD) must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas (one dot for decimals, no grouping) (got "12,50")',
+			},
+		]);
 		expect(payments).toHaveLength(1);
 		expect(payments[0].body).toMatchObject({ amountUsd: 12.5, idempotencyKey: invoice('malformed') });
 	});
