@@ -5,8 +5,10 @@
  * may have the order and that only Retry is safe, and Retry makes no second order; (b) n8n is killed
  * (SIGKILL) in the middle of a batch of 20 with Business Keys, and Example 5 (Recover a crashed batch)
  * pays exactly the missing ones; (c) Example 1 run twice on the same day after one of its orders was
- * funded: nothing new, and the funded order is not listed under "fund these". One n8n for the file;
- * every check counts the orders in the sandbox.
+ * funded: nothing new, and the funded order is not listed under "fund these"; (d) the answers of a
+ * node's first execute() are lost and Settings → Retry On Fail runs it again: the second try gets the
+ * order the first one made, `created: true` and `replayed: true` (Derived and Business Key). One n8n
+ * for the file; every check counts the orders in the sandbox.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -27,11 +29,14 @@ jest.setTimeout(300_000);
 /**
  * An HTTP proxy in front of the sandbox's main API. While `dropPayments` is on, a POST /payment is
  * forwarded and answered by the sandbox (the order is committed), and then the connection to n8n is
- * destroyed instead of passing the answer on: the answer is lost, every time.
+ * destroyed instead of passing the answer on: the answer is lost, every time. With `dropFirstPerKey`
+ * = N, only the first N answers for each idempotency key are lost, and later ones pass.
  */
 class LossyProxy {
 	dropPayments = false;
+	dropFirstPerKey = 0;
 	dropped = 0;
+	private readonly seen = new Map<string, number>();
 	private constructor(
 		private readonly server: Server,
 		readonly url: string,
@@ -51,7 +56,7 @@ class LossyProxy {
 				try {
 					const answer = await fetch(upstream + req.url, { method: req.method, headers, body: body.length > 0 ? body : undefined });
 					const payload = Buffer.from(await answer.arrayBuffer());
-					if (self.proxy!.dropPayments && req.method === 'POST' && req.url!.split('?')[0] === '/api/v1/payment') {
+					if (req.method === 'POST' && req.url!.split('?')[0] === '/api/v1/payment' && self.proxy!.drops(body)) {
 						self.proxy!.dropped++;
 						req.socket.destroy();
 						return;
@@ -66,6 +71,15 @@ class LossyProxy {
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		self.proxy = new LossyProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
 		return self.proxy;
+	}
+
+	/** Whether to lose the answer of this POST /payment (counted per idempotency key). */
+	private drops(body: Buffer): boolean {
+		if (this.dropPayments) return true;
+		const key = String((JSON.parse(body.toString('utf8')) as { idempotencyKey?: unknown }).idempotencyKey);
+		const seen = this.seen.get(key) ?? 0;
+		this.seen.set(key, seen + 1);
+		return seen < this.dropFirstPerKey;
 	}
 
 	close(): Promise<void> {
@@ -84,6 +98,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	const run = randomBytes(3).toString('hex');
 	const lossyCredential = { id: 'chLossyProxy0001', name: 'Clearinghouse through a lossy proxy' };
 	const lossyPath = `lossy-${run}`;
+	const retryPath = `lossy-retry-${run}`;
 	let batch: WorkflowInput;
 	let recover: WorkflowInput;
 	let example1: WorkflowInput;
@@ -148,6 +163,58 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			lossyCredential,
 		);
 
+		// (d) Webhook → Pay (version 2, Derived) → Pay (version 2, Business Key), both with Retry On Fail,
+		// through the lossy proxy.
+		const payParams = (memo: string, key: Record<string, unknown>) => ({
+			...key,
+			mode: 'standard',
+			fromUserId: alice.id,
+			toAddress: bobEth,
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: "={{ $('Hook').item.json.body.amount }}",
+			memo,
+			expiry: 'inMinutes',
+			expiresInMinutes: 60,
+			options: {},
+		});
+		const retryOnFail = { typeVersion: 2, retryOnFail: true, maxTries: 3, waitBetweenTries: 100 };
+		const lossyRetry = graph(
+			'recoverLossyRetry',
+			'lossy answers, Retry On Fail',
+			[
+				{
+					name: 'Hook',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					webhookId: randomUUID(),
+					parameters: { httpMethod: 'POST', path: retryPath, options: {} },
+				},
+				action(
+					'Pay (Derived)',
+					'paymentOrder',
+					'create',
+					payParams("={{ $('Hook').item.json.body.memo + '-derived' }}", { idempotencyKeyMode: 'derived' }),
+					retryOnFail,
+				),
+				action(
+					'Pay (Business Key)',
+					'paymentOrder',
+					'create',
+					payParams("={{ $('Hook').item.json.body.memo + '-business' }}", {
+						idempotencyKeyMode: 'custom',
+						idempotencyKey: "={{ $('Hook').item.json.body.memo + '-business' }}",
+					}),
+					retryOnFail,
+				),
+			],
+			[
+				['Hook', 'Pay (Derived)'],
+				['Pay (Derived)', 'Pay (Business Key)'],
+			],
+			lossyCredential,
+		);
+
 		// (b) Example 1 and Example 5 over the same 20 payees.
 		const payees = Array.from({ length: 20 }, (_, n) => ({
 			payee: `Bob #${n + 1}`,
@@ -166,13 +233,18 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			...sandboxCredential(sandbox, lossyCredential.id, lossyCredential.name),
 			data: { apiKey: sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: sandbox.rewardsUrl },
 		});
-		await n8n.importWorkflows([{ ...lossy, pinData: {} }, batch, recover, example1]);
+		await n8n.importWorkflows([{ ...lossy, pinData: {} }, { ...lossyRetry, pinData: {} }, batch, recover, example1]);
 		await n8n.start({ timeoutMs: 240_000 });
 		rest = new N8nRest(n8n.baseUrl);
 		await rest.setupOwner('owner@recovery.test', 'Recovery-Suite-Passw0rd');
-		const { data } = await rest.call('GET', `/workflows/${lossy.id}`);
-		await rest.call('POST', `/workflows/${lossy.id}/activate`, { versionId: data.versionId });
-		await n8n.waitForWebhook(lossyPath, true, 60_000);
+		for (const [id, path] of [
+			[lossy.id, lossyPath],
+			[lossyRetry.id, retryPath],
+		]) {
+			const { data } = await rest.call('GET', `/workflows/${id}`);
+			await rest.call('POST', `/workflows/${id}/activate`, { versionId: data.versionId });
+			await n8n.waitForWebhook(path, true, 60_000);
+		}
 	}, 480_000);
 
 	afterAll(async () => {
@@ -183,7 +255,10 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 
 	beforeEach(async () => {
 		await operator.clearFaults();
-		if (proxy) proxy.dropPayments = false;
+		if (proxy) {
+			proxy.dropPayments = false;
+			proxy.dropFirstPerKey = 0;
+		}
 	});
 
 	test('(a) the answer of a committed order is lost on every try: the error says the service may have it and only Retry is safe; Retry makes no second order', async () => {
@@ -227,6 +302,38 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		expect(paid.idempotencyKey).toBe(posts[0].body.idempotencyKey);
 		expect((await paymentPosts(retryMark)).map((r) => r.body.idempotencyKey)).toEqual([posts[0].body.idempotencyKey]);
 		expect(await orders(memo)).toEqual({ [memo]: 1 });
+	});
+
+	test("(d) lost answers with Retry On Fail on: n8n's second try gets the order the first one made, created: true and replayed: true, one order per node", async () => {
+		const memo = `lossy-retry-${run}`;
+		// The first execute() of each node loses all 4 transport tries' answers (the first one committed);
+		// n8n's Retry On Fail then runs execute() again and its answer passes.
+		proxy.dropFirstPerKey = 4;
+		const dropped = proxy.dropped;
+		const mark = await operator.mark();
+		const before = n8n.finishedExecutions('recoverLossyRetry').length;
+		const response = await fetch(n8n.webhookUrl(retryPath), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ amount: '23.5', memo }),
+		});
+		expect(response.status).toBe(200);
+		const all = await n8n.waitForExecutions('recoverLossyRetry', before + 1, 120_000);
+		const execution = all[all.length - 1];
+		expect(execution.status).toBe('success');
+		const [derived] = nodeItems(execution.data, 'Pay (Derived)') as any[];
+		const [business] = nodeItems(execution.data, 'Pay (Business Key)') as any[];
+		expect(derived).toMatchObject({ created: true, replayed: true, memo: `${memo}-derived` });
+		expect(String(derived.idempotencyKey)).toMatch(/^n8n-[0-9a-f]{48}$/);
+		expect(business).toMatchObject({ created: true, replayed: true, memo: `${memo}-business`, idempotencyKey: `${memo}-business` });
+		// Each node: 4 tries lost in its first execute(), 1 answered in the second; one key, one order.
+		const posts = await paymentPosts(mark);
+		for (const key of [derived.idempotencyKey, business.idempotencyKey]) {
+			expect(posts.filter((r) => r.body.idempotencyKey === key).map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+		}
+		expect(posts).toHaveLength(10);
+		expect(proxy.dropped - dropped).toBe(8);
+		expect(await orders(memo)).toEqual({ [`${memo}-derived`]: 1, [`${memo}-business`]: 1 });
 	});
 
 	test('(b) n8n killed (SIGKILL) in the middle of a batch of 20 with Business Keys: Example 5 finds what exists and pays only the rest, 20 orders in all', async () => {
