@@ -257,6 +257,7 @@ describe('Clearinghouse action node inside n8n', () => {
 						),
 						action('Get delivery', 'webhookDelivery', 'get', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
 						action('Replay delivery', 'webhookDelivery', 'replay', { deliveryId: "={{ $('List deliveries').first().json.id }}" }, once),
+						action('Recover endpoint', 'webhookEndpoint', 'recover', { scope: 'one', endpointId: rl("$('Create endpoint').first().json.id") }, once),
 						action('Delete endpoint', 'webhookEndpoint', 'delete', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
 					],
 					ref,
@@ -407,11 +408,16 @@ describe('Clearinghouse action node inside n8n', () => {
 		const deliveries = items('List deliveries');
 		expect(deliveries.length).toBeGreaterThanOrEqual(1);
 		expect(deliveries.every((d) => d.endpointId === eid)).toBe(true);
-		expect(only(requests, 'GET', /^\/api\/v1\/webhooks\/deliveries$/).query).toMatchObject({ endpointId: eid });
+		// Two reads of the endpoint's delivery log: List deliveries, then Recover's.
+		const logReads = requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/webhooks/deliveries');
+		expect(logReads.map((r) => r.query)).toEqual([expect.objectContaining({ endpointId: eid }), expect.objectContaining({ endpointId: eid })]);
 		expect(items('Get delivery')[0]).toMatchObject({ id: deliveries[0].id });
 		only(requests, 'GET', new RegExp(`^/api/v1/webhooks/deliveries/${deliveries[0].id}$`));
 		expect(JSON.stringify(items('Replay delivery')[0])).toBeTruthy();
 		only(requests, 'POST', new RegExp(`^/api/v1/webhooks/deliveries/${deliveries[0].id}/replay$`));
+		// Recover on a healthy endpoint whose event was delivered: nothing to re-enable or replay (the
+		// replay above is the only one), so it only read.
+		expect(items('Recover endpoint')).toEqual([expect.objectContaining({ endpointId: eid, statusBefore: 'ENABLED', reEnabled: false, replayed: 0 })]);
 
 		only(requests, 'DELETE', new RegExp(`^/api/v1/webhooks/endpoints/${eid}$`));
 		const all = (await operator.api('GET', '/webhooks/endpoints')).endpoints as any[];

@@ -189,8 +189,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 		);
 		await browser.click('[data-test-id="execute-workflow-button"]');
 		await browser.waitFor(
-			'the run to finish (Summary and Failed payees with one item each)',
-			`!document.querySelector('[data-test-id="stop-execution-button"]') && ['Summary', 'Failed payees'].every((name) => {
+			'the run to finish (the summary and the failed payees each sent once to the outbox)',
+			`!document.querySelector('[data-test-id="stop-execution-button"]') && ['Send summary', 'Send failed payees'].every((name) => {
 				const el = document.querySelector('[data-test-id="canvas-node"][data-node-name="' + name + '"]');
 				return el && el.textContent.includes('1 item') && el.querySelector('[data-test-id="canvas-node-status-success"]'); })`,
 			180_000,
