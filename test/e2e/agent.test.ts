@@ -193,8 +193,12 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		expect((await operator.state()).counts.orders).toBe(before + 1);
 		const results = toolResults('repeat');
 		expect(results).toHaveLength(2);
+		// Both calls are in one execution, so both say `created: true` (made in this execution); the
+		// second says `replayed: true`: the service answered with the order the first call made.
 		expect(results[0]).toContain('"created":true');
-		expect(results[1]).toContain('"created":false');
+		expect(results[0]).toContain('"replayed":false');
+		expect(results[1]).toContain('"created":true');
+		expect(results[1]).toContain('"replayed":true');
 	});
 
 	test('a prompt-injected call for 1,000,000 to an unknown address is refused by the limits, nothing sent', async () => {
