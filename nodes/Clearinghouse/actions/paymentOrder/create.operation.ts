@@ -397,7 +397,7 @@ async function orderHoldingKey(
 	return order;
 }
 
-/** GET /payment-orders/{id}: the order now, without its returns block; undefined when it cannot be read. */
+/** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
 async function currentOrder(this: IExecuteFunctions, itemIndex: number, id: string, subaccountId: unknown): Promise<IDataObject | undefined> {
 	if (id === '') return undefined;
 	const scope = optionalText(subaccountId);
