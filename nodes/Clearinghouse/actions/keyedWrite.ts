@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
@@ -29,17 +29,27 @@ import { itemError, itemParameter, operationError } from './parameters';
  */
 
 /**
+ * n8n's custom data of this execution: the context's own `customData` where n8n has it (2.x), else
+ * `$execution.customData` of the expression data, the same store (the execution's metadata, which a
+ * retry carries) in n8n 1.x, whose execution contexts have no `customData`.
+ */
+function executionCustomData(ctx: IExecuteFunctions): IWorkflowExecutionCustomData | undefined {
+	return (ctx.customData as IWorkflowExecutionCustomData | undefined) ?? ctx.getWorkflowDataProxy(0).$execution?.customData;
+}
+
+/**
  * The lineage of this execution, read from n8n's execution custom data (a retry carries it), or
  * minted and stored there by the first keyed write of a new execution. Undefined when it can be
  * neither read nor stored (callers that need it fail closed).
  */
 export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; minted: boolean; problem?: string } {
-	let customData: IExecuteFunctions['customData'];
+	let customData: IWorkflowExecutionCustomData | undefined;
 	try {
-		customData = ctx.customData;
+		customData = executionCustomData(ctx);
 	} catch (error) {
 		return { minted: false, problem: `n8n gave no execution custom data (${(error as Error).message})` };
 	}
+	if (!customData) return { minted: false, problem: 'n8n gave no execution custom data' };
 	const found = parseLineage(customData.get(LINEAGE_CUSTOM_DATA_KEY));
 	if (found) return { lineage: found, minted: false };
 	if (ctx.getMode() === 'retry') {

@@ -1,0 +1,52 @@
+/**
+ * Derived keys where the execution context has no `customData` (n8n 1.x: it came to the contexts in
+ * n8n 2.x). The lineage then goes through `$execution.customData` of the expression data, n8n-core's
+ * own code over the same store (the execution's metadata), so n8n's Retry carries it as in 2.x.
+ * Emulated by hiding the getter of n8n-core's ExecuteContext for this file; the retry is emulated
+ * as in idempotency.test.ts (new execution id, mode "retry", the retried execution's run data).
+ */
+import { ExecuteContext } from 'n8n-core';
+import { createRunExecutionData } from 'n8n-workflow';
+
+import { LINEAGE_CUSTOM_DATA_KEY } from '../../../nodes/shared/idempotency';
+import { type Env, json, payment, startEnv } from './env';
+
+let env: Env;
+beforeAll(async () => {
+	Object.defineProperty(ExecuteContext.prototype, 'customData', { get: () => undefined, configurable: true });
+	env = await startEnv();
+});
+afterAll(async () => {
+	delete (ExecuteContext.prototype as unknown as Record<string, unknown>).customData;
+	await env.sb.close();
+});
+beforeEach(async () => env.reset());
+
+const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
+const items = (amounts: string[], chains: string[] = []) => amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
+const batch = () => payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
+
+test('a run keeps its lineage in the execution metadata, through $execution.customData', async () => {
+	const data = createRunExecutionData();
+	await env.run(batch(), { items: items(['1']), executionId: '1', mode: 'webhook', runExecutionData: data });
+	// The lineage was kept in the execution's metadata, where $execution.customData writes.
+	expect(data.resultData.metadata?.[LINEAGE_CUSTOM_DATA_KEY]).toMatch(/\S/);
+});
+
+test('a retry of a batch that failed at item 3 creates only the missing order', async () => {
+	const data = createRunExecutionData();
+	const input = items(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
+	await expect(env.run(batch(), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({ httpCode: '400' });
+	expect(await orders()).toBe(2);
+	const fixed = items(['1.25', '2.5', '3.75']);
+	const out = await env.run(batch(), { items: fixed, executionId: '2', mode: 'retry', runExecutionData: data });
+	expect(json(out).map((o) => o.replayed)).toEqual([true, true, false]);
+	expect(await orders()).toBe(3);
+});
+
+test('a retry whose execution holds no lineage fails before sending anything', async () => {
+	await expect(env.run(batch(), { items: items(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
+		message: expect.stringContaining('Nothing was sent for this item'),
+	});
+	expect(await env.requests()).toEqual([]);
+});
