@@ -6,6 +6,8 @@ import type { Services } from './services';
 import { Account, ChainTx, Limits, ORDER_STATUSES, SUPPORTED_ASSETS } from './state';
 import { fail, hex, normalizeAddress, txHashFor, uuid } from './util';
 import { AUTO_DISABLE_AFTER } from './webhooks';
+import { IN_FLIGHT } from './engine';
+import { attemptSays, deliveryView, endpointName, nettingSays, nettingView, surplusView } from './overview';
 import { publicRuleset } from './routes/rulesets';
 
 // null removes a limit (field notes: the daily limits may be absent from a response).
@@ -98,6 +100,8 @@ export function registerOperator(r: Router, svc: Services): void {
 		return a;
 	};
 	const accountView = (a: Account) => ({ ...a });
+	// The last netting close, said in words, for the console: which orders went out, which missed the window.
+	let lastNetting: { at: string; says: string } | null = null;
 	/** A simulated on-chain transfer, not yet attributed to an order. */
 	const recordChainTx = (f: Omit<ChainTx, 'hash' | 'attributedTo' | 'createdAt'>): ChainTx => {
 		const tx: ChainTx = { hash: txHashFor(f.chain, uuid()), ...f, attributedTo: null, createdAt: core.iso() };
@@ -139,6 +143,7 @@ export function registerOperator(r: Router, svc: Services): void {
 			core.reset(b.seed ?? core.data.seed);
 			traffic.faults = [];
 			webhooks.attemptsLog = [];
+			lastNetting = null;
 			return ok({ ok: true, seed: core.data.seed });
 		},
 		false,
@@ -302,7 +307,19 @@ export function registerOperator(r: Router, svc: Services): void {
 		false,
 	);
 
-	r.add('POST', '/sandbox/netting/close', () => ok(engine.closeNetting()), false);
+	r.add(
+		'POST',
+		'/sandbox/netting/close',
+		() => {
+			const result = engine.closeNetting();
+			// Deposits seen on chain but not yet swept: their orders were not FUNDED at the close.
+			const waiting = core.data.orders.filter((o) => o.status === 'AWAITING_FUNDS' && !o.cancelRequestedAt && o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status)));
+			const says = nettingSays(result, (id) => core.orders.get(id), waiting);
+			lastNetting = { at: core.iso(), says };
+			return ok({ ...result, waitingIds: waiting.map((o) => o.id), says });
+		},
+		false,
+	);
 
 	r.add(
 		'POST',
@@ -526,33 +543,45 @@ export function registerOperator(r: Router, svc: Services): void {
 		'/sandbox/overview',
 		() => {
 			const newest = <T>(list: T[], n: number) => list.slice(-n).reverse();
+			const timeoutMs = webhooks.attemptTimeoutMs();
+			const at = (ms: number) => core.iso(ms);
 			return ok({
-				orders: newest(core.data.orders, 100).map((o) => ({
-					id: o.id,
-					memo: o.memo,
-					amountUsd: o.amountUsd,
-					asset: o.asset,
-					toChain: o.toChain,
-					toAddress: o.toAddress,
-					status: o.status,
-					receivedTotal: o.receivedTotal,
-					createdAt: o.createdAt,
-					accountId: o.internal.accountId,
-				})),
+				epoch: core.data.epoch,
+				lastNetting,
+				orders: newest(core.data.orders, 100).map((o) => {
+					const surplus = surplusView(o, engine);
+					return {
+						id: o.id,
+						memo: o.memo,
+						amountUsd: o.amountUsd,
+						asset: o.asset,
+						toChain: o.toChain,
+						toAddress: o.toAddress,
+						status: o.status,
+						receivedTotal: o.receivedTotal,
+						createdAt: o.createdAt,
+						accountId: o.internal.accountId,
+						surplusUsd: surplus?.surplusUsd ?? null,
+						surplus: surplus?.says ?? null,
+						netting: nettingView(o, core.data.epoch),
+					};
+				}),
 				endpoints: core.data.endpoints
 					.filter((e) => !e.deletedAt)
 					.map((e) => ({
 						id: e.id,
 						url: e.url,
+						description: e.description,
+						name: endpointName(e),
 						status: e.status,
 						consecutiveFailures: e.consecutiveFailures,
 						disabledAt: e.disabledAt,
 						disabledReason: disabledReason(e, core.data.deliveries),
 					})),
 				deliveries: newest(core.data.deliveries, 100).map((d) => {
-					let orderStatus: string | null = null;
+					let order: { id?: string; status?: string; memo?: string | null; version?: number } | undefined;
 					try {
-						orderStatus = (JSON.parse(d.rawBody) as { data?: { payment_order?: { status?: string } } }).data?.payment_order?.status ?? null;
+						order = (JSON.parse(d.rawBody) as { data?: { payment_order?: typeof order } }).data?.payment_order;
 					} catch {
 						// not an order event
 					}
@@ -563,7 +592,22 @@ export function registerOperator(r: Router, svc: Services): void {
 						status: d.status,
 						attempts: d.attempts.length,
 						lastStatusCode: d.lastStatusCode,
-						orderStatus,
+						orderStatus: order?.status ?? null,
+						orderId: order?.id ?? null,
+						memo: order?.memo ?? null,
+						replayOf: d.replayOf ?? null,
+						createdAt: d.createdAt,
+						...deliveryView(d, timeoutMs, at),
+						// The last ten answers, oldest first (the receiver's body as it came, first 512 characters).
+						answers: d.attempts.slice(-10).map((a) => ({
+							attempt: a.attempt,
+							at: a.startedAt,
+							statusCode: a.statusCode,
+							error: a.error,
+							durationMs: a.durationMs,
+							body: a.responseSnippet,
+							says: attemptSays(a, timeoutMs),
+						})),
 					};
 				}),
 				outbox: newest(outbox, 50),
