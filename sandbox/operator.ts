@@ -313,7 +313,9 @@ export function registerOperator(r: Router, svc: Services): void {
 		() => {
 			const result = engine.closeNetting();
 			// Deposits seen on chain but not yet swept: their orders were not FUNDED at the close.
-			const waiting = core.data.orders.filter((o) => o.status === 'AWAITING_FUNDS' && !o.cancelRequestedAt && o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status)));
+			const waiting = core.data.orders.filter(
+				(o) => o.status === 'AWAITING_FUNDS' && !o.cancelRequestedAt && o.inboundTransfers.some((t) => IN_FLIGHT.has(t.status)),
+			);
 			const says = nettingSays(result, (id) => core.orders.get(id), waiting);
 			lastNetting = { at: core.iso(), says };
 			return ok({ ...result, waitingIds: waiting.map((o) => o.id), says });

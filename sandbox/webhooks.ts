@@ -319,7 +319,19 @@ export class Webhooks {
 			error = (err as Error)?.name === 'TimeoutError' || /timeout/i.test(String((err as Error)?.message)) ? 'timeout' : String((err as Error)?.message ?? err);
 		}
 		const durationMs = Date.now() - started;
-		this.attemptsLog.push({ seq: ++this.seq, endpointId: e.id, deliveryId, url: e.url, headers, body: rawBody, statusCode, error, response: snippet, at, durationMs });
+		this.attemptsLog.push({
+			seq: ++this.seq,
+			endpointId: e.id,
+			deliveryId,
+			url: e.url,
+			headers,
+			body: rawBody,
+			statusCode,
+			error,
+			response: snippet,
+			at,
+			durationMs,
+		});
 		if (this.attemptsLog.length > 20000) this.attemptsLog.splice(0, 5000);
 		return { ok: statusCode !== null && statusCode >= 200 && statusCode <= 299, statusCode, error, snippet, durationMs, headers, at };
 	}

@@ -55,7 +55,10 @@ function renderOrders() {
 			waiting ? '<button data-action="expire">Expire</button>' : '',
 		].join('');
 		// Where the order stands in the netting (or why it waits for the next window), and its surplus.
-		const standing = [o.netting, o.surplus].filter(Boolean).map((text) => `<div>${esc(text)}</div>`).join('');
+		const standing = [o.netting, o.surplus]
+			.filter(Boolean)
+			.map((text) => `<div>${esc(text)}</div>`)
+			.join('');
 		return `<tr data-order="${esc(o.id)}" data-amount="${esc(o.amountUsd)}">
 			<td><code title="${esc(o.id)}">${esc(o.id)}</code></td><td>${esc(o.memo)}</td>
 			<td>${esc(o.amountUsd)} ${esc(o.asset)}</td><td>${esc(o.toChain)} · ${esc(short(o.toAddress))}</td>
@@ -79,10 +82,7 @@ function renderDeliveries() {
 	const endpoints = new Map(overview.endpoints.map((e) => [e.id, e]));
 	// Which workflow each endpoint belongs to (a trigger names it in the endpoint's description).
 	$('#endpoints').innerHTML = overview.endpoints
-		.map(
-			(e) =>
-				`<li data-endpoint="${esc(e.id)}"><strong>${esc(e.name)}</strong> · ${esc(e.status)} · <code class="muted">${esc(e.url)}</code></li>`,
-		)
+		.map((e) => `<li data-endpoint="${esc(e.id)}"><strong>${esc(e.name)}</strong> · ${esc(e.status)} · <code class="muted">${esc(e.url)}</code></li>`)
 		.join('');
 	const rows = overview.deliveries.map((d) => {
 		const e = endpoints.get(d.endpointId);
@@ -90,10 +90,7 @@ function renderDeliveries() {
 		const replay = d.replayOf ? `<div class="muted">replay of ${esc(short(d.replayOf))}</div>` : '';
 		const answers = d.answers.length
 			? `<details><summary>${d.attempts === 1 ? '1 attempt' : `${esc(d.attempts)} attempts`}</summary><ol>${d.answers
-					.map(
-						(a) =>
-							`<li value="${esc(a.attempt)}">${esc(a.at.slice(11, 19))}: ${esc(a.says)}${a.body ? `<br><code>${esc(a.body)}</code>` : ''}</li>`,
-					)
+					.map((a) => `<li value="${esc(a.attempt)}">${esc(a.at.slice(11, 19))}: ${esc(a.says)}${a.body ? `<br><code>${esc(a.body)}</code>` : ''}</li>`)
 					.join('')}</ol></details>`
 			: '';
 		return `<tr data-delivery="${esc(d.id)}" data-outcome="${esc(d.outcome)}" data-endpoint="${esc(d.endpointId)}">

@@ -157,7 +157,14 @@ describeBrowser('the no-code walk in a real browser', () => {
 		const inv1003 = payees.payees.find((p) => p.reference === 'INV-1003')!;
 		expect(inv1003.amountUsd).toBe('310.25');
 		inv1003.amountUsd = '275.00';
-		payees.payees.push({ payee: 'Dave (tron)', chain: 'tron', address: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9', asset: 'USDT', amountUsd: '12.00', reference: 'INV-1005' });
+		payees.payees.push({
+			payee: 'Dave (tron)',
+			chain: 'tron',
+			address: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
+			asset: 'USDT',
+			amountUsd: '12.00',
+			reference: 'INV-1005',
+		});
 		return JSON.stringify(payees);
 	}
 
@@ -288,7 +295,12 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await fund('INV-1003', 'over', 'fund-attribute');
 		for (const memo of memos) await browser.waitFor(`${memo} funded`, `${statusOf(memo)} === 'FUNDED'`, 120_000, shown);
 		// INV-1003 got 10% more than its amount: the console shows the surplus.
-		await browser.waitFor('the surplus of INV-1003', `${row('INV-1003')}.querySelector('td.standing').textContent.includes('overfunded by 27.5 USD')`, 60_000, shown);
+		await browser.waitFor(
+			'the surplus of INV-1003',
+			`${row('INV-1003')}.querySelector('td.standing').textContent.includes('overfunded by 27.5 USD')`,
+			60_000,
+			shown,
+		);
 		await shot('7-funded');
 		took('orders funded');
 		// Example 2 posts an "is funded" line per order (see the header for why the walk waits for it).

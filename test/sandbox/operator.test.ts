@@ -279,7 +279,11 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 		const described = 'n8n workflow "Payouts to Slack" (wf123), node "Clearinghouse Trigger"';
 		const endpoint = async (url: string, description?: string) =>
 			(await env.api.post('/webhooks/endpoints', { url, ...(description ? { description } : {}), eventTypes: ['payment_order'] })).body.id as string;
-		const ids = { trigger: await endpoint(trigger.url, described), failing: await endpoint(failing.url), hanging: await endpoint(hanging.url, 'slow receiver') };
+		const ids = {
+			trigger: await endpoint(trigger.url, described),
+			failing: await endpoint(failing.url),
+			hanging: await endpoint(hanging.url, 'slow receiver'),
+		};
 		try {
 			const o = await createOrder(env, { memo: 'CONSOLE-WORDS' });
 			const of = (view: any, endpointId: string) => view.deliveries.find((d: any) => d.endpointId === endpointId && d.orderId === o.id && !d.replayOf);
@@ -323,9 +327,7 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 				'the replay delivered',
 			);
 			expect(copy).toMatchObject({ replayOf: original.id, outcome: 'dropped', droppedAs: 'duplicate' });
-			expect(copy.says).toBe(
-				'dropped by the trigger as a duplicate: it has already run this event (a retry or a replay repeats it); it answered HTTP 200',
-			);
+			expect(copy.says).toBe('dropped by the trigger as a duplicate: it has already run this event (a retry or a replay repeats it); it answered HTTP 200');
 			expect(copy.answers[0].body).toBe('{"received":true,"ignored":"duplicate"}');
 			// The attempts log keeps the answer too.
 			const logged = (await env.op.get(`/webhooks/attempts?endpointId=${ids.trigger}`)).body.attempts;
