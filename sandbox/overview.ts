@@ -62,6 +62,15 @@ function receiverSaid(snippet: string | null): string {
 	return text.length > 160 ? `${text.slice(0, 160)}…` : text;
 }
 
+/**
+ * The `message` of a JSON 2xx answer ("Workflow was started"). Other bodies of an accepted delivery are
+ * left out: n8n 2.40.7 answers a delivery that started a run with the bare text `firstEntryJson`.
+ */
+function messageOf(a: Attempt): string {
+	const message = answerJson(a.responseSnippet)?.message;
+	return typeof message === 'string' ? message.replace(/\s+/g, ' ').trim().slice(0, 160) : '';
+}
+
 const seconds = (ms: number) => (ms >= 1000 ? `${Math.round(ms / 100) / 10} s` : `${ms} ms`);
 const STATUS_HINTS: Record<number, string> = {
 	401: ' (the receiver did not accept the signature: is the endpoint secret the one it holds?)',
@@ -78,7 +87,7 @@ export function attemptSays(a: Attempt, timeoutMs: number): string {
 	if (ok(a)) {
 		const reason = droppedReason(a);
 		if (reason) return `HTTP ${a.statusCode} in ${seconds(a.durationMs)}: ${DROPPED[reason] ?? `dropped by the receiver ("${reason}")`}`;
-		return `HTTP ${a.statusCode} in ${seconds(a.durationMs)}: accepted${said ? ` ("${said}")` : ''}`;
+		return `HTTP ${a.statusCode} in ${seconds(a.durationMs)}: accepted${messageOf(a) ? ` ("${messageOf(a)}")` : ''}`;
 	}
 	return `HTTP ${a.statusCode} in ${seconds(a.durationMs)}${said ? `: "${said}"` : ''}${STATUS_HINTS[a.statusCode] ?? ''}`;
 }
@@ -101,7 +110,7 @@ export function deliveryView(d: Delivery, timeoutMs: number, at: (ms: number) =>
 				const why = DROPPED[reason] ?? `dropped by the receiver ("${reason}")`;
 				return { outcome: 'dropped', droppedAs: reason, says: `${why}; it answered HTTP ${last!.statusCode}${onTry}` };
 			}
-			const said = last ? receiverSaid(last.responseSnippet) : '';
+			const said = last ? messageOf(last) : '';
 			return { outcome: 'ran', says: `ran: the receiver accepted it with HTTP ${last?.statusCode ?? '2xx'}${onTry}${said ? ` ("${said}")` : ''}` };
 		}
 		case 'FAILED':

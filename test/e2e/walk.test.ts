@@ -206,8 +206,18 @@ describeBrowser('the no-code walk in a real browser', () => {
 		// 2. Change Example 1's payees in its Payees node (Edit Fields, JSON): select all, paste the new rows.
 		await openWorkflow('Example 1');
 		await browser.clickWhere('the Payees node', canvasNode('Payees'), 30_000, 2);
-		const payeesEditor = `[...document.querySelectorAll('[data-test-id="ndv"] .cm-content')].find((e) => e.textContent.includes('"payees"'))`;
-		await browser.waitFor('the payees in the Payees panel', `${payeesEditor}?.textContent.includes('INV-1004')`, 60_000);
+		const payeesEditor = `[...document.querySelectorAll('.cm-content')].find((e) => e.textContent.includes('payees'))`;
+		await browser
+			.waitFor(
+				'the payees in the Payees panel',
+				`${payeesEditor}?.textContent.includes('INV-1001')`,
+				60_000,
+				`({ editors: [...document.querySelectorAll('.cm-content')].map((e) => e.textContent.slice(0, 300)), ndv: document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 2000), testIds: [...new Set([...document.querySelectorAll('[data-test-id]')].map((e) => e.dataset.testId))].slice(0, 200) })`,
+			)
+			.catch(async (error: Error) => {
+				await shot('2b-payees-not-found');
+				throw error;
+			});
 		await browser.clickWhere('the payees editor', payeesEditor);
 		await browser.waitFor('focus in the payees editor', `document.activeElement === ${payeesEditor}`, 10_000);
 		await browser.press('a', 2);
