@@ -3,10 +3,10 @@
  * dropped by the receiver and why, failed and why), which workflow an endpoint belongs to, where an
  * order stands in the netting, the surplus of an overfunded order, and a netting close's result.
  */
-import type { Engine } from './engine';
-import { IN_FLIGHT } from './engine';
-import type { Attempt, Delivery, Endpoint, Order } from './state';
-import { fromPips, toPips } from './util';
+import type { Engine } from '../engine';
+import { IN_FLIGHT } from '../engine';
+import type { Attempt, Delivery, Endpoint, Order } from '../state';
+import { fromPips, toPips } from '../util';
 
 /**
  * A receiver may acknowledge an event (2xx, so the service does not retry) without acting on it;
