@@ -160,6 +160,24 @@ export class Browser {
 		await this.send('Input.insertText', { text });
 	}
 
+	/** Presses and releases one key with modifiers held (1 Alt, 2 Ctrl, 4 Meta, 8 Shift), e.g. Ctrl+A as `press('a', 2)`. */
+	async press(key: string, modifiers = 0): Promise<void> {
+		const named: Record<string, number> = { Enter: 13, Escape: 27, Tab: 9, Backspace: 8, Delete: 46 };
+		const code = key.length === 1 ? `Key${key.toUpperCase()}` : key;
+		const keyCode = key.length === 1 ? key.toUpperCase().charCodeAt(0) : (named[key] ?? 0);
+		// Headless chromium runs no editing shortcut of its own: select-all is named as a command.
+		const commands = modifiers & 2 && key === 'a' ? { commands: ['selectAll'] } : {};
+		for (const type of ['rawKeyDown', 'keyUp']) {
+			const extra = type === 'rawKeyDown' ? commands : {};
+			await this.send('Input.dispatchKeyEvent', { type, key, code, modifiers, windowsVirtualKeyCode: keyCode, nativeVirtualKeyCode: keyCode, ...extra });
+		}
+	}
+
+	/** Types text where the focus is, as a keyboard (or a paste) would. */
+	async insertText(text: string): Promise<void> {
+		await this.send('Input.insertText', { text });
+	}
+
 	async screenshot(file: string): Promise<void> {
 		const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
 		mkdirSync(join(file, '..'), { recursive: true });

@@ -20,7 +20,8 @@ export const WAIT = {
 	standardQuoteTtl: 60 * 60_000,
 };
 export const UNDERFUND_TOLERANCE_USD = 0.01;
-const IN_FLIGHT = new Set(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED']);
+/** Deposit statuses on the way to CONFIRMED (seen on chain, not yet swept into clearing). */
+export const IN_FLIGHT = new Set(['PENDING_VERIFICATION', 'ONCHAIN_CONFIRMED']);
 
 export interface CreateOrderInput {
 	account: Account;
@@ -469,19 +470,21 @@ export class Engine {
 	}
 
 	// ---- netting and distribution -------------------------------------------------------------
-	closeNetting(): { epochId: number; processed: number; distributed: number; failed: number } {
+	/** Nets every order FUNDED now (and retries failed distributions); an order funded later waits for the next window. */
+	closeNetting(): { epochId: number; processed: number; distributed: number; failed: number; distributedIds: string[]; failedIds: string[] } {
 		const core = this.core;
 		const epochId = core.data.epoch;
-		let distributed = 0;
-		let failed = 0;
+		const distributedIds: string[] = [];
+		const failedIds: string[] = [];
 		const due = core.data.orders.filter((o) => (o.status === 'FUNDED' && !o.cancelRequestedAt) || o.status === 'DISTRIBUTION_FAILED');
 		for (const o of due) {
-			if (this.distribute(o)) distributed++;
-			else failed++;
+			o.internal.nettedInEpoch = epochId;
+			if (this.distribute(o)) distributedIds.push(o.id);
+			else failedIds.push(o.id);
 		}
 		core.data.epoch++;
 		core.dirty = true;
-		return { epochId, processed: due.length, distributed, failed };
+		return { epochId, processed: due.length, distributed: distributedIds.length, failed: failedIds.length, distributedIds, failedIds };
 	}
 
 	/** Runs one distribution attempt to DISTRIBUTED (or DISTRIBUTION_FAILED); true on success. */

@@ -123,6 +123,8 @@ export interface OrderInternal {
 	failNextDistribution: boolean;
 	expireDueAt: number | null; // sandbox ms; the wait is compressed by timeScale
 	cancelDueAt: number | null;
+	/** The netting window whose close last took the order (for the console). */
+	nettedInEpoch?: number;
 }
 
 export interface Order {

@@ -128,6 +128,8 @@ export interface AttemptLog {
 	body: string;
 	statusCode: number | null;
 	error: string | null;
+	/** The first 512 characters of the receiver's answer body (null when none came). */
+	response: string | null;
 	at: string;
 	durationMs: number;
 }
@@ -278,6 +280,11 @@ export class Webhooks {
 		}
 	}
 
+	/** How long one attempt waits for an answer: the service's 10 s divided by timeScale (at least 250 ms), unless set. */
+	attemptTimeoutMs(): number {
+		return this.core.opts.attemptTimeoutMs ?? Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
+	}
+
 	/** One signed POST; never throws. */
 	async send(e: Endpoint, rawBody: string, envelopeId: string, deliveryId: string | null, type: string) {
 		const t = Math.floor(Date.now() / 1000); // real time: verifiers compare it with their own clock
@@ -295,7 +302,7 @@ export class Webhooks {
 		let statusCode: number | null = null;
 		let error: string | null = null;
 		let snippet: string | null = null;
-		const timeout = this.core.opts.attemptTimeoutMs ?? Math.max(ATTEMPT_TIMEOUT_MS / this.core.opts.timeScale, 250);
+		const timeout = this.attemptTimeoutMs();
 		try {
 			const res = await request(e.url, {
 				method: 'POST',
@@ -312,7 +319,19 @@ export class Webhooks {
 			error = (err as Error)?.name === 'TimeoutError' || /timeout/i.test(String((err as Error)?.message)) ? 'timeout' : String((err as Error)?.message ?? err);
 		}
 		const durationMs = Date.now() - started;
-		this.attemptsLog.push({ seq: ++this.seq, endpointId: e.id, deliveryId, url: e.url, headers, body: rawBody, statusCode, error, at, durationMs });
+		this.attemptsLog.push({
+			seq: ++this.seq,
+			endpointId: e.id,
+			deliveryId,
+			url: e.url,
+			headers,
+			body: rawBody,
+			statusCode,
+			error,
+			response: snippet,
+			at,
+			durationMs,
+		});
 		if (this.attemptsLog.length > 20000) this.attemptsLog.splice(0, 5000);
 		return { ok: statusCode !== null && statusCode >= 200 && statusCode <= 299, statusCode, error, snippet, durationMs, headers, at };
 	}

@@ -54,10 +54,15 @@ function renderOrders() {
 			o.status === 'FUNDED' ? '<button data-action="fail-distribution">Fail next distribution</button>' : '',
 			waiting ? '<button data-action="expire">Expire</button>' : '',
 		].join('');
+		// Where the order stands in the netting (or why it waits for the next window), and its surplus.
+		const standing = [o.netting, o.surplus]
+			.filter(Boolean)
+			.map((text) => `<div>${esc(text)}</div>`)
+			.join('');
 		return `<tr data-order="${esc(o.id)}" data-amount="${esc(o.amountUsd)}">
 			<td><code title="${esc(o.id)}">${esc(o.id)}</code></td><td>${esc(o.memo)}</td>
 			<td>${esc(o.amountUsd)} ${esc(o.asset)}</td><td>${esc(o.toChain)} · ${esc(short(o.toAddress))}</td>
-			<td class="status">${esc(o.status)}</td><td>${esc(o.receivedTotal)}</td><td>${fund}</td><td>${actions}</td></tr>`;
+			<td class="status">${esc(o.status)}</td><td>${esc(o.receivedTotal)}</td><td class="standing">${standing}</td><td>${fund}</td><td>${actions}</td></tr>`;
 	});
 	replaceRows('#orders', rows, 'No payment orders yet: run a workflow that creates one.');
 }
@@ -75,11 +80,23 @@ function renderWallets() {
 
 function renderDeliveries() {
 	const endpoints = new Map(overview.endpoints.map((e) => [e.id, e]));
+	// Which workflow each endpoint belongs to (a trigger names it in the endpoint's description).
+	$('#endpoints').innerHTML = overview.endpoints
+		.map((e) => `<li data-endpoint="${esc(e.id)}"><strong>${esc(e.name)}</strong> · ${esc(e.status)} · <code class="muted">${esc(e.url)}</code></li>`)
+		.join('');
 	const rows = overview.deliveries.map((d) => {
 		const e = endpoints.get(d.endpointId);
-		return `<tr data-delivery="${esc(d.id)}"><td>${esc(e?.url ?? d.endpointId)}</td><td>${esc(e?.status ?? 'deleted')}</td>
-			<td><code>${esc(short(d.id))}</code> ${esc(d.type)}</td><td>${esc(d.orderStatus)}</td><td class="status">${esc(d.status)}</td>
-			<td>${esc(d.attempts)}${d.lastStatusCode ? ` (last ${esc(d.lastStatusCode)})` : ''}</td>
+		const event = d.orderStatus ? `${d.memo || short(d.orderId)} → ${d.orderStatus}` : d.type;
+		const replay = d.replayOf ? `<div class="muted">replay of ${esc(short(d.replayOf))}</div>` : '';
+		const answers = d.answers.length
+			? `<details><summary>${d.attempts === 1 ? '1 attempt' : `${esc(d.attempts)} attempts`}</summary><ol>${d.answers
+					.map((a) => `<li value="${esc(a.attempt)}">${esc(a.at.slice(11, 19))}: ${esc(a.says)}${a.body ? `<br><code>${esc(a.body)}</code>` : ''}</li>`)
+					.join('')}</ol></details>`
+			: '';
+		return `<tr data-delivery="${esc(d.id)}" data-outcome="${esc(d.outcome)}" data-endpoint="${esc(d.endpointId)}">
+			<td title="${esc(e?.url ?? '')}">${esc(e?.name ?? `deleted endpoint ${short(d.endpointId)}`)}${e && e.status !== 'ENABLED' ? ` <b>(${esc(e.status)})</b>` : ''}</td>
+			<td>${esc(event)}${replay}</td><td class="outcome outcome-${esc(d.outcome)}">${esc(d.says)}</td>
+			<td>${answers}</td><td class="muted">${esc(d.status)} · <code>${esc(short(d.id))}</code></td>
 			<td><button data-action="replay">Replay</button></td></tr>`;
 	});
 	const idle = overview.endpoints.length ? 'No deliveries yet.' : 'No webhook endpoints: publish a workflow with the Clearinghouse Trigger.';
@@ -89,7 +106,7 @@ function renderDeliveries() {
 		.filter((e) => e.status === 'DISABLED')
 		.map(
 			(e) =>
-				`<p class="warning" data-endpoint="${esc(e.id)}"><strong>Endpoint ${esc(e.url)} is DISABLED</strong> since ${esc(e.disabledAt)}: ${esc(e.disabledReason)}. Re-enable it and replay what it missed with the Clearinghouse node's Webhook Endpoint → Recover (example 6), or publish its workflow again.</p>`,
+				`<p class="warning" data-endpoint="${esc(e.id)}"><strong>Endpoint ${esc(e.name)} (${esc(e.url)}) is DISABLED</strong> since ${esc(e.disabledAt)}: ${esc(e.disabledReason)}. Re-enable it and replay what it missed with the Clearinghouse node's Webhook Endpoint → Recover (example 6), or publish its workflow again.</p>`,
 		)
 		.join('');
 }
@@ -108,7 +125,7 @@ function renderOutbox() {
 /** Keeps the user's choices (sender, amount) in rows that stay: only rows that changed are replaced. */
 function replaceRows(table, rows, empty) {
 	const body = $(`${table} tbody`);
-	const html = rows.length ? rows : [`<tr><td colspan="8" class="muted">${esc(empty)}</td></tr>`];
+	const html = rows.length ? rows : [`<tr><td colspan="9" class="muted">${esc(empty)}</td></tr>`];
 	const old = [...body.children];
 	html.forEach((row, i) => {
 		const template = document.createElement('template');
@@ -135,6 +152,9 @@ async function refresh() {
 	try {
 		[state, overview] = await Promise.all([operator('GET', '/state'), operator('GET', '/overview')]);
 		$('#account').textContent = `Account ${state.accountId} · ${state.account.status} · KYB ${state.account.kyb} · clock ${state.clock.now}`;
+		$('#netting').textContent =
+			`Netting window ${overview.epoch} is open: closing it delivers every FUNDED order.` +
+			(overview.lastNetting ? ` Last close (${overview.lastNetting.at.slice(11, 19)} UTC): ${overview.lastNetting.says}` : '');
 		renderOrders();
 		renderWallets();
 		renderDeliveries();
@@ -162,7 +182,7 @@ async function fund(row, attribute) {
 }
 
 const actions = {
-	'close-netting': async () => say(`Netting window closed: ${JSON.stringify(await operator('POST', '/netting/close', {}))}`),
+	'close-netting': async () => say((await operator('POST', '/netting/close', {})).says),
 	'fund-attribute': (row) => fund(row, true),
 	'fund-hash': (row) => fund(row, false),
 	'fail-distribution': async (row) => {

@@ -1,7 +1,8 @@
 /**
  * The sandbox console in a real headless browser (Debian's chromium over the DevTools protocol):
- * an order created by an n8n workflow is walked to DISTRIBUTED with clicks only (fund from alice's
- * wallet and attribute, then close the netting window). Screenshots of each step are kept in
+ * an order created by an n8n workflow is walked to DISTRIBUTED with clicks only (overfund it from
+ * alice's wallet and attribute, then close the netting window), and the console says in words where
+ * the order stands, its surplus, and what the close did. Screenshots of each step are kept in
  * .e2e/screenshots/ (git-ignored) as test artefacts.
  */
 import { existsSync } from 'node:fs';
@@ -83,13 +84,23 @@ describeBrowser('sandbox console in a real browser', () => {
 		);
 		await browser.screenshot(join(shots, 'console-1-awaiting-funds.png'));
 
+		// 10% more than the order's amount: the console shows the surplus and where it goes.
+		await browser.select(`${row} select[data-field="amount"]`, 'over');
 		await browser.click(`${row} button[data-action="fund-attribute"]`);
 		await browser.waitFor('the attribution message', `document.querySelector('#message').textContent.includes('attributed')`, 60_000, shown);
 		await browser.waitFor('FUNDED', `${statusOf} === 'FUNDED'`, 120_000, shown);
+		const standing = `document.querySelector('${row} td.standing').textContent`;
+		await browser.waitFor('the surplus', `${standing}.includes('overfunded by 4.25 USD: the surplus waits for a return wallet on ethereum')`, 60_000, shown);
+		expect(await browser.evaluate(standing)).toContain('funded: delivered when netting window 1 closes');
 		await browser.screenshot(join(shots, 'console-2-funded.png'));
 
 		await browser.click('#close-netting');
 		await browser.waitFor('DISTRIBUTED', `${statusOf} === 'DISTRIBUTED'`, 120_000, shown);
+		// The close in words, in the message and in the header line that stays.
+		const closed = 'Netting window 1 closed: 1 order delivered (INV-CONSOLE-1). Window 2 is open.';
+		expect(await browser.evaluate(`document.querySelector('#message').textContent`)).toBe(closed);
+		await browser.waitFor('the last close in the header', `document.querySelector('#netting').textContent.endsWith(${JSON.stringify(closed)})`, 30_000);
+		expect(await browser.evaluate(standing)).toContain('delivered at the close of netting window 1');
 		await browser.screenshot(join(shots, 'console-3-distributed.png'));
 
 		// The sandbox agrees, and the console's own requests were same-origin JSON calls only.

@@ -2,12 +2,16 @@
  * The no-code walk of issue 15 in a real browser (Debian's chromium over the DevTools protocol),
  * against what `npm start` sets up: the sandbox (demo seed), a local n8n with the packed package, the
  * sandbox credential and the examples imported as shipped. From there only clicks and typing:
- *   create the owner account, publish Examples 2 and 3, run Example 1 with the editor's execute
- *   button (three orders, INV-1004 refused on the error branch), fund and settle its orders in the
- *   sandbox console, and see the trigger workflows fire in n8n's executions list and the console's
- *   outbox.
+ *   create the owner account, publish Examples 2 and 3, change Example 1's payees in its Payees node
+ *   (Edit Fields: one amount changed, a payee added on a chain the service does not support) and run
+ *   it with the editor's execute button (three orders; INV-1004 and INV-1005 refused on the error
+ *   branch, whose panel shows the errors in the panel's words: the field's label and the valid
+ *   chains), fund and settle its orders in the sandbox console (which says what each netting close
+ *   did and the surplus of the overfunded order), and see the trigger workflows fire in n8n's
+ *   executions list and the console's outbox.
  * The test reads the sandbox and n8n only to assert. A second test clicks the console buttons the
- * walk does not need (activate, expire, fail a distribution, replay, inject a fault).
+ * walk does not need (activate, expire, fail a distribution, replay a delivery that ran, which the
+ * trigger then drops as a duplicate, inject a fault).
  * Screenshots are kept in .e2e/screenshots/ (git-ignored) as test artefacts, with every webhook
  * attempt the sandbox made (walk-webhook-attempts.json: what n8n answered and how long it took).
  *
@@ -21,7 +25,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Browser, CHROMIUM } from '../../harness/browser';
-import { exampleFiles, loadExample } from '../../harness/examples';
+import { exampleFiles, findNode, loadExample } from '../../harness/examples';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
@@ -78,6 +82,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 				endpointId: a.endpointId,
 				deliveryId: a.deliveryId,
 				eventId: event.id,
+				answer: a.response,
 				orderStatus: order?.status,
 				orderVersion: order?.version,
 				memo: order?.memo,
@@ -142,6 +147,26 @@ describeBrowser('the no-code walk in a real browser', () => {
 	}
 
 	const memos = ['INV-1001', 'INV-1002', 'INV-1003'];
+	/**
+	 * What the user pastes into Example 1's Payees node: the shipped rows with INV-1003 paying 275.00
+	 * instead of 310.25, and one more payee on a chain the service does not support.
+	 */
+	function editedPayees(): string {
+		const { jsonOutput } = findNode(loadExample('1-scheduled-batch-payouts.json'), 'Payees').parameters as { jsonOutput: string };
+		const payees = JSON.parse(jsonOutput) as { payees: Array<Record<string, string>> };
+		const inv1003 = payees.payees.find((p) => p.reference === 'INV-1003')!;
+		expect(inv1003.amountUsd).toBe('310.25');
+		inv1003.amountUsd = '275.00';
+		payees.payees.push({
+			payee: 'Dave (tron)',
+			chain: 'tron',
+			address: 'TN3W4H6rK2ce4vX9YnFQHwKENnHjoxb3m9',
+			asset: 'USDT',
+			amountUsd: '12.00',
+			reference: 'INV-1005',
+		});
+		return JSON.stringify(payees);
+	}
 
 	test('a user publishes Examples 2 and 3, runs Example 1, settles its orders in the console and sees the triggers fire', async () => {
 		const started = Date.now();
@@ -178,8 +203,36 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await waitUntil('two enabled webhook endpoints', async () => (await overview()).endpoints.filter((e: any) => e.status === 'ENABLED').length === 2);
 		took('Examples 2 and 3 published');
 
-		// 2. Run Example 1 from its manual trigger with the execute button.
+		// 2. Change Example 1's payees in its Payees node (Edit Fields, JSON): select all, paste the new rows.
 		await openWorkflow('Example 1');
+		await browser.clickWhere('the Payees node', canvasNode('Payees'), 30_000, 2);
+		const payeesEditor = `[...document.querySelectorAll('.cm-content')].find((e) => e.textContent.includes('payees'))`;
+		await browser
+			.waitFor(
+				'the payees in the Payees panel',
+				`${payeesEditor}?.textContent.includes('INV-1001')`,
+				60_000,
+				`({ editors: [...document.querySelectorAll('.cm-content')].map((e) => e.textContent.slice(0, 300)), ndv: document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 2000), testIds: [...new Set([...document.querySelectorAll('[data-test-id]')].map((e) => e.dataset.testId))].slice(0, 200) })`,
+			)
+			.catch(async (error: Error) => {
+				await shot('2b-payees-not-found');
+				throw error;
+			});
+		await browser.clickWhere('the payees editor', payeesEditor);
+		await browser.waitFor('focus in the payees editor', `document.activeElement === ${payeesEditor}`, 10_000);
+		await browser.press('a', 2);
+		await browser.insertText(editedPayees());
+		await browser.waitFor(
+			'the edited payees in the editor',
+			`(() => { const t = ${payeesEditor}?.textContent ?? ''; return t.includes('INV-1005') && t.includes('275.00') && !t.includes('310.25'); })()`,
+			10_000,
+			`${payeesEditor}?.textContent`,
+		);
+		await shot('2b-payees-edited');
+		await browser.click('[data-test-id="ndv-close-button"]');
+		await browser.waitFor('the canvas again', `!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`, 30_000);
+
+		// Run Example 1 from its manual trigger with the execute button.
 		await browser.click('button[aria-label="Select trigger node"]');
 		await browser.click('[data-test-id="action-Run now"]');
 		await browser.waitFor(
@@ -189,29 +242,41 @@ describeBrowser('the no-code walk in a real browser', () => {
 		);
 		await browser.click('[data-test-id="execute-workflow-button"]');
 		await browser.waitFor(
-			'the run to finish (the summary and the failed payees each sent once to the outbox)',
-			`!document.querySelector('[data-test-id="stop-execution-button"]') && ['Send summary', 'Send failed payees'].every((name) => {
+			'the run to finish (the summary sent once to the outbox, each of the two refused payees once)',
+			`!document.querySelector('[data-test-id="stop-execution-button"]') && [['Send summary', '1 item'], ['Send failed payees', '2 items']].every(([name, count]) => {
 				const el = document.querySelector('[data-test-id="canvas-node"][data-node-name="' + name + '"]');
-				return el && el.textContent.includes('1 item') && el.querySelector('[data-test-id="canvas-node-status-success"]'); })`,
+				return el && el.textContent.includes(count) && el.querySelector('[data-test-id="canvas-node-status-success"]'); })`,
 			180_000,
 			`[...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => e.textContent)`,
 		);
 		await shot('3-example-1-run');
-		// The refused payee, with its CSV row and the service's reason, on the error branch.
+		// The refused payees, with their rows and the reasons in the panel's words, on the error branch: the
+		// unregistered recipient, and the unsupported chain named by its label (Chain) with the valid chains.
 		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
 		await browser.waitFor(
-			'the refused payee in the output panel',
-			`document.body.innerText.includes('INV-1004') && /not a registered wallet|recipient_not_active/.test(document.body.innerText)`,
+			'the refused payees in the output panel',
+			`(() => { const t = document.body.innerText; return t.includes('INV-1004') && /not a registered wallet/.test(t) && t.includes('INV-1005')
+				&& t.includes('Chain "tron" is not supported. Valid chains: Base (base), Ethereum (ethereum), Solana (solana)'); })()`,
 			60_000,
+			`document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 3000)`,
 		);
-		await shot('4-refused-payee');
+		await shot('4-refused-payees');
 		took('Example 1 run');
 
 		// 3. The sandbox console: fund each order from alice's wallet and settle.
 		await browser.goto(`${sandbox.mainUrl}/`);
 		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
 		for (const memo of memos) await browser.waitFor(`${memo} awaiting funds`, `${statusOf(memo)} === 'AWAITING_FUNDS'`, 60_000, shown);
-		expect(await browser.evaluate(`${row('INV-1004')} === undefined`)).toBe(true);
+		expect(await browser.evaluate(`${row('INV-1004')} === undefined && ${row('INV-1005')} === undefined`)).toBe(true);
+		// The edited amount is the one ordered.
+		expect(await browser.evaluate(`${row('INV-1003')}.children[2].textContent`)).toBe('275 USDC');
+		// The console names each endpoint by its workflow (the trigger's description).
+		await browser.waitFor(
+			'the endpoints named by their workflows',
+			`['Example 2', 'Example 3'].every((name) => document.querySelector('#endpoints').textContent.includes(name))`,
+			60_000,
+			`document.querySelector('#endpoints').textContent`,
+		);
 		// Every order starts with the order's own sender (alice) as the funding wallet.
 		const state = await operator.state();
 		const alice = state.users.find((u: any) => u.label === 'alice');
@@ -239,6 +304,13 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await fund('INV-1002', 'partial', 'fund-attribute');
 		await fund('INV-1003', 'over', 'fund-attribute');
 		for (const memo of memos) await browser.waitFor(`${memo} funded`, `${statusOf(memo)} === 'FUNDED'`, 120_000, shown);
+		// INV-1003 got 10% more than its amount: the console shows the surplus.
+		await browser.waitFor(
+			'the surplus of INV-1003',
+			`${row('INV-1003')}.querySelector('td.standing').textContent.includes('overfunded by 27.5 USD')`,
+			60_000,
+			shown,
+		);
 		await shot('7-funded');
 		took('orders funded');
 		// Example 2 posts an "is funded" line per order (see the header for why the walk waits for it).
@@ -247,6 +319,10 @@ describeBrowser('the no-code walk in a real browser', () => {
 
 		await browser.click('#close-netting');
 		for (const memo of memos) await browser.waitFor(`${memo} distributed`, `${statusOf(memo)} === 'DISTRIBUTED'`, 120_000, shown);
+		// The close in words, not JSON.
+		const closed = await browser.evaluate<string>(`document.querySelector('#message').textContent`);
+		expect(closed).toMatch(/^Netting window 1 closed: 3 orders delivered \(/);
+		for (const memo of memos) expect(closed).toContain(memo);
 		took('orders distributed');
 
 		// 4a. What the triggers "posted": a ledger row and a "was delivered" line per settled order.
@@ -347,21 +423,29 @@ describeBrowser('the no-code walk in a real browser', () => {
 		expect(await browser.evaluate(`${slackLines(js('BTN-FAIL'), 'failed to distribute')}.length`)).toBe(1);
 		await shot('10-expired-and-failed');
 
-		// Replay a delivery: the service sends it again, as a new delivery, listed first (newest first;
-		// the list is bounded, so it is found by its id rather than by counting rows).
+		// Replay a delivery that ran a workflow: the service sends the same event again, as a new delivery
+		// (found by its id: the list is bounded and newest first). The trigger has run that event already,
+		// so it acknowledges the copy and drops it as a duplicate, and the console says so.
 		const replayed = await browser.waitFor<string>(
-			'a delivery to replay',
-			`document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery`,
+			'a delivery that ran',
+			`document.querySelector('#deliveries tbody tr[data-outcome="ran"]')?.dataset.delivery`,
 			60_000,
 		);
+		const workflow = await browser.evaluate<string>(`document.querySelector('#deliveries tbody tr[data-delivery="${replayed}"]').children[0].textContent`);
+		expect(workflow).toMatch(/Example [23]/);
 		await browser.click(`#deliveries tbody tr[data-delivery="${replayed}"] button[data-action="replay"]`);
 		const copy = await browser.waitFor<string>('the replay message', `/^Replayed as delivery (\\S+)\\.$/.exec(${say})?.[1]`, 60_000, shown);
 		expect(copy).not.toBe(replayed);
+		const copyRow = `document.querySelector('#deliveries tbody tr[data-delivery=${js(copy)}]')`;
 		await browser.waitFor(
-			'the new delivery listed first',
-			`document.querySelector('#deliveries tbody tr[data-delivery]')?.dataset.delivery === ${js(copy)}`,
+			'the replay dropped as a duplicate',
+			`${copyRow}?.dataset.outcome === 'dropped' && ${copyRow}.querySelector('td.outcome').textContent.startsWith('dropped by the trigger as a duplicate')`,
 			60_000,
+			`${copyRow}?.textContent`,
 		);
+		// The same workflow, and the copy says what it repeats.
+		expect(await browser.evaluate(`${copyRow}.children[0].textContent`)).toBe(workflow);
+		expect(await browser.evaluate(`${copyRow}.children[1].textContent`)).toContain('replay of');
 
 		// Inject a fault: the form's defaults (the next POST /payment answers 503), shown in the list.
 		await browser.click('#fault button[data-action="inject-fault"]');

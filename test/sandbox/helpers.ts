@@ -105,10 +105,11 @@ export interface Received {
 	at: number;
 }
 
-/** A local webhook receiver; `respond` decides the status of each request (default 200). */
+/** A local webhook receiver; `respond` decides the status of each request (default 200), `answer` its JSON body (default the text ok/nope). */
 export class Receiver {
 	received: Received[] = [];
 	respond: (r: Received) => number | 'hang' = () => 200;
+	answer?: (r: Received) => unknown;
 	private server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c) => chunks.push(c));
@@ -118,8 +119,8 @@ export class Receiver {
 			this.received.push(r);
 			const s = this.respond(r);
 			if (s === 'hang') return;
-			res.writeHead(s, { 'content-type': 'text/plain' });
-			res.end(s >= 200 && s < 300 ? 'ok' : 'nope');
+			res.writeHead(s, { 'content-type': this.answer ? 'application/json' : 'text/plain' });
+			res.end(this.answer ? JSON.stringify(this.answer(r)) : s >= 200 && s < 300 ? 'ok' : 'nope');
 		});
 	});
 	url = '';

@@ -1,10 +1,11 @@
-/** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state. */
-import { Env, createOrder, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
+/** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state, what the console says. */
+import { Env, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
 import { Client } from '../support/sandbox';
 
 let env: Env;
 beforeAll(async () => {
-	env = await setup();
+	// Webhook attempts wait 500 ms for an answer (the console test below times one out).
+	env = await setup({ attemptTimeoutMs: 500 });
 });
 afterAll(() => env.sb.close());
 afterEach(async () => {
@@ -254,5 +255,140 @@ describe('outbox', () => {
 		const slack = await env.op.get('/outbox?channel=slack');
 		expect(slack.body.messages.map((m: any) => m.body)).toEqual([{ text: 'order funded' }]);
 		expect((await env.op.get('/outbox')).body.messages.map((m: any) => m.channel)).toEqual(['slack', 'ledger']);
+	});
+});
+
+describe('what the console says (GET /overview, POST /netting/close)', () => {
+	const overview = async () => (await env.op.get('/overview')).body;
+
+	it('names each endpoint by its description, and says what happened to each delivery: ran, dropped as a duplicate (a replay), failed, timed out', async () => {
+		// A receiver that answers as the package's trigger does: it runs an event once, then drops its repeats.
+		const trigger = await new Receiver().start();
+		const seen = new Set<string>();
+		trigger.answer = (r) => {
+			const id = String(r.headers['x-service-webhook-id']);
+			if (seen.has(id)) return { received: true, ignored: 'duplicate' };
+			seen.add(id);
+			return { message: 'Workflow was started' };
+		};
+		const failing = await new Receiver().start();
+		failing.respond = () => 503;
+		failing.answer = () => ({ error: 'Could not confirm the event with the API, retry later' });
+		const hanging = await new Receiver().start();
+		hanging.respond = () => 'hang';
+		const described = 'n8n workflow "Payouts to Slack" (wf123), node "Clearinghouse Trigger"';
+		const endpoint = async (url: string, description?: string) =>
+			(await env.api.post('/webhooks/endpoints', { url, ...(description ? { description } : {}), eventTypes: ['payment_order'] })).body.id as string;
+		const ids = {
+			trigger: await endpoint(trigger.url, described),
+			failing: await endpoint(failing.url),
+			hanging: await endpoint(hanging.url, 'slow receiver'),
+		};
+		try {
+			const o = await createOrder(env, { memo: 'CONSOLE-WORDS' });
+			const of = (view: any, endpointId: string) => view.deliveries.find((d: any) => d.endpointId === endpointId && d.orderId === o.id && !d.replayOf);
+			const view = await waitFor(
+				async () => {
+					const v = await overview();
+					return [ids.trigger, ids.failing, ids.hanging].every((id) => of(v, id)?.answers.length > 0) && v;
+				},
+				8000,
+				'one answer (or timeout) per endpoint',
+			);
+			expect(view.endpoints.find((e: any) => e.id === ids.trigger)).toMatchObject({ description: described, name: described });
+			// Without a description: the URL path and the start of the id.
+			expect(view.endpoints.find((e: any) => e.id === ids.failing).name).toBe(`no description: /hook · ${ids.failing.slice(0, 8)}`);
+
+			expect(of(view, ids.trigger)).toMatchObject({
+				memo: 'CONSOLE-WORDS',
+				orderStatus: 'AWAITING_FUNDS',
+				status: 'DELIVERED',
+				outcome: 'ran',
+				says: 'ran: the receiver accepted it with HTTP 200 ("Workflow was started")',
+				answers: [{ attempt: 1, statusCode: 200, body: '{"message":"Workflow was started"}' }],
+			});
+			const failed = of(view, ids.failing);
+			expect(failed).toMatchObject({ status: 'PENDING', outcome: 'retrying' });
+			expect(failed.says).toMatch(
+				/^failed once so far \(last: HTTP 503 in \d+ ms: "Could not confirm the event with the API, retry later"\); next attempt at \d\d:\d\d:\d\d UTC$/,
+			);
+			expect(failed.answers[0]).toMatchObject({ statusCode: 503, body: '{"error":"Could not confirm the event with the API, retry later"}' });
+			const slow = of(view, ids.hanging);
+			expect(slow).toMatchObject({ outcome: 'retrying', answers: [{ statusCode: null, error: 'timeout', body: null }] });
+			expect(slow.says).toMatch(/^failed once so far \(last: no answer within 500 ms \(timeout\)\)/);
+
+			// A replay is the same event again: the trigger drops it, and the console says so.
+			const original = of(view, ids.trigger);
+			const replay = await env.api.post(`/webhooks/deliveries/${original.id}/replay`);
+			expect(replay.status).toBe(202);
+			const copy = await waitFor(
+				async () => (await overview()).deliveries.find((d: any) => d.id === replay.body.id && d.status === 'DELIVERED'),
+				8000,
+				'the replay delivered',
+			);
+			expect(copy).toMatchObject({ replayOf: original.id, outcome: 'dropped', droppedAs: 'duplicate' });
+			expect(copy.says).toBe('dropped by the trigger as a duplicate: it has already run this event (a retry or a replay repeats it); it answered HTTP 200');
+			expect(copy.answers[0].body).toBe('{"received":true,"ignored":"duplicate"}');
+			// The attempts log keeps the answer too.
+			const logged = (await env.op.get(`/webhooks/attempts?endpointId=${ids.trigger}`)).body.attempts;
+			expect(logged.map((a: any) => a.response)).toEqual(expect.arrayContaining(['{"received":true,"ignored":"duplicate"}']));
+		} finally {
+			for (const id of Object.values(ids)) await env.api.del(`/webhooks/endpoints/${id}`);
+			await Promise.all([trigger.stop(), failing.stop(), hanging.stop()]);
+		}
+	});
+
+	it('says where an order stands in the netting, why one funded just before a close waits for the next window, and the close in words', async () => {
+		const epoch = (await overview()).epoch;
+		const early = await createOrder(env, { memo: 'NET-EARLY', expiresAt: future(365 * 86400_000) });
+		const late = await createOrder(env, { memo: 'NET-LATE', expiresAt: future(365 * 86400_000) });
+		const hash = await fund(env, early.id, 100);
+		await env.op.post(`/deposits/${hash}/status`, { status: 'CONFIRMED' });
+		// Seconds before the close: the deposit is seen on chain, not yet swept (5 s per step at timeScale 1).
+		await fund(env, late.id, 100);
+		const before = await overview();
+		const standing = (v: any, id: string) => v.orders.find((o: any) => o.id === id).netting;
+		expect(standing(before, early.id)).toBe(`funded: delivered when netting window ${epoch} closes`);
+		expect(standing(before, late.id)).toBe(
+			'not funded yet: its deposit is PENDING_VERIFICATION (seen on chain, not yet swept into clearing). ' +
+				`A window takes only the orders FUNDED when it closes, so if window ${epoch} closes before the sweep, this order waits for window ${epoch + 1}`,
+		);
+
+		const close = (await env.op.post('/netting/close')).body;
+		expect(close).toMatchObject({ epochId: epoch, distributedIds: expect.arrayContaining([early.id]), waitingIds: [late.id] });
+		expect(close.distributed).toBe(close.distributedIds.length);
+		expect(close.says).toMatch(new RegExp(`^Netting window ${epoch} closed: \\d+ orders? delivered \\([^)]*NET-EARLY[^)]*\\)\\. `));
+		expect(close.says).toContain(`1 order funded too late for it (deposit still being swept) waits for window ${epoch + 1}: NET-LATE.`);
+		expect(close.says).toMatch(new RegExp(`Window ${epoch + 1} is open\\.$`));
+		const after = await overview();
+		expect(after).toMatchObject({ epoch: epoch + 1, lastNetting: { says: close.says } });
+		expect(standing(after, early.id)).toBe(`delivered at the close of netting window ${epoch}`);
+		expect(standing(after, late.id)).toMatch(new RegExp(`waits for window ${epoch + 2}$`));
+		// A close with nothing funded says so.
+		const idle = (await env.op.post('/netting/close')).body;
+		expect(idle.says).toMatch(new RegExp(`^Netting window ${epoch + 1} closed with no funded orders\\. .*Window ${epoch + 2} is open\\.$`));
+	});
+
+	it('shows the surplus of an overfunded order and where it goes back', async () => {
+		const o = await createOrder(env, { memo: 'OVERFUNDED', amountUsd: 100, expiresAt: future(365 * 86400_000) });
+		const hash = await fund(env, o.id, 110.5);
+		await env.op.post(`/deposits/${hash}/status`, { status: 'CONFIRMED' });
+		const shown = async () => (await overview()).orders.find((x: any) => x.id === o.id);
+		const waiting = await shown();
+		expect(waiting).toMatchObject({ status: 'FUNDED', receivedTotal: 110.5, surplusUsd: 10.5 });
+		// alice has no default return wallet: the surplus waits for return details.
+		expect(waiting.surplus).toBe(
+			'overfunded by 10.5 USD: the surplus waits for a return wallet on ethereum: the sender has no active default return wallet there and the order has no return details (Payment Order → Set Return Details)',
+		);
+		const address = wallet(env.alice, 'ethereum');
+		const put = await env.api.put(
+			`/payment-orders/${o.id}/return-details`,
+			{ userId: env.alice.id, wallets: [{ chain: 'ethereum', address }] },
+			{ 'If-Match': '"0"', 'Idempotency-Key': 'console-surplus' },
+		);
+		expect(put.status).toBe(200);
+		expect((await shown()).surplus).toBe(`overfunded by 10.5 USD: the surplus is about to go back to ${address.slice(0, 8)}…${address.slice(-4)}`);
+		// An order paid exactly has no surplus.
+		expect((await overview()).orders.find((x: any) => x.memo === 'NET-EARLY')).toMatchObject({ surplusUsd: null, surplus: null });
 	});
 });
