@@ -6,7 +6,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
-import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/lifecycle';
+import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
 import {
 	activate,
 	api,
