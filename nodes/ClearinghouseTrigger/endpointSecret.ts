@@ -1,9 +1,9 @@
-import type { IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
-import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
+import { apiCredentials, apiRequest, reuseCredentials } from '../shared/transport';
 import { setNewest } from '../shared/boundedMemory';
 
 /**
@@ -15,8 +15,9 @@ import { setNewest } from '../shared/boundedMemory';
  * - Opened on delivery with the credential's key. A box that does not open (the key was changed)
  *   verifies nothing and repairs nothing: the delivery is answered non-2xx (the service keeps it),
  *   and no request that could not be verified ever makes the trigger write to the service.
- * - Kept opened for 10 s per trigger and box, in this process only: within that time a delivery
- *   reads no credential to verify (n8n loads, decrypts and takes an expression isolate for every read).
+ * - Kept opened for 10 s per trigger and box, in this process only, with the credential it was opened
+ *   with: within that time a delivery reads no credential at all (n8n loads, decrypts and takes an
+ *   expression isolate for every read), and its confirmation request uses that same key.
  * - Renewed only on activation (lifecycle.ts): an immediate rotation whose new secret, sealed under
  *   the current key, is the only one that signs from then on.
  */
@@ -29,14 +30,20 @@ export interface SecretState {
 	secret?: string;
 }
 
-/** What the secret box of this trigger is sealed under: the credential's API key, workflow and node. */
-export async function secretScope(ctx: IHookFunctions | IWebhookFunctions): Promise<SecretScope> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+function scopeOf(ctx: IHookFunctions | IWebhookFunctions, credentials: IDataObject): SecretScope {
 	return {
 		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
 		workflowId: String(ctx.getWorkflow().id ?? ''),
 		nodeId: ctx.getNode().id,
 	};
+}
+
+/**
+ * What the secret box of this trigger is sealed under: the credential's API key, workflow and node.
+ * The credential is the transport's read of this n8n call, so the requests of the call read no other.
+ */
+export async function secretScope(ctx: IHookFunctions | IWebhookFunctions): Promise<SecretScope> {
+	return scopeOf(ctx, await apiCredentials(ctx));
 }
 
 export function storeSecret(state: SecretState, secret: string, scope: SecretScope): void {
@@ -95,28 +102,36 @@ export type DeliverySecret =
  * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
  * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
  * A secret opened in the last 10 s for the same trigger and box is used without reading the
- * credential again (below).
+ * credential again, and the credential it was opened with becomes this call's (for the
+ * confirmation request): see below.
  */
 export async function deliverySecret(this: IWebhookFunctions, state: SecretState, key: string): Promise<DeliverySecret> {
 	const opened = openedSecrets.get(openedKey(key, state.secretBox));
-	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) return { found: 'secret', secret: opened.secret };
-	const found = readSecret(state, await secretScope(this));
+	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) {
+		reuseCredentials(this, opened.credentials);
+		return { found: 'secret', secret: opened.secret };
+	}
+	const credentials = await apiCredentials(this);
+	const found = readSecret(state, scopeOf(this, credentials));
 	if (found.found === 'secret' && typeof state.secretBox === 'string' && state.secretBox !== '') {
-		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, at: Date.now() }, MAX_OPENED);
+		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, credentials: { ...credentials }, at: Date.now() }, MAX_OPENED);
 	}
 	return found;
 }
 
 /**
- * Secrets this process opened, by trigger and box, for a few seconds. Reading the credential (n8n
- * loads it from its database, decrypts it and, by default, takes an expression isolate for it on
- * every call) was the largest cost of a delivery.
- * A new box (renewed or re-registered) is a new entry; a changed API key is noticed once the entry
- * has expired (until then the old box's secret, still the endpoint's, verifies as before).
+ * Secrets this process opened, by trigger and box, for a few seconds, with the credential they were
+ * opened with. Reading the credential (n8n loads it from its database, decrypts it and, by default,
+ * takes an expression isolate for it on every call) was the largest cost of a delivery, and the
+ * confirmation request (confirm.ts) needs the same key: kept here, neither reads it again.
+ * A new box (renewed or re-registered) is a new entry; a changed credential (API key, Base URL) is
+ * noticed once the entry has expired (until then the old box's secret, still the endpoint's,
+ * verifies as before, and the confirmation is asked with the old key). Kept in this process's memory
+ * only: never written, logged or returned.
  */
 export const OPENED_SECRET_TTL_MS = 10_000;
 const MAX_OPENED = 100;
-const openedSecrets = new Map<string, { secret: string; at: number }>();
+const openedSecrets = new Map<string, { secret: string; credentials: IDataObject; at: number }>();
 const openedKey = (key: string, box: unknown) => `${key}\n${typeof box === 'string' ? box : ''}`;
 
 /** For tests: forget opened secrets, as a restart of n8n would. */
