@@ -8,8 +8,9 @@ import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { eventOptions } from './eventOptions';
+import { deliverySecret } from './endpointSecret';
 import type { EndpointState } from './lifecycle';
-import { checkExists, create, deleteWebhook, deliverySecret } from './lifecycle';
+import { checkExists, create, deleteWebhook } from './lifecycle';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
@@ -205,7 +206,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	const req = ctx.getRequestObject();
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
 	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
-	// The secret is kept sealed under the credential's API key (see lifecycle.ts). A box that no
+	// The secret is kept sealed under the credential's API key (see endpointSecret.ts). A box that no
 	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
 	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
 	// workflow again repairs the endpoint and its catch-up replays these deliveries.

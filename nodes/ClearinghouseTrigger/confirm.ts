@@ -27,7 +27,9 @@ export type Confirmation =
 
 /**
  * Asks the API for the order an event names (`GET /payment-orders/{id}`, with the trigger's
- * credential). Never throws.
+ * credential: the one the delivery opened its secret with, endpointSecret.ts, so no second read).
+ * Sent by the transport (n8n's plain request helper, `x-api-key` set by the node, errors mapped
+ * without it). Never throws.
  */
 export async function confirmOrder(ctx: IWebhookFunctions, eventOrder: IDataObject): Promise<Confirmation> {
 	const id = eventOrder.id;

@@ -1,11 +1,9 @@
-import type { IDataObject, IHookFunctions, IWebhookFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import type { MemorySnapshot } from './events';
-import type { SecretScope } from '../shared/secretBox';
-import { openSecret, sealSecret } from '../shared/secretBox';
-import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
-import { setNewest } from '../shared/boundedMemory';
+import { readSecret, rotateImmediately, secretScope, storeSecret } from './endpointSecret';
+import { apiRequest } from '../shared/transport';
 import type { RecoveryResult } from '../shared/endpointRecovery';
 import { DEFAULT_MAX_AGE_MS, recoverEndpoint } from '../shared/endpointRecovery';
 
@@ -33,44 +31,6 @@ function clearEndpointState(state: EndpointState): void {
 	delete state.secretBox;
 	delete state.secret;
 	delete state.url;
-}
-
-/** What the secret box of this trigger is sealed under: the credential's API key, workflow and node. */
-export async function secretScope(ctx: IHookFunctions | IWebhookFunctions): Promise<SecretScope> {
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
-	return {
-		apiKey: typeof credentials.apiKey === 'string' ? credentials.apiKey : '',
-		workflowId: String(ctx.getWorkflow().id ?? ''),
-		nodeId: ctx.getNode().id,
-	};
-}
-
-export function storeSecret(state: EndpointState, secret: string, scope: SecretScope): void {
-	state.secretBox = sealSecret(secret, scope);
-	delete state.secret;
-}
-
-export type StoredSecret =
-	| { found: 'secret'; secret: string }
-	/** A box that does not open: sealed under another API key (the credential's key was changed). */
-	| { found: 'unreadable' }
-	| { found: 'none' };
-
-/**
- * The stored secret. A plain secret left by an earlier version is sealed on the way (migrated;
- * n8n saves it with the state, see the README).
- */
-export function readSecret(state: EndpointState, scope: SecretScope): StoredSecret {
-	if (typeof state.secretBox === 'string' && state.secretBox !== '') {
-		const secret = openSecret(state.secretBox, scope);
-		return secret === undefined ? { found: 'unreadable' } : { found: 'secret', secret };
-	}
-	if (typeof state.secret === 'string' && state.secret !== '') {
-		const secret = state.secret;
-		if (scope.apiKey !== '') storeSecret(state, secret, scope);
-		return { found: 'secret', secret };
-	}
-	return { found: 'none' };
 }
 
 function httpCode(error: unknown): string | undefined {
@@ -177,21 +137,6 @@ async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: Endpo
 	}
 }
 
-/** `rotate-secret?immediate=true`: the new secret, the only one that signs from now on. */
-export async function rotateImmediately(this: IHookFunctions | IWebhookFunctions, endpointId: string): Promise<string> {
-	const rotated = await apiRequest.call(this, {
-		method: 'POST',
-		path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}/rotate-secret`,
-		qs: { immediate: true },
-	});
-	if (typeof rotated.secretNext !== 'string' || rotated.secretNext === '') {
-		throw new NodeApiError(this.getNode(), rotated as JsonObject, {
-			message: 'The rotate-secret response did not contain the new secret',
-		});
-	}
-	return rotated.secretNext;
-}
-
 /**
  * Makes our URL served by exactly one endpoint we hold the secret of, if one exists already.
  * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
@@ -289,47 +234,4 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 		// ignored on purpose, see above
 	}
 	return true;
-}
-
-export type DeliverySecret =
-	| { found: 'secret'; secret: string }
-	/** The box does not open (the credential's API key was changed): answer non-2xx, repair on activation. */
-	| { found: 'unreadable' }
-	| { found: 'none' };
-
-/**
- * The secret a delivery is checked with. A box that no longer opens (the credential's API key was
- * changed) is NOT repaired here: the request could not be verified, and an unverified request must
- * never make the trigger write to the service (before, any request then rotated the secret). The
- * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
- * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
- * A secret opened in the last 10 s for the same trigger and box is used without reading the
- * credential again (below).
- */
-export async function deliverySecret(this: IWebhookFunctions, state: EndpointState, key: string): Promise<DeliverySecret> {
-	const opened = openedSecrets.get(openedKey(key, state.secretBox));
-	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) return { found: 'secret', secret: opened.secret };
-	const found = readSecret(state, await secretScope(this));
-	if (found.found === 'secret' && typeof state.secretBox === 'string' && state.secretBox !== '') {
-		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, at: Date.now() }, MAX_OPENED);
-	}
-	return found;
-}
-
-/**
- * Secrets this process opened, by trigger and box, for a few seconds. Reading the credential (n8n
- * loads it from its database, decrypts it and, by default, takes an expression isolate for it on
- * every call) was the largest cost of a delivery: 3 isolates per delivery instead of 2 under n8n's
- * default settings, and about 0.74× against 0.9× the Webhook node with lazy acquisition (bench/).
- * A new box (renewed or re-registered) is a new entry; a changed API key is noticed once the entry
- * has expired (until then the old box's secret, still the endpoint's, verifies as before).
- */
-export const OPENED_SECRET_TTL_MS = 10_000;
-const MAX_OPENED = 100;
-const openedSecrets = new Map<string, { secret: string; at: number }>();
-const openedKey = (key: string, box: unknown) => `${key}\n${typeof box === 'string' ? box : ''}`;
-
-/** For tests: forget opened secrets, as a restart of n8n would. */
-export function forgetRenewals(): void {
-	openedSecrets.clear();
 }

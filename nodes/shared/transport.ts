@@ -312,6 +312,15 @@ export async function apiCredentials(ctx: ApiContext): Promise<IDataObject> {
 }
 
 /**
+ * Makes `credentials`, read moments ago by another call of the same node, this context's read, so
+ * that its requests read none: the trigger's opened secret keeps the credential it was opened with
+ * for a few seconds (ClearinghouseTrigger/endpointSecret.ts). A context that already read keeps its own.
+ */
+export function reuseCredentials(ctx: ApiContext, credentials: IDataObject): void {
+	if (!credentialsByContext.has(ctx)) credentialsByContext.set(ctx, Promise.resolve(credentials));
+}
+
+/**
  * Sends one request with n8n's plain request helper and the key set here, as the credential's
  * `authenticate` sets it (which n8n still uses for the credential's Test and the HTTP Request
  * node). `httpRequestWithAuthentication` would read and decrypt the credential again on every

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { openSecret } from '../../nodes/shared/secretBox';
-import { OPENED_SECRET_TTL_MS } from '../../nodes/ClearinghouseTrigger/lifecycle';
+import { OPENED_SECRET_TTL_MS } from '../../nodes/ClearinghouseTrigger/endpointSecret';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';

@@ -2,7 +2,7 @@ import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { CREDENTIAL_TYPE } from '../../shared/transport';
+import { apiCredentials } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -109,7 +109,8 @@ async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number)
 	const started = NEW_RUN_MODES[ctx.getMode()];
 	if (!started) return;
 	if (ctx.getNodeParameter('allowDerivedInNewRuns', itemIndex, false) === true) return;
-	const credentials = await ctx.getCredentials(CREDENTIAL_TYPE);
+	// The transport's read of this run: the requests that follow read no other.
+	const credentials = await apiCredentials(ctx);
 	if (isLoopbackUrl(credentials.baseUrl)) return;
 	throw operationError(
 		ctx,

@@ -5,6 +5,7 @@
  * `created` by lineage, and replayed answers read anew. The real-n8n proof: test/e2e/rerun.test.ts.
  * @slow: many full node runs in n8n-core's contexts (~20 s); test:fast leaves it out (scripts/test-fast.sh).
  */
+import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
@@ -97,6 +98,17 @@ describe('Derived keys in runs a person repeats by hand', () => {
 		const [sub] = json(await env.run(payment(env), { mode: 'integrated' }));
 		expect(sub.created).toBe(true);
 	}, 30_000);
+
+	test("the Base URL check reads no credential of its own: a run of three items reads it once (the transport's read)", async () => {
+		const reads = jest.spyOn(ExecuteContext.prototype, 'getCredentials');
+		try {
+			const out = json(await env.run(payment(env), { mode: 'manual', items: [{ json: {} }, { json: {} }, { json: {} }] }));
+			expect(out.map((o) => o.created)).toEqual([true, true, true]);
+			expect(reads).toHaveBeenCalledTimes(1);
+		} finally {
+			reads.mockRestore();
+		}
+	});
 });
 
 describe('node identity: a node replaced by a pasted copy before "Retry with currently saved workflow"', () => {

@@ -2,6 +2,8 @@
  * checkExists / create / delete against the sandbox, in n8n-core's real HookContext. Deliveries
  * that prove a kept secret works are signed by the sandbox itself (its test-event sender).
  */
+import { HookContext } from 'n8n-core';
+
 import {
 	activate,
 	api,
@@ -109,6 +111,24 @@ describe('create', () => {
 			description: expect.stringContaining('WEBHOOK_URL'),
 		});
 		expect(t.staticData.node().endpointId).toBeUndefined();
+	});
+});
+
+describe('credential reads', () => {
+	it('each call n8n makes (checkExists, create) reads the credential once: the secret box and the requests share it', async () => {
+		const t = newTrigger();
+		// n8n loads, decrypts and (by default) takes an expression isolate for every read.
+		const reads = jest.spyOn(HookContext.prototype, 'getCredentials');
+		try {
+			expect(await activate(sb, receiver, t)).toBe('created');
+			expect(reads).toHaveBeenCalledTimes(2);
+			reads.mockClear();
+			expect(await activate(sb, receiver, t)).toBe('kept');
+			expect(reads).toHaveBeenCalledTimes(1);
+		} finally {
+			reads.mockRestore();
+		}
+		expect(secretOf(sb, t)).toMatch(/^whsec_/);
 	});
 });
 

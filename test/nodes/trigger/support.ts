@@ -96,6 +96,8 @@ export interface TriggerUnderTest {
 	mode?: 'webhook' | 'manual';
 	/** The credential's API key; the sandbox's own key when unset. */
 	apiKey?: string;
+	/** The credential's Base URL; the sandbox's main API when unset. */
+	baseUrl?: string;
 	/** The node's typeVersion; the newest when unset. */
 	typeVersion?: number;
 	/** When it returns true, n8n fails to create the run webhook() asked for (answers 500). */
@@ -146,7 +148,7 @@ export function setupFor(sb: Sandbox, t: TriggerUnderTest): NodeSetup {
 	return {
 		name: NODE_NAME,
 		parameters: t.parameters as NodeSetup['parameters'],
-		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: t.baseUrl ?? sb.mainUrl, rewardsUrl: sb.rewardsUrl },
 		workflowId: t.workflowId,
 		webhookId: `wh-${t.workflowId}`,
 		typeVersion: t.typeVersion,

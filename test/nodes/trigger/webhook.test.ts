@@ -3,10 +3,11 @@
  * Genuine deliveries come from the sandbox's own webhook sender to a local receiver; forged and
  * crafted ones are signed here with an independent HMAC.
  */
+import { WebhookContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
-import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/lifecycle';
+import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
 import {
 	activate,
 	api,
@@ -18,12 +19,16 @@ import {
 	Receiver,
 	operator,
 	sandbox,
+	requestsSince,
 	secretOf as storedSecret,
+	setupFor,
+	trigger,
 	until,
 	type Outcome,
 	type Sandbox,
 	type TriggerUnderTest,
 } from './support';
+import { webhookContext } from '../../support/n8nContexts';
 import { hmac, nowSeconds } from '../../support/signer';
 
 jest.setTimeout(30_000);
@@ -573,6 +578,84 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		}
 		expect((await signed(t, body)).items).toHaveLength(1);
 		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+	});
+
+	/** A published trigger with the defaults (stale dropping off: the same order is confirmed again and again) and one real order. */
+	async function confirmingTrigger(): Promise<{ t: TriggerUnderTest; order: Record<string, unknown> }> {
+		const t = await publishedWithDefaults({ options: { dropStaleEvents: false } });
+		const o = await newOrder(sb, 10);
+		await outcomesFor(o.id, 1); // its creation event, sent by the sandbox, is in: nothing else arrives
+		return { t, order: await currentOrder(o.id) };
+	}
+
+	const confirmationGets = async (since: number, orderId: unknown) =>
+		(await requestsSince(sb, since)).filter((r) => r.method === 'GET' && r.path === `/api/v1/payment-orders/${String(orderId)}`);
+
+	it('the API request uses the credential the delivery opened its secret with: one read per delivery, none within 10 s of the last', async () => {
+		const { t, order } = await confirmingTrigger();
+		forgetRenewals();
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		// n8n loads, decrypts and (by default) takes an expression isolate for every read.
+		const reads = jest.spyOn(WebhookContext.prototype, 'getCredentials');
+		try {
+			expect((await signed(t, envelope(order))).items).toHaveLength(1);
+			expect(reads).toHaveBeenCalledTimes(1); // the secret and the confirmation share it
+			reads.mockClear();
+			expect((await signed(t, envelope(order))).items).toHaveLength(1);
+			expect((await signed(t, envelope(order))).items).toHaveLength(1);
+			expect(reads).not.toHaveBeenCalled();
+			const later = Date.now() + OPENED_SECRET_TTL_MS + 1_000;
+			const clock = jest.spyOn(Date, 'now').mockReturnValue(later);
+			try {
+				expect((await signed(t, envelope(order), { t: Math.floor(later / 1000) })).items).toHaveLength(1);
+			} finally {
+				clock.mockRestore();
+			}
+			expect(reads).toHaveBeenCalledTimes(1);
+		} finally {
+			reads.mockRestore();
+		}
+		const gets = await confirmationGets(since, order.id);
+		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, sb.apiKey]));
+	});
+
+	it('the key the delivery opened reaches no answer, item, static data or log line, whatever the API request meets', async () => {
+		const { t, order } = await confirmingTrigger();
+		// n8n's logger: every line at an enabled level goes through its log(level, message, metadata)
+		// (the levels below the configured one are no-ops that write nothing).
+		const logger = webhookContext(trigger, setupFor(sb, t), { headers: {}, rawBody: Buffer.alloc(0) }).context.logger as unknown as {
+			log: (level: string, message: string, metadata?: object) => void;
+		};
+		const logged = jest.spyOn(logger, 'log');
+		const lines: unknown[][] = [];
+		const outcomes: Outcome[] = [];
+		const fault = (status: number) => operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${String(order.id)}$`, count: 1, status });
+		try {
+			forgetRenewals();
+			outcomes.push(await signed(t, envelope(order))); // the credential read
+			outcomes.push(await signed(t, envelope(order))); // the opened one
+			for (const status of [401, 403, 429, 500, 503]) {
+				await fault(status);
+				outcomes.push(await signed(t, envelope(order)));
+			}
+			// An order the API does not have: dropped, with n8n's warn line.
+			outcomes.push(await signed(t, envelope({ ...order, id: 'po-00000000-not-here' })));
+			// Nothing listens at the Base URL: the credential read with it, then the opened one.
+			t.baseUrl = 'http://127.0.0.1:1';
+			forgetRenewals();
+			outcomes.push(await signed(t, envelope(order)));
+			outcomes.push(await signed(t, envelope(order)));
+		} finally {
+			await operator(sb, 'DELETE', 'faults');
+			lines.push(...logged.mock.calls);
+			logged.mockRestore();
+		}
+		expect(outcomes.map((o) => o.status)).toEqual([200, 200, 503, 503, 503, 503, 503, 200, 503, 503]);
+		expect(outcomes.slice(0, 2).map((o) => o.items?.length)).toEqual([1, 1]);
+		expect(outcomes[7].body).toEqual({ received: true, ignored: 'order_not_found' });
+		expect(lines).toContainEqual(['warn', expect.stringContaining('dropped an event'), expect.objectContaining({ orderId: 'po-00000000-not-here' })]);
+		const everything = JSON.stringify({ outcomes, saved: t.staticData.saved, logs: lines });
+		expect(everything).not.toContain(sb.apiKey);
 	});
 });
 
