@@ -10,6 +10,6 @@ source scripts/deps.sh
 # without it those tests are skipped.
 status=0
 bash scripts/services.sh install browser || status=$?
-if [ "$status" = 3 ]; then echo "[test:e2e] the browser tests (console.test.ts, walk.test.ts) will be skipped: no chromium" >&2
+if [ "$status" = 3 ]; then echo "[test:e2e] the browser tests (console.test.ts, walk.test.ts, nodesPanel.test.ts) will be skipped: no chromium" >&2
 elif [ "$status" != 0 ]; then exit "$status"; fi
 exec bash scripts/jest.sh --selectProjects e2e "$@"

@@ -16,7 +16,7 @@ bash scripts/services.sh install || services=$?
 if [ "$services" = 3 ]; then
   echo "[test] skipping the queue layer (jest project queue): it needs PostgreSQL, Redis and nginx (see above)" >&2
   command -v chromium >/dev/null || [ -x "${CHROMIUM_BIN:-/usr/bin/chromium}" ] \
-    || echo "[test] the browser tests (test/e2e/console.test.ts, walk.test.ts) will be skipped: no chromium" >&2
+    || echo "[test] the browser tests (test/e2e/console.test.ts, walk.test.ts, nodesPanel.test.ts) will be skipped: no chromium" >&2
   projects=(--selectProjects unit sandbox nodes e2e)
 elif [ "$services" != 0 ]; then
   exit "$services"

@@ -7,8 +7,9 @@ import { confirmOrder } from './confirm';
 import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
-import { eventOptions } from './eventOptions';
+
 import { deliverySecret } from './endpointSecret';
+import { EVENTS_SUBTITLE, eventOptions, passUnknownStatusesDefault, passUnknownStatusesFields } from './eventOptions';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook } from './lifecycle';
 
@@ -38,9 +39,11 @@ export class ClearinghouseTrigger implements INodeType {
 		group: ['trigger'],
 		// v2: the Events filter (one nodes-panel entry per event), a notice for users, and no engine
 		// call per delivery (n8n evaluates `options.binaryData` for every v1 delivery, by version).
-		version: [1, 2],
-		defaultVersion: 2,
-		subtitle: 'payment_order events',
+		// v3: Pass Unknown Statuses defaults to off (n8n leaves defaults out of saved workflows, so a
+		// new default needs a new version: v1 and v2 nodes keep it on).
+		version: [1, 2, 3],
+		defaultVersion: 3,
+		subtitle: EVENTS_SUBTITLE,
 		description: 'Starts the workflow on signed payment order events from the clearinghouse',
 		defaults: { name: 'Clearinghouse Trigger' },
 		inputs: [],
@@ -78,7 +81,7 @@ export class ClearinghouseTrigger implements INodeType {
 				name: 'notice',
 				type: 'notice',
 				default: '',
-				displayOptions: { show: { '@version': [2] } },
+				displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
 			},
 			{
 				// Named `statuses` like v1's filter: the values are the statuses the order has after the event.
@@ -88,16 +91,9 @@ export class ClearinghouseTrigger implements INodeType {
 				options: eventOptions(),
 				default: [],
 				description: 'What must have happened to an order for the workflow to start. Leave empty for every event.',
-				displayOptions: { show: { '@version': [2] } },
+				displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
 			},
-			{
-				displayName: 'Pass Unknown Statuses',
-				name: 'passUnknownStatuses',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to emit events whose order status is not one the service documented when this node was written (the service adds statuses over time)',
-			},
+			...passUnknownStatusesFields,
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -309,7 +305,7 @@ async function answerEvent(
 
 	const options: EventOptions = {
 		statuses: ctx.getNodeParameter('statuses', []) as string[],
-		passUnknownStatuses: ctx.getNodeParameter('passUnknownStatuses', true) as boolean,
+		passUnknownStatuses: ctx.getNodeParameter('passUnknownStatuses', passUnknownStatusesDefault(ctx.getNode().typeVersion)) as boolean,
 		includeDepositEvents: ctx.getNodeParameter('options.includeDepositEvents', false) as boolean,
 		dropStaleEvents: ctx.getNodeParameter('options.dropStaleEvents', true) as boolean,
 		dropDuplicates,

@@ -1,4 +1,4 @@
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
 
@@ -30,3 +30,46 @@ const EVENTS: Record<Status, { name: string; description: string }> = {
 export function eventOptions(): INodePropertyOptions[] {
 	return PAYMENT_ORDER_STATUSES.map((value) => ({ ...EVENTS[value], value })).sort((a, b) => a.name.localeCompare(b.name));
 }
+
+/**
+ * The canvas subtitle: the chosen events by name ("Order Funded, Order Distributed"), or every event.
+ * An expression the editor evaluates with the node's parameters; `statuses` holds the statuses.
+ */
+const NAMES = JSON.stringify(Object.fromEntries(PAYMENT_ORDER_STATUSES.map((status) => [status, EVENTS[status].name])));
+const CHOSEN = '$parameter["statuses"]';
+export const EVENTS_SUBTITLE =
+	`={{ !Array.isArray(${CHOSEN}) ? "Events set by an expression" : ${CHOSEN}.length === 0 ? "Every payment order event" : ` +
+	`${CHOSEN}.slice(0, 2).map((s) => (${NAMES})[s] || s).join(", ") + (${CHOSEN}.length > 2 ? " and " + (${CHOSEN}.length - 2) + " more" : "") }}`;
+
+/** Version 3 and later: new triggers pass only the chosen events unless the user asks for more. */
+const FROM_VERSION_3 = { '@version': [{ _cnd: { gte: 3 } }] };
+
+/** Pass Unknown Statuses when the saved node has no value: the default of the node's version. */
+export function passUnknownStatusesDefault(typeVersion: number): boolean {
+	return typeVersion < 3;
+}
+
+/**
+ * Pass Unknown Statuses: on in versions 1 and 2, off from version 3. n8n leaves default values out of
+ * saved workflows, so a new default needs a new version: triggers saved before keep it on.
+ */
+export const passUnknownStatusesFields: INodeProperties[] = [
+	{
+		displayName: 'Pass Unknown Statuses',
+		name: 'passUnknownStatuses',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to emit events whose order status is not one the service documented when this node was written (the service adds statuses over time). On for triggers added before version 3 of this node, which keep it; new triggers start with it off.',
+		displayOptions: { show: { '@version': [1, 2] } },
+	},
+	{
+		displayName: 'Pass Unknown Statuses',
+		name: 'passUnknownStatuses',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to also start the workflow for order statuses this node does not know yet (the service adds statuses over time; Events cannot name them). Off: only the chosen events. Triggers added with an older version of this node keep it on.',
+		displayOptions: { show: FROM_VERSION_3 },
+	},
+];

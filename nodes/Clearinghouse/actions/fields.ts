@@ -205,12 +205,22 @@ export function walletsField(name: string, displayName: string, description: str
 	};
 }
 
-/** Shown on the keyed writes while Derived is selected, and in the field's description. */
-export const DERIVED_KEY_WARNING =
-	"n8n's Retry (Retry On Fail, and Retry in the executions list) sends the same Derived key, so an item that already succeeded is not written again. A new execution (Execute Workflow, a schedule, a new webhook call) gets new Derived keys and writes again: use a Business Key for scheduled and batch payouts.";
+/** What a keyed write does again when a new run sends it with a new key. */
+export type KeyedWriteKind = 'payment' | 'returnDetails' | 'write';
+
+/**
+ * The one sentence shown while Derived is selected, only on the writes that pay or change where money
+ * goes: Create Payment Order and Set Return Details. The details stay in the README and docs.
+ */
+export const DERIVED_NOTICES: Partial<Record<KeyedWriteKind, string>> = {
+	payment: "A new run gets new Derived keys and pays again; only n8n's Retry reuses them.",
+	returnDetails: "A new run gets new Derived keys and sets the return details again; only n8n's Retry reuses them.",
+};
 
 /** Shown beside Derived in version 2's dropdown: the one line a person needs before choosing it. */
-export const DERIVED_OPTION_WARNING = "New keys in every new run: a new run pays again (only n8n's Retry is safe)";
+export function derivedOptionWarning(kind: KeyedWriteKind): string {
+	return `New keys in every new run: a new run ${kind === 'payment' ? 'pays' : 'writes'} again (only n8n's Retry is safe)`;
+}
 
 /** Version 1 of the node (saved workflows keep it) and version 2 and later (new nodes). */
 const VERSION_1 = { '@version': [1] };
@@ -222,57 +232,13 @@ const keyModeBase: INodeProperties = {
 	type: 'options',
 	default: 'custom',
 	options: [],
-	description: 'How the key that stops this write from happening twice is chosen. ' + DERIVED_KEY_WARNING,
+	// The details (which re-runs write again with each choice) stay in the README's table.
+	description:
+		'How the key that stops this write from happening twice is chosen. Which re-runs write again with each choice: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
 };
 
-/**
- * "Idempotency Key": a Business Key (version 2's default) or a Derived key (version 1's default).
- * n8n leaves default values out of saved workflows, so the new default needs the new version: a
- * version 1 node keeps Derived. The derived key is anchored on the execution's lineage (see
- * executionLineage in keyedWrite.ts), so n8n's retries send the same key.
- */
-export const idempotencyFields: INodeProperties[] = [
-	{
-		...keyModeBase,
-		default: 'derived',
-		options: [
-			{
-				name: 'Derived',
-				value: 'derived',
-				description: 'Same key in n8n retries of this execution; new key in a new execution',
-			},
-			{
-				name: 'Business Key',
-				value: 'custom',
-				description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
-			},
-		],
-		displayOptions: { show: VERSION_1 },
-	},
-	{
-		...keyModeBase,
-		default: 'custom',
-		options: [
-			{
-				name: 'Business Key',
-				value: 'custom',
-				description: 'Your own key per intended write (e.g. the invoice number): safe whenever and however the workflow runs again',
-			},
-			{
-				name: 'Derived',
-				value: 'derived',
-				description: DERIVED_OPTION_WARNING,
-			},
-		],
-		displayOptions: { show: VERSION_2_ON },
-	},
-	{
-		displayName: DERIVED_KEY_WARNING,
-		name: 'derivedKeyNotice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
-	},
+/** The fields after the notice: the same for every keyed write. */
+const keyFieldsAfterMode: INodeProperties[] = [
 	{
 		displayName: 'Allow Derived Keys in Editor and Sub-Workflow Runs',
 		name: 'allowDerivedInNewRuns',
@@ -294,3 +260,61 @@ export const idempotencyFields: INodeProperties[] = [
 		displayOptions: { show: { idempotencyKeyMode: ['custom'] } },
 	},
 ];
+
+/**
+ * "Idempotency Key": a Business Key (version 2's default) or a Derived key (version 1's default).
+ * n8n leaves default values out of saved workflows, so the new default needs the new version: a
+ * version 1 node keeps Derived. The derived key is anchored on the execution's lineage (see
+ * executionLineage in keyedWrite.ts), so n8n's retries send the same key.
+ */
+export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
+	const notice = DERIVED_NOTICES[kind];
+	return [
+		{
+			...keyModeBase,
+			default: 'derived',
+			options: [
+				{
+					name: 'Derived',
+					value: 'derived',
+					description: 'Same key in n8n retries of this execution; new key in a new execution',
+				},
+				{
+					name: 'Business Key',
+					value: 'custom',
+					description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
+				},
+			],
+			displayOptions: { show: VERSION_1 },
+		},
+		{
+			...keyModeBase,
+			default: 'custom',
+			options: [
+				{
+					name: 'Business Key',
+					value: 'custom',
+					description: 'Your own key per intended write (e.g. the invoice number): safe whenever and however the workflow runs again',
+				},
+				{
+					name: 'Derived',
+					value: 'derived',
+					description: derivedOptionWarning(kind),
+				},
+			],
+			displayOptions: { show: VERSION_2_ON },
+		},
+		...(notice
+			? [
+					{
+						displayName: notice,
+						name: 'derivedKeyNotice',
+						type: 'notice',
+						default: '',
+						displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
+					} as INodeProperties,
+				]
+			: []),
+		...keyFieldsAfterMode,
+	];
+}

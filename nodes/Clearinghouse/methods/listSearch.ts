@@ -3,6 +3,7 @@ import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from '
 import { paymentOrderLabel } from '../../shared/labels';
 import { PAYMENT_ORDER_STATUSES } from '../../shared/paymentOrderStatus';
 import { apiRequest } from '../../shared/transport';
+import { loadForEditor } from './listError';
 
 const PAGE_SIZE = 50;
 
@@ -19,12 +20,14 @@ function matches(filter: string | undefined, ...fields: unknown[]): boolean {
  */
 export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken ?? 0) || 0;
-	const page = await apiRequest.call(this, {
-		method: 'GET',
-		path: '/payment-orders',
-		// `status` is required by the reference: every known status.
-		qs: { limit: PAGE_SIZE, offset, status: [...PAYMENT_ORDER_STATUSES] },
-	});
+	const page = await loadForEditor(this, async () =>
+		apiRequest.call(this, {
+			method: 'GET',
+			path: '/payment-orders',
+			// `status` is required by the reference: every known status.
+			qs: { limit: PAGE_SIZE, offset, status: [...PAYMENT_ORDER_STATUSES] },
+		}),
+	);
 	const orders = (page.paymentOrders as IDataObject[] | undefined) ?? [];
 	const results = orders.filter((o) => matches(filter, o.id, o.toAddress, o.memo, o.status)).map((o) => ({ name: paymentOrderLabel(o), value: String(o.id) }));
 	const next = offset + orders.length;
@@ -34,7 +37,7 @@ export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: 
 
 /** Webhook endpoints for the From List mode; the filter matches the URL, description or id. */
 export async function searchWebhookEndpoints(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const body = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' });
+	const body = await loadForEditor(this, async () => apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' }));
 	const endpoints = (body.endpoints as IDataObject[] | undefined) ?? [];
 	return {
 		results: endpoints

@@ -6,7 +6,7 @@
  */
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
-import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/fields';
+import { DERIVED_NOTICES } from '../../../nodes/Clearinghouse/actions/fields';
 import { type Env, json, node, payment, startEnv } from './env';
 
 let env: Env;
@@ -176,16 +176,36 @@ test('Create Reward Rule: a retry returns the same rule; a changed definition in
 	});
 });
 
-test('the notice and the field description say which re-runs get new Derived keys', () => {
-	const props = node.description.properties.filter((p) => p.name === 'derivedKeyNotice');
-	expect(props.length).toBeGreaterThanOrEqual(4); // the four keyed writes
-	for (const p of props) {
+test('one short Derived sentence, only on the writes that pay or change where money goes; the details are linked', () => {
+	const shownFor = (operation: string) =>
+		node.description.properties.filter((p) => p.name === 'derivedKeyNotice' && (p.displayOptions?.show?.operation as string[]).includes(operation));
+	expect(shownFor('create').map((p) => p.displayOptions?.show?.resource)).toEqual([['paymentOrder']]);
+	expect(shownFor('setReturnDetails')).toHaveLength(1);
+	// Receive Ruleset → Create and Reward Rule → Create pay nobody: no notice.
+	expect(node.description.properties.filter((p) => p.name === 'derivedKeyNotice')).toHaveLength(2);
+	for (const p of node.description.properties.filter((x) => x.name === 'derivedKeyNotice')) {
 		expect(p.type).toBe('notice');
-		expect(p.displayName).toBe(DERIVED_KEY_WARNING);
+		expect(p.displayOptions?.show?.idempotencyKeyMode).toEqual(['derived']);
+		expect(Object.values(DERIVED_NOTICES)).toContain(p.displayName);
 	}
-	expect(DERIVED_KEY_WARNING).toMatch(/new execution .* gets new Derived keys/);
-	expect(DERIVED_KEY_WARNING).toMatch(/Business Key for scheduled and batch payouts/);
-	const mode = node.description.properties.find((p) => p.name === 'idempotencyKeyMode')!;
-	expect(mode.description).toContain(DERIVED_KEY_WARNING);
-	for (const option of mode.options as Array<{ name: string }>) expect(option.name.length).toBeLessThanOrEqual(20);
+	for (const sentence of Object.values(DERIVED_NOTICES)) {
+		expect(sentence.length).toBeLessThanOrEqual(110);
+		expect(sentence.split('. ')).toHaveLength(1);
+		expect(sentence).toMatch(/new run gets new Derived keys/);
+	}
+	const modes = node.description.properties.filter((p) => p.name === 'idempotencyKeyMode');
+	for (const mode of modes) {
+		expect(mode.description).toMatch(
+			/^How the key that stops this write from happening twice is chosen\. .*<a href="https:\/\/github\.com\/[^"]+#paying-safely-with-idempotency-keys">/,
+		);
+		for (const option of mode.options as Array<{ name: string }>) expect(option.name.length).toBeLessThanOrEqual(20);
+	}
+	// "pays again" only where the write pays.
+	const derivedOf = (resource: string) =>
+		modes
+			.filter((m) => (m.displayOptions?.show?.resource as string[]).includes(resource) && JSON.stringify(m.displayOptions?.show?.['@version']).includes('gte'))
+			.map((m) => (m.options as Array<{ value: string; description: string }>).find((o) => o.value === 'derived')!.description);
+	expect(derivedOf('paymentOrder')).toEqual([expect.stringContaining('pays again'), expect.stringContaining('writes again')]);
+	expect(derivedOf('rewardRule')).toEqual([expect.stringContaining('writes again')]);
+	expect(derivedOf('receiveRuleset')).toEqual([expect.stringContaining('writes again')]);
 });

@@ -1,5 +1,7 @@
 /** Supported Asset, and the dropdowns and list searches fed by the API, over real HTTP against the sandbox. */
-import { loadOptions } from '../../support/n8nContexts';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { listSearch, loadOptions } from '../../support/n8nContexts';
 import { json, node, startEnv, type Env } from './env';
 
 let env: Env;
@@ -51,5 +53,35 @@ describe('Supported Asset and dropdowns', () => {
 		);
 		const field = node.description.properties.find((p) => p.name === 'deliveredAsset');
 		expect(field?.typeOptions).toEqual({ loadOptionsMethod: 'getAssets', loadOptionsDependsOn: ['deliveredChain'] });
+	});
+
+	// What n8n's editor shows of a dropdown's failure is the message alone (methods/listError.ts).
+	test('with a wrong API key, Chain, Asset and From List fail naming the credential, its Base URL and what to do', async () => {
+		const wrong = { ...creds(), apiKey: 'sk_wrong_key_for_this_test' };
+		const setup = { parameters: { resource: 'paymentOrder', operation: 'create' }, credentials: wrong };
+		for (const load of [() => loadOptions(node, 'getChains', setup), () => loadOptions(node, 'getAssets', setup)]) {
+			const error = await load().then(
+				() => undefined,
+				(e: unknown) => e,
+			);
+			expect(error).toBeInstanceOf(NodeOperationError);
+			const { message } = error as Error;
+			expect(message).toContain(
+				`The Clearinghouse API at ${env.sb.mainUrl.replace(/\/+$/, '')} did not accept the API Key of the credential "Clearinghouse sandbox" (401)`,
+			);
+			expect(message).toMatch(/Open the credential, paste this account's API key/);
+			expect(message).not.toContain('sk_wrong_key_for_this_test');
+			// n8n's From List view splits a message at dashes and drops "check your credentials" sentences.
+			expect(message.replace(/https?:\/\/\S+/g, '')).not.toMatch(/[-–—]|check\s+(your\s+)?credentials?/i);
+		}
+		const orders = listSearch(node, 'searchPaymentOrders', { parameters: { resource: 'paymentOrder', operation: 'get' }, credentials: wrong });
+		await expect(orders).rejects.toThrow(/did not accept the API Key of the credential "Clearinghouse sandbox" \(401\)/);
+	});
+
+	test('with nothing at the Base URL, the dropdown says so and how to start the sandbox', async () => {
+		const closed = { ...creds(), baseUrl: 'http://127.0.0.1:9' };
+		await expect(loadOptions(node, 'getChains', { parameters: { resource: 'quote', operation: 'create' }, credentials: closed })).rejects.toThrow(
+			'Nothing answered at http://127.0.0.1:9, the Base URL of the credential "Clearinghouse sandbox", so this list cannot load.',
+		);
 	});
 });

@@ -17,9 +17,10 @@ import { makeWorkflow } from '../../support/n8nContexts';
 const source = new ClearinghouseTrigger();
 const built = join(__dirname, '..', '..', '..', 'dist', 'nodes', 'ClearinghouseTrigger', 'ClearinghouseTrigger.node.js');
 
+/** Whether a property shows for a version (a list of versions, or n8n's `{ _cnd: { gte } }`). */
 const shownIn = (p: INodeProperties, version: number) => {
-	const versions = p.displayOptions?.show?.['@version'] as number[] | undefined;
-	return !versions || versions.includes(version);
+	const versions = p.displayOptions?.show?.['@version'] as Array<number | { _cnd: { gte: number } }> | undefined;
+	return !versions || versions.some((v) => (typeof v === 'number' ? v === version : version >= v._cnd.gte));
 };
 
 /**
@@ -38,9 +39,36 @@ function nodesPanelEntries(node: INodeType): Array<{ event: string; values: Reco
 }
 
 describe('versions', () => {
-	it('declares 1 and 2, new nodes get 2', () => {
-		expect(source.description.version).toEqual([1, 2]);
-		expect(source.description.defaultVersion).toBe(2);
+	it('declares 1, 2 and 3, new nodes get 3', () => {
+		expect(source.description.version).toEqual([1, 2, 3]);
+		expect(source.description.defaultVersion).toBe(3);
+	});
+
+	it.each([
+		[1, true],
+		[2, true],
+		[3, false],
+	])('v%s: Pass Unknown Statuses defaults to %s (saved triggers keep what they had: n8n saves no defaults)', (version, expected) => {
+		const shown = source.description.properties.filter((p) => p.name === 'passUnknownStatuses' && shownIn(p, version));
+		expect(shown).toHaveLength(1);
+		expect(shown[0].default).toBe(expected);
+		// What n8n fills in for a node saved without the value (as n8n saves a default): the version's default.
+		const { workflow, node } = makeWorkflow(source, { parameters: {}, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }, typeVersion: version });
+		expect(workflow.nodes[node.name].parameters.passUnknownStatuses).toBe(expected);
+	});
+
+	it.each([
+		[[], 'Every payment order event'],
+		[['FUNDED'], 'Order Funded'],
+		[['FUNDED', 'DISTRIBUTED'], 'Order Funded, Order Distributed'],
+		[['FUNDED', 'DISTRIBUTED', 'REFUNDED', 'CANCELED'], 'Order Funded, Order Distributed and 2 more'],
+		// n8n resolves an expression in $parameter: the events it gives, or a plain word when they are not a list.
+		['={{ ["FUNDED"] }}', 'Order Funded'],
+		['={{ "FUNDED" }}', 'Events set by an expression'],
+	])('the canvas subtitle of Events %j reads "%s"', (statuses, expected) => {
+		const { workflow, node } = makeWorkflow(source, { parameters: { statuses }, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' } });
+		const own = workflow.nodes[node.name];
+		expect(workflow.expression.getSimpleParameterValue(own, source.description.subtitle as string, 'internal', {})).toBe(expected);
 	});
 
 	it('version 1 keeps its parameters: the notice, Order Statuses, Pass Unknown Statuses, Options', () => {
@@ -118,7 +146,7 @@ describe.each([
 
 	maybe('Events is a v2 parameter; the v2 notice speaks to the user, not of WEBHOOK_URL or 401', () => {
 		const events = node!.description.properties.find((p) => p.displayName === 'Events')!;
-		expect(events).toMatchObject({ name: 'statuses', type: 'multiOptions', default: [], displayOptions: { show: { '@version': [2] } } });
+		expect(events).toMatchObject({ name: 'statuses', type: 'multiOptions', default: [], displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } });
 		const notice = node!.description.properties.find((p) => p.type === 'notice' && shownIn(p, 2) && !shownIn(p, 1))!;
 		expect(notice.displayName).toMatch(/Publish the workflow/);
 		expect(notice.displayName).not.toMatch(/WEBHOOK_URL|401|https/);
@@ -126,9 +154,10 @@ describe.each([
 });
 
 describe('output schema', () => {
-	it('v2 ships the same item schema as v1 (the item did not change; test/e2e/examples.test.ts checks v1 against real items)', () => {
+	it('v2 and v3 ship the same item schema as v1 (the item did not change; test/e2e/examples.test.ts checks v1 against real items)', () => {
 		const dir = join(__dirname, '..', '..', '..', 'nodes', 'ClearinghouseTrigger', '__schema__');
 		const read = (v: string) => JSON.parse(readFileSync(join(dir, v, 'output.json'), 'utf8')) as unknown;
 		expect(read('v2.0.0')).toEqual(read('v1.0.0'));
+		expect(read('v3.0.0')).toEqual(read('v1.0.0'));
 	});
 });

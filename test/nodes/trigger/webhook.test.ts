@@ -396,9 +396,15 @@ describe('filters', () => {
 		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
 	});
 
-	it('unknown statuses pass by default and are dropped when the switch is off', async () => {
+	it('unknown statuses are dropped by default (v3), pass by default in v1 and v2, and the switch decides', async () => {
 		let t = await published();
+		expect((await signed(t, envelope({ id: 'po-u0', status: 'SOMETHING_NEW', version: 1 }))).body).toEqual({ received: true, ignored: 'unknown_status' });
+		t = await published({ passUnknownStatuses: true });
 		expect((await signed(t, envelope({ id: 'po-u1', status: 'SOMETHING_NEW', version: 1 }))).items).toHaveLength(1);
+		for (const version of [1, 2]) {
+			t = await publishedTrigger(unconfirmed({}), undefined, version);
+			expect((await signed(t, envelope({ id: `po-u1-v${version}`, status: 'SOMETHING_NEW', version: 1 }))).items).toHaveLength(1);
+		}
 		t = await published({ passUnknownStatuses: false, statuses: ['FUNDED'] });
 		expect((await signed(t, envelope({ id: 'po-u2', status: 'SOMETHING_NEW', version: 1 }))).body).toEqual({
 			received: true,

@@ -12,7 +12,7 @@ import { guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
-import { amountField, assetField, chainField, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
+import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, usdAmount } from '../parameters';
 import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
 
@@ -158,7 +158,7 @@ const properties: INodeProperties[] = [
 		},
 	]),
 	// With Map Automatically the business key comes from an input field too, not from an expression.
-	...idempotencyFields.map((field) => (field.name === 'idempotencyKey' ? definedBelow([field])[0] : field)),
+	...idempotencyFieldsFor('payment').map((field) => (field.name === 'idempotencyKey' ? definedBelow([field])[0] : field)),
 	{
 		displayName: 'Business Key Field',
 		name: 'businessKeyField',

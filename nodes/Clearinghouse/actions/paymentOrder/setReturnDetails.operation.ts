@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { idempotencyFields, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
+import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
 import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
@@ -28,7 +28,7 @@ const properties: INodeProperties[] = [
 		),
 		required: true,
 	},
-	...idempotencyFields,
+	...idempotencyFieldsFor('returnDetails'),
 	optionsCollection([
 		dryRunOption,
 		{

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFields, optionsCollection, subaccountWriteOption } from '../fields';
+import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
 import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
@@ -32,7 +32,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. 0x52908400098527886e0f7030069857d2e4169ee7',
 		description: 'An ACTIVE wallet registered to the owning account; every deposit is delivered here',
 	},
-	...idempotencyFields,
+	...idempotencyFieldsFor('write'),
 	{
 		displayName: 'Additional Fields',
 		name: 'additionalFields',

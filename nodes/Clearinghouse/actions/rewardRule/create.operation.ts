@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
-import { idempotencyFields, optionsCollection } from '../fields';
+import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
 import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
@@ -39,7 +39,7 @@ const properties: INodeProperties[] = [
 		default: JSON.stringify(EXAMPLE_DEFINITION, null, 2),
 		description: 'The rule as JSON with measure, condition, payout and limits. Get Rule Blocks lists the types the service accepts.',
 	},
-	...idempotencyFields,
+	...idempotencyFieldsFor('write'),
 	optionsCollection([dryRunOption]),
 ];
 
