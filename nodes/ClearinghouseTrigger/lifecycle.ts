@@ -200,19 +200,19 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	return await registering(key, async () => {
 		const state = this.getWorkflowStaticData('node') as EndpointState;
 		const before = { ...state };
-		try {
-			return await confirmEndpoint.call(this);
-		} catch (error) {
-			// At n8n start or a leadership change (n8n re-activates the trigger because it has a
-			// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
-			// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
-			// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
-			if (!['init', 'leadershipChange'].includes(this.getActivationMode()) || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
-			Object.assign(state, before);
-			state.lastRecovery = { at: new Date().toISOString(), error: String((error as Error)?.message ?? error).slice(0, 300) };
-			forgetRegistration(key);
-			return true;
-		}
+		const result = await settle(confirmEndpoint.call(this));
+		if (result.ok) return result.value;
+		const { error } = result;
+		// At n8n start or a leadership change (n8n re-activates the trigger because it has a
+		// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
+		// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
+		// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
+		const reactivation = ['init', 'leadershipChange'].includes(this.getActivationMode());
+		if (!reactivation || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
+		Object.assign(state, before);
+		state.lastRecovery = { at: new Date().toISOString(), error: String((error as Error)?.message ?? error).slice(0, 300) };
+		forgetRegistration(key);
+		return true;
 	});
 }
 
