@@ -16,7 +16,8 @@ import { join } from 'node:path';
 
 import { loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
-import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { executeResult, N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { freePort } from '../../harness/ports';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { SandboxClient } from '../support/sandbox';
@@ -92,7 +93,10 @@ describe('no event lost while n8n is down (real n8n)', () => {
 			.slice(from);
 	}
 	async function recoverWithTheExample(): Promise<any[]> {
-		const result = await n8n.execute(healthy.id!);
+		// At info level: n8n's debug lines would share stdout with the run JSON.
+		const result = executeResult(
+			await n8n.cli(['execute', `--id=${healthy.id!}`, '--rawOutput'], { env: { N8N_LOG_LEVEL: 'info', N8N_RUNNERS_BROKER_PORT: String(await freePort()) } }),
+		);
 		if (result.code !== 0 || !result.run) throw new Error(`example 6 failed\n${result.stdout.slice(-3000)}`);
 		const reports = nodeItems(result.run.data, 'Recover');
 		const sent = (await operator.call('GET', 'outbox?channel=trigger-health')).messages as any[];
