@@ -147,7 +147,12 @@ export async function onActivation(this: ITriggerFunctions): Promise<ITriggerRes
 	this.logger.debug(`Clearinghouse Trigger activated (${this.getActivationMode()})`, { workflowId: this.getWorkflow().id, node: this.getNode().name });
 	const key = triggerKey(this);
 	// Read now, while n8n holds the workflow's expression engine for the activation.
-	const windowMs = catchUpWindowMs(this);
+	let windowMs = 0;
+	try {
+		windowMs = catchUpWindowMs(this);
+	} catch {
+		// an unreadable option turns the fallback off; checkExists reports the problem
+	}
 	let closed = false;
 	void fallbackRecovery(this, key, Date.now(), windowMs, () => closed);
 	return {
