@@ -1,4 +1,13 @@
-import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
@@ -7,11 +16,11 @@ import { confirmOrder } from './confirm';
 import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
-
 import { deliverySecret } from './endpointSecret';
 import { EVENTS_SUBTITLE, eventOptions, passUnknownStatusesDefault, passUnknownStatusesFields } from './eventOptions';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook } from './lifecycle';
+import { onActivation, rememberTestEvent } from './activation';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
@@ -188,10 +197,18 @@ export class ClearinghouseTrigger implements INodeType {
 		},
 	};
 
+	/**
+	 * Called by n8n on every activation (publish, n8n start, leadership change) and for a manual run
+	 * started from a test event; it starts nothing itself. Why it exists: activation.ts.
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await onActivation.call(this);
+	}
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// Nothing here may throw: n8n turns a throw from webhook() into an (error) execution.
 		try {
-			return await handleDelivery(this);
+			return rememberTestEvent(this, await handleDelivery(this));
 		} catch {
 			return respond(this, 500, { error: 'Internal error' });
 		}
