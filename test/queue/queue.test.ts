@@ -724,16 +724,23 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 					.log()
 					.slice(nginxFrom)
 					.filter((r) => outage.ids.has(r.eventId!));
+				// Right after the restart nginx still holds both processes as failed (the outage's 502s): it lets one
+				// request through to each, and answers the others 502 itself, without a process (backend -1), until
+				// one succeeds, which under When Finished takes a whole run. The service retries those.
+				const refusedByNginx = routed.filter((r) => r.backend < 0);
+				for (const r of refusedByNginx) expect(r.status).toBe(502);
 				for (const id of outage.ids) {
-					const copies = routed.filter((r) => r.eventId === id);
+					const copies = routed.filter((r) => r.eventId === id && r.backend >= 0);
 					expect(copies.map((r) => r.status)).toContain(200);
 					expect(new Set(copies.map((r) => r.backend)).size).toBe(1);
-					expect(copies[0].backend).toBeGreaterThanOrEqual(0);
 				}
 				const perBackend = [0, 1].map((b) => new Set(routed.filter((r) => r.backend === b).map((r) => r.eventId)).size);
 				// 30 random event ids all hashing to one process: 2^-29.
 				expect(perBackend.every((n) => n > 0)).toBe(true);
-				return `${replays.length} replays through nginx: ${routed.length} requests, events per webhook process ${perBackend.join('/')}, answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}`;
+				return (
+					`${replays.length} replays through nginx: ${routed.length} requests (${refusedByNginx.length} answered 502 by nginx itself, no process up in its books yet), ` +
+					`events per webhook process ${perBackend.join('/')}, answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}`
+				);
 			};
 			/** A new event after the recovery runs once; nothing of the outage ran twice meanwhile. */
 			const newEventRunsOnce = async () => {
