@@ -1,4 +1,13 @@
-import type { IDataObject, IHookFunctions, INodeType, INodeTypeDescription, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
@@ -10,6 +19,7 @@ import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgem
 import { eventOptions } from './eventOptions';
 import type { EndpointState } from './lifecycle';
 import { checkExists, create, deleteWebhook, deliverySecret } from './lifecycle';
+import { onActivation, rememberTestEvent } from './activation';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
 const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
@@ -191,10 +201,18 @@ export class ClearinghouseTrigger implements INodeType {
 		},
 	};
 
+	/**
+	 * Called by n8n on every activation (publish, n8n start, leadership change) and for a manual run
+	 * started from a test event; it starts nothing itself. Why it exists: activation.ts.
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		return await onActivation.call(this);
+	}
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// Nothing here may throw: n8n turns a throw from webhook() into an (error) execution.
 		try {
-			return await handleDelivery(this);
+			return rememberTestEvent(this, await handleDelivery(this));
 		} catch {
 			return respond(this, 500, { error: 'Internal error' });
 		}

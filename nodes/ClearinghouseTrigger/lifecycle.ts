@@ -4,10 +4,10 @@ import { NodeApiError } from 'n8n-workflow';
 import type { MemorySnapshot } from './events';
 import type { SecretScope } from '../shared/secretBox';
 import { openSecret, sealSecret } from '../shared/secretBox';
-import { apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
+import { apiCredentials, apiRequest, CREDENTIAL_TYPE } from '../shared/transport';
 import { setNewest } from '../shared/boundedMemory';
-import type { RecoveryResult } from '../shared/endpointRecovery';
-import { DEFAULT_MAX_AGE_MS, recoverEndpoint } from '../shared/endpointRecovery';
+import { recoverEndpoint } from '../shared/endpointRecovery';
+import { catchUpWindowMs, forgetRegistration, oneAtATime, recoveryRecord, registering, retire, retireGrace, takeBack, triggerKey } from './activation';
 
 const EVENT_TYPES = ['payment_order'];
 
@@ -153,12 +153,6 @@ async function adopt(this: IHookFunctions, endpoint: IDataObject, state: Endpoin
 	await catchUp.call(this, endpoint, state);
 }
 
-/** The trigger's Catch Up Window option, in ms (0 turns the catch-up off). */
-function catchUpWindowMs(ctx: IHookFunctions): number {
-	const days = Number(ctx.getNodeParameter('options.catchUpDays', DEFAULT_MAX_AGE_MS / 86_400_000));
-	return Number.isFinite(days) && days > 0 ? days * 86_400_000 : 0;
-}
-
 /**
  * On activation: replays through the service what never reached this trigger (endpointRecovery.ts;
  * the endpoint was enabled just before). Best effort: a failure is kept in the static data
@@ -169,9 +163,13 @@ async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: Endpo
 	if (windowMs === 0) return;
 	const at = new Date().toISOString();
 	try {
-		// Enabled already (above): recovery must not PATCH again.
-		const result: RecoveryResult = await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs });
-		state.lastRecovery = { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
+		// Enabled already (above): recovery must not PATCH again. Never beside another recovery of
+		// this trigger (activation.ts): the second finds the first one's replays on their way.
+		const result = await oneAtATime(
+			triggerKey(this),
+			async () => await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),
+		);
+		state.lastRecovery = recoveryRecord(at, result);
 	} catch (error) {
 		state.lastRecovery = { at, error: String((error as Error)?.message ?? error).slice(0, 300) };
 	}
@@ -198,8 +196,32 @@ export async function rotateImmediately(this: IHookFunctions | IWebhookFunctions
  * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
  */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const key = triggerKey(this);
+	return await registering(key, async () => {
+		const state = this.getWorkflowStaticData('node') as EndpointState;
+		const before = { ...state };
+		const result = await settle(confirmEndpoint.call(this));
+		if (result.ok) return result.value;
+		const { error } = result;
+		// At n8n start or a leadership change (n8n re-activates the trigger because it has a
+		// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
+		// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
+		// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
+		const reactivation = ['init', 'leadershipChange'].includes(this.getActivationMode());
+		if (!reactivation || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
+		Object.assign(state, before);
+		state.lastRecovery = { at: new Date().toISOString(), error: String((error as Error)?.message ?? error).slice(0, 300) };
+		forgetRegistration(key);
+		return true;
+	});
+}
+
+async function confirmEndpoint(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const state = this.getWorkflowStaticData('node') as EndpointState;
+	// Re-registered (delete, then this): the endpoint delete() was about to remove is ours again.
+	const takenBack = takeBack(triggerKey(this), url);
+	if (takenBack && !state.endpointId) Object.assign(state, takenBack);
 
 	let kept: IDataObject | undefined;
 	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
@@ -231,6 +253,10 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
+	return await registering(triggerKey(this), async () => await createEndpoint.call(this));
+}
+
+async function createEndpoint(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const state = this.getWorkflowStaticData('node') as EndpointState;
 	const workflow = this.getWorkflow();
@@ -271,23 +297,50 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-/** Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done. */
+/**
+ * Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done.
+ * The deletion waits a grace period (activation.ts `retire`): when n8n re-registers the trigger
+ * (delete + create after a parameter change), checkExists takes the endpoint back instead, with
+ * the deliveries still owed to it.
+ */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const state = this.getWorkflowStaticData('node') as EndpointState;
 	// Only an endpoint stored for the URL this n8n serves: one stored for another URL may be
 	// another n8n's (see checkExists).
-	if (typeof state.endpointId === 'string' && state.endpointId !== '' && (state.url === undefined || state.url === url)) {
-		await deleteEndpoint.call(this, state.endpointId);
-	}
-	clearEndpointState(state);
+	const stored =
+		typeof state.endpointId === 'string' && state.endpointId !== '' && (state.url === undefined || state.url === url) ? state.endpointId : undefined;
+	const kept: IDataObject = {};
+	if (stored)
+		for (const [k, v] of Object.entries({ endpointId: stored, secretBox: state.secretBox, secret: state.secret, url })) if (v !== undefined) kept[k] = v;
 	// Also removes an endpoint left at our URL when the static data was lost. Best effort: the next
 	// checkExists sweeps the URL again.
+	let extras: string[] = [];
 	try {
-		for (const extra of await endpointsAt.call(this, url)) await deleteEndpoint.call(this, String(extra.id));
+		extras = (await endpointsAt.call(this, url)).map((e) => String(e.id)).filter((id) => id !== stored);
 	} catch {
 		// ignored on purpose, see above
 	}
+	const removeAll = async () => {
+		if (stored) await deleteEndpoint.call(this, stored);
+		for (const id of extras) await deleteEndpoint.call(this, id).catch(() => undefined);
+	};
+	if (retireGrace() <= 0 || (!stored && extras.length === 0)) {
+		await removeAll();
+		clearEndpointState(state);
+		return true;
+	}
+	clearEndpointState(state);
+	// Read now: the deletion runs after n8n is done with this call.
+	await apiCredentials(this);
+	retire(triggerKey(this), url, kept, removeAll, (error) =>
+		this.logger.warn('Clearinghouse Trigger could not delete its webhook endpoint after it was unpublished', {
+			workflowId: this.getWorkflow().id,
+			node: this.getNode().name,
+			endpointId: stored,
+			error: String((error as Error)?.message ?? error).slice(0, 300),
+		}),
+	);
 	return true;
 }
 

@@ -5,6 +5,7 @@ import type {
 	IHttpRequestMethods,
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 	JsonObject,
 } from 'n8n-workflow';
@@ -17,7 +18,7 @@ import type { SupportedAsset } from './serviceErrors';
 import { describeServiceError, needsSupportedAssets } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
-export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
 
 export const CREDENTIAL_TYPE = 'clearinghouseApi';
 

@@ -2,17 +2,22 @@
  * Issue 23 in a real n8n 2.40.7: no event lost while n8n is down. The sandbox compresses the
  * service's half-day retry schedule (timeScale 100 000: a delivery ends FAILED in about a second),
  * keeps the service's rules (auto-disable after 10 FAILED deliveries, then SKIPPED) and a 10 s
- * attempt timeout. n8n calls no method of the trigger when it starts (asserted below: the service
- * sees no request from n8n at startup), so the recovery is the shipped example workflow "Keep my
- * trigger healthy" (Schedule → Webhook Endpoint → Recover → report), run here with `n8n execute`.
- * Executions are counted from n8n's own database.
+ * attempt timeout. The trigger has a `trigger()` beside its webhook (activation.ts): n8n then
+ * re-activates it at `n8n start`, calling checkExists, which re-enables the endpoint and replays
+ * what was missed, with no action by the user (asserted below with n8n's own debug log lines and
+ * the service's request log). Where n8n gives the trigger no call (the endpoint disabled while n8n
+ * stays up), the shipped example workflow "Keep my trigger healthy" (Schedule → Webhook Endpoint →
+ * Recover → report) recovers, run here with `n8n execute`. Executions are counted from n8n's own
+ * database.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
-import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { executeResult, N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { freePort } from '../../harness/ports';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { SandboxClient } from '../support/sandbox';
@@ -79,8 +84,19 @@ describe('no event lost while n8n is down (real n8n)', () => {
 			doubled: [...runs.values()].filter((n) => n > 1).length,
 		};
 	}
+	/** Lines of n8n's log (all starts) that say a trigger() of ours was called, from the `from`th on. */
+	function activationLines(from = 0): string[] {
+		const log = readFileSync(join(n8n.root, 'n8n-start.log'), 'utf8');
+		return log
+			.split('\n')
+			.filter((l) => l.includes('Clearinghouse Trigger activated') || l.includes(`Activated trigger node "${TRIGGER}"`))
+			.slice(from);
+	}
 	async function recoverWithTheExample(): Promise<any[]> {
-		const result = await n8n.execute(healthy.id!);
+		// At info level: n8n's debug lines would share stdout with the run JSON.
+		const result = executeResult(
+			await n8n.cli(['execute', `--id=${healthy.id!}`, '--rawOutput'], { env: { N8N_LOG_LEVEL: 'info', N8N_RUNNERS_BROKER_PORT: String(await freePort()) } }),
+		);
 		if (result.code !== 0 || !result.run) throw new Error(`example 6 failed\n${result.stdout.slice(-3000)}`);
 		const reports = nodeItems(result.run.data, 'Recover');
 		const sent = (await operator.call('GET', 'outbox?channel=trigger-health')).messages as any[];
@@ -90,7 +106,8 @@ describe('no event lost while n8n is down (real n8n)', () => {
 	beforeAll(async () => {
 		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 100_000, attemptTimeoutMs: 10_000 });
 		operator = new SandboxClient(sandbox);
-		n8n = await N8nInstance.create();
+		// Debug: n8n's own line for each trigger() it calls ("Activated trigger node"), and ours.
+		n8n = await N8nInstance.create({ env: { N8N_LOG_LEVEL: 'debug' } });
 		const credential = sandboxCredential(sandbox);
 		await n8n.importCredential(credential);
 		healthy = JSON.parse(
@@ -124,7 +141,11 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		await sandbox?.close();
 	});
 
-	test('30 events while n8n is down (FAILED, endpoint auto-disabled, SKIPPED): after the start and the recovery each ran exactly once, the endpoint is ENABLED, a new event runs once', async () => {
+	test('30 events while n8n is down (FAILED, endpoint auto-disabled, SKIPPED): after `n8n start`, with no action by the user, each ran exactly once, the endpoint is ENABLED, a new event runs once', async () => {
+		// n8n called trigger() once at publish.
+		const atPublish = activationLines();
+		console.log(`outage e2e: n8n log at publish:\n${atPublish.map((l) => l.slice(0, 400)).join('\n')}`);
+		expect(atPublish.filter((l) => l.includes('Clearinghouse Trigger activated'))).toHaveLength(1);
 		await createOrders(1, 5);
 		await n8n.waitForExecutions(WORKFLOW_ID, 1, 60_000);
 		await n8n.stop();
@@ -144,40 +165,71 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		console.log(`outage e2e: 30 events while n8n was stopped: ${failed} FAILED, ${skipped} SKIPPED`);
 
 		const beforeStart = await operator.mark();
+		const linesBefore = activationLines().length;
+		const startedAt = Date.now();
 		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.waitForWebhook(WEBHOOK_PATH);
-		await sleep(5_000);
-		// The fact this relies on: n8n 2.40.7 calls no method of the trigger at startup.
-		const fromN8n = (await operator.requests(beforeStart)).filter((r: any) => String(r.path).startsWith('/api/v1/'));
-		expect(fromN8n).toEqual([]);
-		expect((await endpoint()).status).toBe('DISABLED');
-		expect(await count()).toMatchObject({ events: 31, lost: 30, doubled: 0 });
-
-		const [reports, sent] = await recoverWithTheExample();
-		expect(reports).toEqual([expect.objectContaining({ endpointId, statusBefore: 'DISABLED', reEnabled: true, replayed: 30, more: false, replayErrors: [] })]);
-		expect(sent.map((m: any) => m.body)).toEqual([expect.objectContaining({ endpointId, reEnabled: true, replayed: 30 })]);
-		expect((await endpoint()).status).toBe('ENABLED');
+		// No action by the user from here on.
 		await n8n.waitForExecutions(WORKFLOW_ID, 31, 180_000);
 		await waitFor('every delivery settled', settled);
+		console.log(`outage e2e: all 30 ran ${Date.now() - startedAt} ms after n8n start was called`);
+		expect((await endpoint()).status).toBe('ENABLED');
 		expect(await count()).toEqual({ events: 31, lost: 0, doubled: 0 });
+		// Evidence: n8n called trigger() at startup (activation "init"), and the webhook phase's
+		// checkExists did the recovery (the service's log: the endpoint read, re-enabled, replays).
+		const atStart = activationLines(linesBefore);
+		console.log(`outage e2e: n8n log at start:\n${atStart.map((l) => l.slice(0, 400)).join('\n')}`);
+		expect(atStart.some((l) => l.includes('Clearinghouse Trigger activated (init)'))).toBe(true);
+		const fromN8n = (await operator.requests(beforeStart)).filter((r: any) => String(r.path).startsWith('/api/v1/'));
+		const calls = fromN8n.map((r: any) => `${r.method} ${String(r.path).replace(/[0-9a-f-]{36}/g, ':id')}`);
+		console.log(
+			`outage e2e: requests from n8n after start: ${JSON.stringify(calls.reduce((m: Record<string, number>, c: string) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {}))}`,
+		);
+		expect(calls).toContain('PATCH /api/v1/webhooks/endpoints/:id');
+		expect(calls.filter((c: string) => c === 'POST /api/v1/webhooks/deliveries/:id/replay')).toHaveLength(30);
+		// The fallback of trigger() saw checkExists do it: one recovery, recorded by checkExists.
+		expect(n8n.executions.staticData(WORKFLOW_ID)?.[`node:${TRIGGER}`]).toMatchObject({
+			lastRecovery: { replayed: 30, eventsMissed: 30, more: false, replayErrors: 0 },
+		});
 
 		await createOrders(1, 90);
 		await n8n.waitForExecutions(WORKFLOW_ID, 32, 60_000);
 		expect(await count()).toEqual({ events: 32, lost: 0, doubled: 0 });
 	});
 
-	test('a restart where nothing was lost, then the recovery: nothing replayed, no duplicate run', async () => {
+	test('a restart where nothing was lost: nothing replayed, no duplicate run', async () => {
 		await n8n.stop();
+		const mark = await operator.mark();
 		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.waitForWebhook(WEBHOOK_PATH);
 		const before = n8n.finishedExecutions(WORKFLOW_ID).length;
-		const [reports, sent] = await recoverWithTheExample();
-		expect(reports).toEqual([expect.objectContaining({ endpointId, statusBefore: 'ENABLED', reEnabled: false, replayed: 0, eventsMissed: 0 })]);
-		// The report goes out only when something was done: still the one message of the first test.
-		expect(sent).toHaveLength(1);
-		await sleep(5_000);
+		await waitFor('the activation recovery', async () =>
+			(await operator.requests(mark)).some((r: any) => r.method === 'GET' && String(r.path).startsWith('/api/v1/webhooks/deliveries')),
+		);
+		// Past the fallback delay of trigger() (10 s): it must not recover a second time.
+		await sleep(12_000);
+		const replays = (await operator.requests(mark)).filter((r: any) => /\/replay$/.test(String(r.path)));
+		expect(replays).toEqual([]);
 		expect(n8n.finishedExecutions(WORKFLOW_ID)).toHaveLength(before);
 		expect(await count()).toEqual({ events: 32, lost: 0, doubled: 0 });
+	});
+
+	test('where n8n gives the trigger no call (the endpoint disabled while n8n stays up): "Keep my trigger healthy" re-enables and replays, each event runs once', async () => {
+		await operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { status: 'DISABLED' });
+		await createOrders(3, 200);
+		await waitFor('every delivery settled', settled);
+		expect((await deliveries()).filter((d) => d.status === 'SKIPPED').length).toBeGreaterThanOrEqual(3);
+		const [reports, sent] = await recoverWithTheExample();
+		expect(reports).toEqual([expect.objectContaining({ endpointId, statusBefore: 'DISABLED', reEnabled: true, replayed: 3, more: false, replayErrors: [] })]);
+		expect(sent.map((m: any) => m.body)).toEqual([expect.objectContaining({ endpointId, reEnabled: true, replayed: 3 })]);
+		expect((await endpoint()).status).toBe('ENABLED');
+		await n8n.waitForExecutions(WORKFLOW_ID, 35, 120_000);
+		await waitFor('every delivery settled', settled);
+		expect(await count()).toEqual({ events: 35, lost: 0, doubled: 0 });
+		// A second run finds nothing to do and reports nothing.
+		const [again, sentAgain] = await recoverWithTheExample();
+		expect(again).toEqual([expect.objectContaining({ endpointId, statusBefore: 'ENABLED', reEnabled: false, replayed: 0, eventsMissed: 0 })]);
+		expect(sentAgain).toHaveLength(1);
 	});
 
 	test('When Received: while n8n cannot write its database it creates no run and answers non-2xx; the event is not marked seen, and the retry runs it once', async () => {

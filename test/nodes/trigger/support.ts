@@ -10,6 +10,7 @@ import { HookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseData } from 'n8n-workflow';
 
 import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
+import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
 import { openSecret } from '../../../nodes/shared/secretBox';
 import { startSandbox } from '../../../sandbox/server';
 import type { NodeSetup } from '../../support/n8nContexts';
@@ -17,6 +18,8 @@ import { additionalDataFor, makeWorkflow, webhookContext } from '../../support/n
 import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
 
 export const trigger = new ClearinghouseTrigger();
+// delete() deletes at once in these tests, as before its grace period (activation.test.ts tests the grace).
+setRetireGrace(0);
 export const NODE_NAME = 'Clearinghouse Trigger';
 export const STATIC_KEY = `node:${NODE_NAME}`;
 
