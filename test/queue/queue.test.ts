@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { findNode, loadExample } from '../../harness/examples';
 import { nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
@@ -33,6 +34,7 @@ const IDS = {
 	listRef: 'queueListRef0001',
 	trigger: 'queueTrigger0001',
 	stress: 'queueStress00001',
+	health: 'queueHealth00001',
 };
 /** The queue suite's stress run; `bash bench/queue-stress.sh` (bench/queue-stress.ts) runs 200. */
 const STRESS_EVENTS = 40;
@@ -44,6 +46,7 @@ const TRIGGER = 'Clearinghouse Trigger';
 /** The first step after the trigger in the shipped recipe: it succeeding is "the business step ran". */
 const BUSINESS = 'Get current order';
 const RECIPE = join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
+const countBy = (values: Array<string | number>) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});
 
 interface OrderInput {
 	key: string;
@@ -587,7 +590,262 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				});
 			} finally {
 				await receiver.close();
+				// Its endpoint would otherwise get every later order's event, and its business step a closed receiver.
+				await cluster.main.unpublish(IDS.stress).catch((error: Error) => console.warn(`[queue stress] unpublish: ${error.message}`));
 			}
+		});
+
+		/**
+		 * Issue 23 in queue mode: the main process and both webhook processes stopped (workers,
+		 * PostgreSQL, Redis and nginx stay up), 30 events meanwhile, then everything started again.
+		 * The queue suite's sandbox keeps the service's own timing (timeScale 1: the 10 s attempt
+		 * timeout matters to the tests above), so the half-day retry schedule is run through with the
+		 * operator's flush, which makes every pending delivery's next attempt now: a compressed time
+		 * scale would also compress the retries of a replay whose run outlasts 10 s into a burst of
+		 * 409s, ending it FAILED while its run goes on. The sandbox clock is not moved (orders expire by it).
+		 * The recovery is n8n's own start: the trigger has a trigger(), so the main process re-activates
+		 * it (docs/trigger.md) and its checkExists re-enables and catches up. Example 6 (the scheduled
+		 * Recover) is published for the second restart: it runs on a worker beside that, and finds nothing.
+		 */
+		describe('an outage of the main and webhook processes (issue 23)', () => {
+			const ON_ITS_WAY = new Set(['PENDING', 'DISPATCHED']);
+			const REPLAY_PATH = /^\/api\/v1\/webhooks\/deliveries\/([^/]+)\/replay$/;
+			let endpointId = '';
+			let healthPublished = false;
+			/** The endpoint's events before the last outage (all delivered): count() is about the events after. */
+			let eventsBefore = new Set<string>();
+
+			const endpoint = () => operator.api('GET', `/webhooks/endpoints/${endpointId}`);
+			const endpointDeliveries = async (): Promise<any[]> => (await operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
+			const envelope = (d: any) => `evt_${d.eventId}_payment_order`;
+			const deliveriesSettled = async () => (await endpointDeliveries()).every((d) => !ON_ITS_WAY.has(d.status));
+			/** Successful business steps per event id, counted in n8n's executions (PostgreSQL). */
+			const businessRuns = () => {
+				const counts = new Map<string, number>();
+				for (const r of runs()) for (const id of r.business) counts.set(id, (counts.get(id) ?? 0) + 1);
+				return counts;
+			};
+			/**
+			 * The endpoint's delivery log against n8n's executions. events and lost: the events since the
+			 * last outage began, lost when its business step never succeeded; doubled: every event in the
+			 * log whose business step succeeded more than once.
+			 */
+			const count = async () => {
+				const events = [...new Set((await endpointDeliveries()).map(envelope))];
+				const business = businessRuns();
+				const since = events.filter((id) => !eventsBefore.has(id));
+				return {
+					events: since.length,
+					lost: since.filter((id) => !business.has(id)).length,
+					doubled: events.filter((id) => (business.get(id) ?? 0) > 1).length,
+				};
+			};
+			const healthRuns = () => cluster.main.finishedExecutions(IDS.health);
+			const recoverItems = (e: ExecutionRecord) =>
+				(e.data.resultData.runData.Recover ? nodeItems(e.data, 'Recover') : []).filter((i) => i.endpointId === endpointId);
+			const outbox = async () => ((await operator.call('GET', 'outbox?channel=trigger-health')).messages as any[]).map((m) => m.body);
+			/** What the service was asked since a mark: re-enables of the endpoint, and replays (of any delivery). */
+			const requestsSince = async (mark: number) => {
+				const all = await operator.requests(mark);
+				return {
+					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}`),
+					replays: all.filter((r) => r.method === 'POST' && REPLAY_PATH.test(r.path)),
+				};
+			};
+			/** Stops the webhook processes and the main process; workers, PostgreSQL, Redis, nginx and the front door stay up. */
+			const stopFront = async () => {
+				await Promise.all(cluster.webhooks.map((w) => w.stop()));
+				await cluster.main.stop();
+			};
+			/** The webhook processes first (two at a time, as at boot), then the main process, which fires the schedules. */
+			const startFront = async () => {
+				await Promise.all(cluster.webhooks.map((w) => w.start()));
+				await cluster.main.start({ timeoutMs: 300_000 });
+				await cluster.waitForWebhook(TRIGGER_PATH);
+			};
+			/** Makes every pending delivery's next attempt now (the operator's flush) until none of this endpoint's is pending. */
+			const exhaustRetries = async () => {
+				for (let flushes = 0; flushes < 80; flushes++) {
+					if (await deliveriesSettled()) return flushes;
+					await operator.call('POST', 'webhooks/flush');
+				}
+				throw new Error(`deliveries still pending after 80 flushes\n${await diagnosis()}`);
+			};
+			/** Waits until every event so far was delivered and its run ended; they are then what count() leaves out. */
+			const allDelivered = async () => {
+				await waitFor('every delivery settled', deliveriesSettled, 180_000);
+				await settle();
+				const log = await endpointDeliveries();
+				eventsBefore = new Set(log.map(envelope));
+				expect([...eventsBefore].filter((id) => !log.some((d) => envelope(d) === id && d.status === 'DELIVERED'))).toEqual([]);
+			};
+			/**
+			 * With the main and webhook processes stopped: 15 orders whose deliveries exhaust their retries
+			 * (FAILED; the 10th failure disables the endpoint), then 15 more, SKIPPED at once.
+			 */
+			const outageEvents = async () => {
+				for (let i = 0; i < 15; i++) await createOrder(20 + i);
+				const flushes = await exhaustRetries();
+				expect((await endpoint()).status).toBe('DISABLED');
+				for (let i = 0; i < 15; i++) await createOrder(40 + i);
+				await waitFor('every delivery settled', deliveriesSettled);
+				const deliveries = (await endpointDeliveries()).filter((d) => !eventsBefore.has(envelope(d)));
+				const ids = new Set(deliveries.map(envelope));
+				const failed = deliveries.filter((d) => d.status === 'FAILED').length;
+				const skipped = deliveries.filter((d) => d.status === 'SKIPPED').length;
+				expect(ids.size).toBe(30);
+				expect(deliveries).toHaveLength(30);
+				expect(failed).toBeGreaterThanOrEqual(10);
+				expect(skipped).toBeGreaterThanOrEqual(1);
+				expect(failed + skipped).toBe(30);
+				expect(await count()).toEqual({ events: 30, lost: 30, doubled: 0 });
+				return { deliveries, ids, failed, skipped, flushes };
+			};
+			/**
+			 * After the restart and the recovery: every outage event's business step ran exactly once, the
+			 * endpoint is ENABLED, the service got one re-enable and one replay per outage event, and the
+			 * replays reached the webhook process each event hashes to through nginx, answered 200 there.
+			 */
+			const recoveredOnce = async (outage: Awaited<ReturnType<typeof outageEvents>>, mark: number, nginxFrom: number) => {
+				await waitFor('30 business steps', () => [...outage.ids].every((id) => businessRuns().has(id)) || undefined, 240_000);
+				// A run outlasting the service's 10 s is retried: answered 409 while in flight, 200 after.
+				await waitFor('every delivery settled', deliveriesSettled, 180_000);
+				await settle();
+				expect((await endpoint()).status).toBe('ENABLED');
+				expect([...outage.ids].map((id) => businessRuns().get(id))).toEqual([...outage.ids].map(() => 1));
+				expect(await count()).toEqual({ events: 30, lost: 0, doubled: 0 });
+
+				const { reEnables, replays } = await requestsSince(mark);
+				expect(reEnables.map((r) => [r.body, r.status])).toEqual([[{ status: 'ENABLED' }, 200]]);
+				const eventOf = new Map(outage.deliveries.map((d) => [d.id as string, envelope(d)]));
+				expect(replays.map((r) => eventOf.get(REPLAY_PATH.exec(r.path)![1]) ?? `not an outage delivery: ${r.path}`).sort()).toEqual([...outage.ids].sort());
+
+				const routed = cluster.nginx
+					.log()
+					.slice(nginxFrom)
+					.filter((r) => outage.ids.has(r.eventId!));
+				// Right after the restart nginx still holds both processes as failed (the outage's 502s): it lets one
+				// request through to each, and answers the others 502 itself, without a process (backend -1), until
+				// one succeeds, which under When Finished takes a whole run. The service retries those.
+				const refusedByNginx = routed.filter((r) => r.backend < 0);
+				for (const r of refusedByNginx) expect(r.status).toBe(502);
+				for (const id of outage.ids) {
+					const copies = routed.filter((r) => r.eventId === id && r.backend >= 0);
+					expect(copies.map((r) => r.status)).toContain(200);
+					expect(new Set(copies.map((r) => r.backend)).size).toBe(1);
+				}
+				const perBackend = [0, 1].map((b) => new Set(routed.filter((r) => r.backend === b).map((r) => r.eventId)).size);
+				// 30 random event ids all hashing to one process: 2^-29.
+				expect(perBackend.every((n) => n > 0)).toBe(true);
+				return (
+					`${replays.length} replays through nginx: ${routed.length} requests (${refusedByNginx.length} answered 502 by nginx itself, no process up in its books yet), ` +
+					`events per webhook process ${perBackend.join('/')}, answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}`
+				);
+			};
+			/** A new event after the recovery runs once; nothing of the outage ran twice meanwhile. */
+			const newEventRunsOnce = async () => {
+				const order = await createOrder(90);
+				await waitFor('the event after the recovery', () => runs().some((r) => r.orderIds.includes(order.id) && r.business.length > 0) || undefined);
+				await waitFor('every delivery settled', deliveriesSettled);
+				await settle();
+				expect(runs().filter((r) => r.orderIds.includes(order.id) && r.business.length > 0)).toHaveLength(1);
+				expect(await count()).toEqual({ events: 31, lost: 0, doubled: 0 });
+			};
+
+			afterAll(async () => {
+				if (healthPublished) await cluster.main.unpublish(IDS.health);
+			});
+
+			/** The trigger's record of its last recovery (static data, written by checkExists or trigger() on the main process). */
+			const lastRecovery = (): Record<string, any> | undefined =>
+				Object.values(cluster.store.staticData(IDS.trigger) ?? {}).find((node: any) => node?.lastRecovery)?.lastRecovery;
+			/** Example 6 as shipped but for its schedule (every 20 s, not 15 min), with this sandbox's outbox. */
+			const importHealth = async () => {
+				const health = JSON.parse(
+					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')),
+				) as WorkflowInput;
+				health.id = IDS.health;
+				const schedule = findNode(health, 'Every 15 minutes');
+				expect(schedule.parameters).toEqual({ rule: { interval: [{ field: 'minutes', minutesInterval: 15 }] } });
+				schedule.parameters = { rule: { interval: [{ field: 'seconds', secondsInterval: 20 }] } };
+				await cluster.main.importWorkflow(health);
+			};
+
+			test('30 events while they are down (FAILED, endpoint auto-disabled, SKIPPED); restarted with no recovery workflow, the main process recovers once at its start: each event ran once, replayed through nginx; ENABLED; a new event runs once', async () => {
+				const live = await liveEndpoints();
+				const mine = live.find((e) => e.url === cluster.webhookUrl(TRIGGER_PATH));
+				expect(mine).toBeDefined();
+				endpointId = mine.id;
+				// This endpoint alone (the stress workflow, when it ran, was unpublished; an endpoint its
+				// unpublishing has not deleted yet goes now).
+				for (const e of live) if (e.id !== endpointId) await operator.api('DELETE', `/webhooks/endpoints/${e.id}`);
+				const first = await createOrder(5);
+				await waitFor('the event before the outage', () => runs().some((r) => r.orderIds.includes(first.id) && r.business.length > 0) || undefined);
+				await allDelivered();
+
+				await stopFront();
+				const outage = await outageEvents();
+				const mark = await operator.mark();
+				const nginxFrom = cluster.nginx.log().length;
+				const executionsBefore = maxExecutionId();
+				const started = Date.now();
+				await startFront();
+				// Nothing but n8n's own start: it re-activates the trigger (it has a trigger()), and the
+				// main process's checkExists re-enables the endpoint and replays what it missed.
+				const record = await waitFor('the recovery at start', () => {
+					const r = lastRecovery();
+					return r && Date.parse(r.at) >= started - 1000 && (r.replayed > 0 || r.error) ? r : undefined;
+				});
+				expect(record).toMatchObject({ replayed: 30, eventsMissed: 30, more: false, replayErrors: 0 });
+				const routing = await recoveredOnce(outage, mark, nginxFrom);
+				const seconds = (Date.now() - started) / 1000;
+				// No workflow did it: since the restart only the trigger's workflow ran.
+				expect(cluster.store.list().filter((e) => e.id > executionsBefore && e.workflowId !== IDS.trigger)).toEqual([]);
+
+				await newEventRunsOnce();
+				console.log(
+					`[queue outage] 30 events while the main and webhook processes were down (${outage.flushes} flushes): ${outage.failed} FAILED, ${outage.skipped} SKIPPED; ` +
+						`recovered by the main process at its start (${record.by === 'trigger' ? "trigger()'s fallback" : 'checkExists'}, no workflow): 1 re-enable, ${routing}; ` +
+						`${seconds.toFixed(0)} s from the restart to every run ended; then a new event; lost 0, doubled 0 of 31 (and of the ${eventsBefore.size} before)`,
+				);
+			});
+
+			test('a restart of the main and webhook processes where nothing was lost, with example 6 published too: the recovery at start and example 6 on a worker replay nothing, no event runs twice', async () => {
+				await importHealth();
+				await cluster.main.publish(IDS.health);
+				healthPublished = true;
+				await waitFor('every delivery settled', deliveriesSettled);
+				await settle();
+				const totals = await count();
+				expect(totals).toEqual({ events: 31, lost: 0, doubled: 0 });
+				const executions = cluster.store.list(IDS.trigger).length;
+				const mark = await operator.mark();
+
+				await stopFront();
+				// The main process is down, so no schedule fires: let a run queued before the stop end.
+				await settled(cluster, IDS.health);
+				const healthBefore = Math.max(0, ...cluster.store.list(IDS.health).map((e) => e.id));
+				const started = Date.now();
+				await startFront();
+				const record = await waitFor('the recovery at start', () => {
+					const r = lastRecovery();
+					return r && Date.parse(r.at) >= started - 1000 ? r : undefined;
+				});
+				expect(record).toMatchObject({ replayed: 0, eventsMissed: 0 });
+				const next = await waitFor('a run of example 6 after the restart', () => healthRuns().find((e) => e.id > healthBefore), 180_000);
+				expect(recoverItems(next)).toEqual([expect.objectContaining({ statusBefore: 'ENABLED', reEnabled: false, eventsMissed: 0, replayed: 0 })]);
+				expect(cluster.workerOf(next.id)).toBeDefined();
+				await sleep(3_000);
+				await settle();
+				expect(await requestsSince(mark)).toEqual({ reEnables: [], replays: [] });
+				expect(cluster.store.list(IDS.trigger)).toHaveLength(executions);
+				expect(await count()).toEqual(totals);
+				// Example 6 reports only when something was done.
+				expect(await outbox()).toEqual([]);
+				console.log(
+					`[queue outage] restart with nothing lost: recovery at start replayed 0, example 6 run ${next.id} replayed 0; ${totals.events} events, lost 0, doubled 0`,
+				);
+			});
 		});
 	});
 });
