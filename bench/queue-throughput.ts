@@ -14,7 +14,7 @@ import { sleep } from '../harness/n8nProcess';
 import { sandboxCredential, startSandbox } from '../harness/sandbox';
 import { action, graph } from '../harness/workflows';
 import { QueueCluster } from '../harness/queue/cluster';
-import { SandboxClient } from '../test/support/sandbox';
+import { SandboxClient, walletOf } from '../harness/sandboxClient';
 
 const EXECUTIONS = 8;
 const PER_EXECUTION = 25;
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 		const createOrders = action('Create orders', 'paymentOrder', 'create', {
 			mode: 'standard',
 			fromUserId: alice.id,
-			toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+			toAddress: walletOf(bob, 'ethereum'),
 			toChain: 'ethereum',
 			asset: 'USDC',
 			amountUsd: '={{ $json.amountUsd }}',

@@ -2,7 +2,7 @@ import type { WorkflowInput } from './n8nProcess';
 
 export const ACTION_NODE = 'n8n-nodes-clearinghouse.clearinghouse';
 export const TRIGGER_NODE = 'n8n-nodes-clearinghouse.clearinghouseTrigger';
-export const CREDENTIAL_TYPE = 'clearinghouseApi';
+const CREDENTIAL_TYPE = 'clearinghouseApi';
 
 export interface CredentialRef {
 	id: string;

@@ -391,7 +391,7 @@ const hasProc = fs.existsSync('/proc/self/status');
 		const cases = generate(SEED, GENERATED, sb.apiKey);
 		const outcomes = await pool(cases, CONCURRENCY, (c) => rawRequest(c.api === 'main' ? sb.main : sb.rewards, c.bytes));
 
-		// The memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
+		// A memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
 		const big = Buffer.alloc(BIG_BODY, 'a');
 		const attack = [
 			...Array.from({ length: 66 }, () =>

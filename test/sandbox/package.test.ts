@@ -12,7 +12,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '../support/sandbox';
+import { Client, walletOf } from '../support/sandbox';
 import { ALL_STATUSES } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -135,7 +135,7 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 	const bob = state.users.find((u: any) => u.label === 'bob');
 	const body = {
 		fromUserId: alice.id,
-		toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+		toAddress: walletOf(bob, 'ethereum'),
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd: 100,

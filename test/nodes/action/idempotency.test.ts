@@ -7,14 +7,9 @@
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/fields';
-import { type Env, json, node, payment, startEnv } from './env';
+import { json, node, payment, useEnv, walletOf } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => env.sb.close());
-beforeEach(async () => env.reset());
+const env = useEnv();
 
 const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
 const paymentPosts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
@@ -101,7 +96,7 @@ test('Create Receive Ruleset: a retry returns the same ruleset; a retry without 
 		idempotencyKeyMode: 'derived',
 		deliveredAsset: 'USDC',
 		deliveredChain: 'ethereum',
-		toAddress: env.bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+		toAddress: walletOf(env.bob, 'ethereum'),
 	};
 	const [a] = await env.run(params, { runExecutionData: data });
 	const [b] = await env.run(params, { executionId: '2', mode: 'retry', runExecutionData: data });
@@ -119,7 +114,7 @@ describe('Set Return Details under a retry', () => {
 		idempotencyKeyMode: 'derived',
 		paymentOrderId: { mode: 'id', value: id },
 		userId: env.alice.id,
-		wallets: { wallet: [{ chain: 'ethereum', address: env.alice.wallets.find((w: any) => w.chain === 'ethereum').address }] },
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
 		...extra,
 	});
 	const newOrder = async () => String((await env.run(payment(env)))[0].json.paymentOrderId);

@@ -1,16 +1,7 @@
 /** Receive Ruleset, over real HTTP against the sandbox. */
-import { startEnv, walletOf, type Env } from './env';
+import { walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Receive Ruleset', () => {
 	const create = (extra = {}) => ({

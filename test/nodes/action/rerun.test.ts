@@ -9,14 +9,9 @@ import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../support/n8nContexts';
-import { type Env, json, node, orderCount, payment, startEnv, walletOf } from './env';
+import { json, node, orderCount, payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => env.sb.close());
-beforeEach(async () => env.reset());
+const env = useEnv();
 
 const posts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 /** Payment parameters as a new version 2 node has them: no Idempotency Key choice saved. */

@@ -1,17 +1,8 @@
 /** Supported Asset, and the dropdowns and list searches fed by the API, over real HTTP against the sandbox. */
 import { loadOptions } from '../../support/n8nContexts';
-import { json, node, startEnv, type Env } from './env';
+import { json, node, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 const creds = () => ({ apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl });
 
