@@ -10,6 +10,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { deliver, hook as lifecycleContext, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import { Receiver } from '../../../harness/receiver';
 import { startSandbox } from '../../../harness/sandbox';
+import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
@@ -26,8 +27,6 @@ export {
 	type Outcome,
 	type TriggerUnderTest,
 } from '../../../harness/inProcessTrigger';
-/** Polls until the check passes (the sandbox's deposit steps run on its own timers). */
-export { waitFor as until } from '../../../harness/wait';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
@@ -159,3 +158,6 @@ export async function deposit(sb: Sandbox, orderId: string, amountUsd: number): 
 export async function flush(sb: Sandbox): Promise<void> {
 	await operator(sb, 'POST', 'webhooks/flush');
 }
+
+/** Polls (every 50 ms: some checks read long delivery logs) until the check passes; the sandbox's deposit steps run on its own timers. */
+export const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> => waitFor(check, timeoutMs, 'condition', 50);
