@@ -40,7 +40,15 @@ export class Receiver {
 			req.on('end', () => {
 				const bytes = Buffer.concat(chunks);
 				const raw = bytes.toString('utf8');
-				const request: ReceivedRequest = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, bytes, raw, body: parseJson(raw), at: Date.now() };
+				const request: ReceivedRequest = {
+					method: req.method ?? '',
+					path: req.url ?? '',
+					headers: req.headers,
+					bytes,
+					raw,
+					body: parseJson(raw),
+					at: Date.now(),
+				};
 				this.received.push(request);
 				void Promise.resolve(this.respond(request)).then((answer) => {
 					if (answer === 'hang') return;
@@ -49,12 +57,8 @@ export class Receiver {
 				});
 			});
 		});
-		await new Promise<void>((done, fail) => {
-			server.once('error', fail);
-			server.listen(port, '127.0.0.1', () => done());
-		});
+		this.url = `http://127.0.0.1:${await listenLocal(server, port)}`;
 		this.server = server;
-		this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 		return this;
 	}
 
@@ -67,10 +71,24 @@ export class Receiver {
 	async close(): Promise<void> {
 		const server = this.server;
 		this.server = undefined;
-		if (!server) return;
-		server.closeAllConnections();
-		await new Promise<void>((done) => server.close(() => done()));
+		await closeServer(server);
 	}
+}
+
+/** Listens on 127.0.0.1:`port` (a free one when 0); resolves with the port. */
+export async function listenLocal(server: Server, port = 0): Promise<number> {
+	await new Promise<void>((done, fail) => {
+		server.once('error', fail);
+		server.listen(port, '127.0.0.1', () => done());
+	});
+	return (server.address() as AddressInfo).port;
+}
+
+/** Stops a server and drops its open connections (keep-alive and hanging ones included). */
+export async function closeServer(server: Server | undefined): Promise<void> {
+	if (!server) return;
+	server.closeAllConnections();
+	await new Promise<void>((done) => server.close(() => done()));
 }
 
 function parseJson(raw: string): any {

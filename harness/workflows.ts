@@ -79,6 +79,28 @@ export function itemsNode(name: string, items: Array<Record<string, unknown>>): 
 	};
 }
 
+/**
+ * "Create orders": Create Payment Order for every item `{ amountUsd, expiresAt, memo, key }` (the key as a
+ * custom idempotency key), USDC on ethereum from `fromUserId` to `toAddress`; the queue suite's and
+ * bench/queue-throughput.ts's batch.
+ */
+export function createOrdersNode(fromUserId: string, toAddress: string, concurrency = 5): NodeSpec {
+	return action('Create orders', 'paymentOrder', 'create', {
+		mode: 'standard',
+		fromUserId,
+		toAddress,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: '={{ $json.amountUsd }}',
+		expiry: 'at',
+		expiresAt: '={{ $json.expiresAt }}',
+		memo: '={{ $json.memo }}',
+		idempotencyKeyMode: 'custom',
+		idempotencyKey: '={{ $json.key }}',
+		options: { concurrency },
+	});
+}
+
 /** A Clearinghouse action node. */
 export function action(
 	name: string,

@@ -100,6 +100,32 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 	};
 }
 
+/** Parameters of Set Return Details for an order: alice as the user, her ethereum wallet. */
+export function returnDetails(env: Env, paymentOrderId: string, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		idempotencyKeyMode: 'derived',
+		paymentOrderId: { mode: 'id', value: paymentOrderId },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
+		...extra,
+	};
+}
+
+/** Parameters of a Receive Ruleset (create) delivering USDC on ethereum to bob. */
+export function ruleset(env: Env, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'receiveRuleset',
+		operation: 'create',
+		idempotencyKeyMode: 'derived',
+		deliveredAsset: 'USDC',
+		deliveredChain: 'ethereum',
+		toAddress: walletOf(env.bob, 'ethereum'),
+		...extra,
+	};
+}
+
 export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i) => i.json);
 
 /** How many orders the sandbox holds. */

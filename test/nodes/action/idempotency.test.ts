@@ -7,7 +7,7 @@
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import { DERIVED_KEY_WARNING } from '../../../nodes/Clearinghouse/actions/fields';
-import { json, node, payment, useEnv, walletOf } from './env';
+import { json, node, payment, returnDetails, ruleset, useEnv } from './env';
 
 const env = useEnv();
 
@@ -90,14 +90,7 @@ test('Retry On Fail with Expires At = $now + 2 h after four commit-then-500 answ
 
 test('Create Receive Ruleset: a retry returns the same ruleset; a retry without lineage sends nothing', async () => {
 	const data = createRunExecutionData();
-	const params = {
-		resource: 'receiveRuleset',
-		operation: 'create',
-		idempotencyKeyMode: 'derived',
-		deliveredAsset: 'USDC',
-		deliveredChain: 'ethereum',
-		toAddress: walletOf(env.bob, 'ethereum'),
-	};
+	const params = ruleset(env);
 	const [a] = await env.run(params, { runExecutionData: data });
 	const [b] = await env.run(params, { executionId: '2', mode: 'retry', runExecutionData: data });
 	expect(b.json.idempotencyKey).toBe(a.json.idempotencyKey);
@@ -108,15 +101,7 @@ test('Create Receive Ruleset: a retry returns the same ruleset; a retry without 
 });
 
 describe('Set Return Details under a retry', () => {
-	const returnParams = (id: string, extra = {}) => ({
-		resource: 'paymentOrder',
-		operation: 'setReturnDetails',
-		idempotencyKeyMode: 'derived',
-		paymentOrderId: { mode: 'id', value: id },
-		userId: env.alice.id,
-		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
-		...extra,
-	});
+	const returnParams = (id: string, extra = {}) => returnDetails(env, id, extra);
 	const newOrder = async () => String((await env.run(payment(env)))[0].json.paymentOrderId);
 
 	test('with the Expected Revision given, a retry replays the recorded answer (no second replacement)', async () => {
