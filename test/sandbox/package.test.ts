@@ -6,7 +6,7 @@
  * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
  * operator API, the rewards API and the console. CI runs this file on Linux, macOS and Windows too
  * (ci.yml, job sandbox-package); on Windows npm and the bin are .cmd files, run through the shell.
- * @slow: builds, packs and installs the sandbox package (~8 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: builds, packs and installs the sandbox package; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';

@@ -3,7 +3,7 @@
  * node before this one has run) against real outputs: every operation runs against the sandbox,
  * over orders in several states, and every item must fit its schema, so the schemas cannot drift
  * from what the node returns. `UPDATE_OUTPUT_SCHEMAS=1` rewrites the files from these outputs.
- * @slow: runs every operation over orders taken through funding, netting and refunds (~30 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: runs every operation over orders taken through funding, netting and refunds; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

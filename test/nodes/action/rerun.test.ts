@@ -3,7 +3,7 @@
  * Business Key default, Derived keys refused in editor and sub-workflow runs off the sandbox, node
  * identity under "Retry with currently saved workflow", a Business Key batch finished after a failure,
  * `created` by lineage, and replayed answers read anew. The real-n8n proof: test/e2e/rerun.test.ts.
- * @slow: many full node runs in n8n-core's contexts (~20 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: many full node runs in n8n-core's contexts; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { createRunExecutionData } from 'n8n-workflow';
 

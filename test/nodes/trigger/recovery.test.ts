@@ -4,6 +4,7 @@
  * about a second), so deliveries really end FAILED, the endpoint is really auto-disabled after 10
  * and later events are really SKIPPED. What comes back is replayed by the service, signed, and
  * goes through the trigger's normal checks: every event must run exactly once.
+ * @slow: waits out the service's retries to FAILED and the endpoint's auto-disable; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../support/n8nContexts';
