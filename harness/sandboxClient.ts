@@ -130,7 +130,8 @@ export class SandboxClient {
 	async ordersByMemo(prefix: string): Promise<Record<string, number>> {
 		const { paymentOrders } = await this.api('GET', `/payment-orders?limit=1000&status=${PAYMENT_ORDER_STATUSES.join(',')}`);
 		const counts: Record<string, number> = {};
-		for (const o of paymentOrders as Array<{ memo?: unknown }>) if (String(o.memo).startsWith(prefix)) counts[String(o.memo)] = (counts[String(o.memo)] ?? 0) + 1;
+		for (const o of paymentOrders as Array<{ memo?: unknown }>)
+			if (String(o.memo).startsWith(prefix)) counts[String(o.memo)] = (counts[String(o.memo)] ?? 0) + 1;
 		return counts;
 	}
 

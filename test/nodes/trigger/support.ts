@@ -112,8 +112,14 @@ export class WebhookServer {
 
 /** The file's sandbox (sandbox(options)) and webhook server: started before its tests, closed after them. */
 export function useTriggerSandbox(options: SandboxOptions = {}): { sb: Sandbox; receiver: WebhookServer } {
-	const sb = fixture(() => sandbox(options), (started) => started.close());
-	const receiver = fixture(() => new WebhookServer(sb).start(), (started) => started.close());
+	const sb = fixture(
+		() => sandbox(options),
+		(started) => started.close(),
+	);
+	const receiver = fixture(
+		() => new WebhookServer(sb).start(),
+		(started) => started.close(),
+	);
 	return { sb, receiver };
 }
 
