@@ -15,18 +15,7 @@ import type { SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
 
-export {
-	deliver,
-	N8nStaticData,
-	NODE_ID,
-	NODE_NAME,
-	secretOf,
-	setupFor,
-	STATIC_KEY,
-	trigger,
-	type Outcome,
-	type TriggerUnderTest,
-} from '../../../harness/inProcessTrigger';
+export { deliver, N8nStaticData, secretOf, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
