@@ -50,11 +50,17 @@ export class Receiver {
 					at: Date.now(),
 				};
 				this.received.push(request);
-				void Promise.resolve(this.respond(request)).then((answer) => {
-					if (answer === 'hang') return;
-					const { status, body } = typeof answer === 'number' ? { status: answer, body: { ok: answer >= 200 && answer < 300 } } : answer;
-					res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
-				});
+				void Promise.resolve()
+					.then(() => this.respond(request))
+					.then(
+						(answer) => {
+							if (answer === 'hang') return;
+							const { status, body } = typeof answer === 'number' ? { status: answer, body: { ok: answer >= 200 && answer < 300 } } : answer;
+							res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
+						},
+						// A respond() that throws is a broken test: answer 500 rather than leave the caller waiting.
+						(error: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error)),
+					);
 			});
 		});
 		this.url = `http://127.0.0.1:${await listenLocal(server, port)}`;
