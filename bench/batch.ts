@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { Agent, request } from 'undici';
 
-import type { LoggedRequest } from '../test/support/sandbox';
+import type { LoggedRequest } from '../harness/sandboxClient';
 import { lastError, loggedSince, type BenchContext } from './context';
 import { InspectorSession } from './lib/cpuProfile';
 import { pool, postJson } from './lib/http';

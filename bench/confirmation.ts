@@ -1,6 +1,6 @@
 /**
  * What "Confirm Events With the API" costs per delivery: the trigger's webhook() in n8n-core's own
- * WebhookContext (the node tests' harness), with confirmation on and off, on the same kind of
+ * WebhookContext (harness/inProcessTrigger.ts, as the node tests run it), with confirmation on and off, on the same kind of
  * signed events about real sandbox orders, interleaved. The sandbox runs in this process on
  * loopback, so the figure is the node's work plus one local HTTP round trip, not a network's.
  *
@@ -12,11 +12,13 @@ import { performance } from 'node:perf_hooks';
 
 import { sealSecret } from '../nodes/shared/secretBox';
 import { signatureHeader } from '../nodes/shared/signature';
-import { api, deliver, N8nStaticData, NODE_ID, operator, sandbox, STATIC_KEY, type Sandbox, type TriggerUnderTest } from '../test/nodes/trigger/support';
+import { deliver, N8nStaticData, NODE_ID, STATIC_KEY, type SandboxAccess, type TriggerUnderTest } from '../harness/inProcessTrigger';
+import { startSandbox } from '../harness/sandbox';
+import { SandboxClient } from '../harness/sandboxClient';
 
 const SECRET = `whsec_${'5a'.repeat(32)}`;
 
-function triggerFor(sb: Sandbox, name: string, confirmWithApi: boolean): TriggerUnderTest {
+function triggerFor(sb: SandboxAccess, name: string, confirmWithApi: boolean): TriggerUnderTest {
 	const workflowId = `bench-confirm-${name}-${Date.now()}`;
 	const staticData = new N8nStaticData();
 	staticData.saved[STATIC_KEY] = {
@@ -44,12 +46,14 @@ const quantile = (values: number[], q: number) => {
 async function main(): Promise<void> {
 	const count = Number(process.argv[2] ?? 300);
 	const warmup = 30;
-	const sb = await sandbox();
+	// The trigger node tests' sandbox settings (test/nodes/trigger/support.ts).
+	const sb = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000 });
+	const client = new SandboxClient(sb);
 	try {
-		await operator(sb, 'POST', 'payment-orders/bulk', { count: count + warmup });
+		await client.call('POST', 'payment-orders/bulk', { count: count + warmup });
 		const orders: Array<Record<string, unknown>> = [];
 		for (let offset = 0; orders.length < count + warmup; offset += 1000) {
-			const page = (await api(sb, 'GET', `/payment-orders?status=AWAITING_FUNDS&limit=1000&offset=${offset}`)).body;
+			const page = await client.api('GET', `/payment-orders?status=AWAITING_FUNDS&limit=1000&offset=${offset}`);
 			orders.push(...(page.paymentOrders as Array<Record<string, unknown>>));
 			if (!page.hasMore) break;
 		}

@@ -1,7 +1,7 @@
 import type { N8nInstance } from '../harness/n8nProcess';
 import type { BatchOrderFields } from './workflows';
 import type { SandboxHandle } from '../harness/sandbox';
-import type { LoggedRequest, SandboxClient } from '../test/support/sandbox';
+import type { LoggedRequest, SandboxClient } from '../harness/sandboxClient';
 
 /** What every section gets: one sandbox process, one n8n with every bench workflow imported. */
 export interface BenchContext {

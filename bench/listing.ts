@@ -7,7 +7,7 @@
  */
 import { Agent, request } from 'undici';
 
-import type { LoggedRequest } from '../test/support/sandbox';
+import type { LoggedRequest } from '../harness/sandboxClient';
 import { lastError, loggedSince, type BenchContext } from './context';
 import { postJson } from './lib/http';
 import { findN8nPid, withPeakMemory } from './lib/proc';
@@ -49,7 +49,7 @@ export interface ListingResult {
 	peakRssMb: Record<N8nContender, Figure>;
 	rssGrowthMb: Record<N8nContender, Figure>;
 	ratios: {
-		/** node time ÷ HTTP Request pagination time (pages as items); ≤ 0.85 is the target (issue 14). */
+		/** node time ÷ HTTP Request pagination time (pages as items); report.ts's target: ≤ 0.85. */
 		nodeVsHttpRequest: Figure;
 		/** node time ÷ HTTP Request pagination + Split Out (the same items as the node's output). */
 		nodeVsHttpRequestSplitOut: Figure;

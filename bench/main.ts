@@ -14,7 +14,7 @@ import { packedTarball } from '../harness/package';
 import { repoRoot, runtime } from '../harness/runtime';
 import { freePort } from '../harness/ports';
 import { sandboxCredential } from '../harness/sandbox';
-import { SandboxClient } from '../test/support/sandbox';
+import { SandboxClient } from '../harness/sandboxClient';
 import { benchBatch } from './batch';
 import type { BenchConfig, BenchContext } from './context';
 import { startSandboxProcess } from './lib/sandbox-process';

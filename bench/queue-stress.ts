@@ -1,5 +1,5 @@
 /**
- * Queue-mode stress (issue 12): main, 2 workers, 2 webhook processes behind nginx, PostgreSQL,
+ * Queue-mode stress: main, 2 workers, 2 webhook processes behind nginx, PostgreSQL,
  * Redis. For each deployment (routing: nginx hash on X-Service-Webhook-Id or round robin;
  * acknowledgement: When Received or When the Workflow Has Finished) it delivers QUEUE_STRESS_EVENTS
  * (default 200) signed events, 30% of them delivered again, 10% failing their business step on the
@@ -15,7 +15,7 @@ import { freePort } from '../harness/ports';
 import { repoRoot } from '../harness/runtime';
 import { sandboxCredential, startSandbox } from '../harness/sandbox';
 import { QueueCluster } from '../harness/queue/cluster';
-import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../test/queue/stress';
+import { BusinessReceiver, runStress, stressSecret, stressWorkflow, type StressFigures } from '../harness/queue/stress';
 
 const EVENTS = Number(process.env.QUEUE_STRESS_EVENTS ?? 200);
 const ONLY = (process.env.QUEUE_STRESS_DEPLOYMENTS ?? '').split(',').filter(Boolean);

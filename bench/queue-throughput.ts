@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { repoRoot } from '../harness/runtime';
 import { sleep } from '../harness/n8nProcess';
 import { sandboxCredential, startSandbox } from '../harness/sandbox';
-import { action, graph } from '../harness/workflows';
+import { createOrdersNode, graph } from '../harness/workflows';
 import { QueueCluster } from '../harness/queue/cluster';
-import { SandboxClient } from '../test/support/sandbox';
+import { SandboxClient, walletOf } from '../harness/sandboxClient';
 
 const EXECUTIONS = 8;
 const PER_EXECUTION = 25;
@@ -29,20 +29,7 @@ async function main(): Promise<void> {
 	try {
 		const credential = sandboxCredential(sandbox);
 		await cluster.main.importCredential(credential);
-		const createOrders = action('Create orders', 'paymentOrder', 'create', {
-			mode: 'standard',
-			fromUserId: alice.id,
-			toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
-			toChain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: '={{ $json.amountUsd }}',
-			expiry: 'at',
-			expiresAt: '={{ $json.expiresAt }}',
-			memo: '={{ $json.memo }}',
-			idempotencyKeyMode: 'custom',
-			idempotencyKey: '={{ $json.key }}',
-			options: { concurrency: 5 },
-		});
+		const createOrders = createOrdersNode(alice.id, walletOf(bob, 'ethereum'), 5);
 		await cluster.main.importWorkflow(
 			graph(
 				WORKFLOW,

@@ -1,4 +1,4 @@
-/** The targets checked against the figures, and the comparison with an earlier run. */
+/** The targets (bench/README.md's table) checked against the figures, and the comparison with an earlier run. */
 import type { BatchResult } from './batch';
 import type { ListingResult } from './listing';
 import type { TriggerResult } from './trigger';

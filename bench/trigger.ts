@@ -57,7 +57,7 @@ export interface TriggerResult extends TriggerSettingResult {
 	deliveries: number;
 	concurrency: number;
 	bodyBytes: number;
-	/** The same contenders with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (the target: trigger v2 ≥ 0.9× there). */
+	/** The same contenders with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true (report.ts's target: trigger v2 ≥ 0.9× the plain Webhook there). */
 	lazyAcquire?: TriggerSettingResult;
 }
 

@@ -39,8 +39,7 @@ export const WEBHOOK_PATHS: Record<string, string> = {
 	benchPlainHook01: 'bench-plain-webhook',
 };
 
-export const TRIGGER_WEBHOOK_ID = 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000001';
-export const TRIGGER_PATH = `${TRIGGER_WEBHOOK_ID}/webhook`;
+const TRIGGER_WEBHOOK_ID = 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000001';
 /** The trigger contenders: v2 (the default for new nodes) with and without confirmation, and v1. */
 export const TRIGGER_CONTENDERS = {
 	trigger: { id: IDS.trigger, webhookId: TRIGGER_WEBHOOK_ID, typeVersion: 2, confirmWithApi: false },
@@ -93,12 +92,9 @@ export interface BatchOrderFields {
 	expiresAt: string;
 }
 
-/** The body fields the "mapped" contender maps by expression (the key is one more expression). */
-export const MAPPED_FIELDS: Array<keyof BatchOrderFields> = ['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'memo', 'expiresAt'];
-
 /**
  * The same request bodies either way. `mapped`: every field from the item's `body` by expression,
- * as a user maps item fields (MAPPED_FIELDS plus the key: 8 parameter expressions per item, all
+ * as a user maps item fields (the 7 BatchOrderFields plus the key: 8 parameter expressions per item, all
  * trivial `$json` paths, which the node reads without n8n's engine: n8n's count shows it);
  * otherwise fixed values and only the key from the item (1 expression per item, like the HTTP
  * Request node's one JSON body expression).

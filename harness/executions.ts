@@ -25,6 +25,11 @@ export interface RunData {
 	[key: string]: unknown;
 }
 
+/** The error an execution ended with (n8n's resultData.error), if any. */
+export function executionError(execution: ExecutionRecord): { message?: string; description?: string } | undefined {
+	return execution.data.resultData.error as { message?: string; description?: string } | undefined;
+}
+
 /** Reads executions from n8n's own records. One implementation per database type. */
 export interface ExecutionStore {
 	list(workflowId?: string): ExecutionRecord[];

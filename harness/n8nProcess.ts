@@ -184,7 +184,7 @@ export class N8nInstance {
 		return (await this.importWorkflows([workflow]))[0];
 	}
 
-	/** Several workflows in one `n8n import:workflow` (each call costs about 2.5 s). */
+	/** Several workflows in one `n8n import:workflow` (each call starts n8n's CLI). */
 	async importWorkflows(workflows: WorkflowInput[]): Promise<string[]> {
 		const body = workflows.map((workflow) => ({ active: false, settings: { executionOrder: 'v1' }, ...workflow }));
 		await this.cliOk(['import:workflow', `--input=${this.writeInput('workflows', body)}`], 'import workflows');
@@ -202,7 +202,7 @@ export class N8nInstance {
 		return executeResult(result);
 	}
 
-	/** `n8n publish:workflow`; a running n8n picks it up at its next reconcile (about 2 s here). */
+	/** `n8n publish:workflow`; a running n8n picks it up at its next reconcile (N8N_WORKFLOW_PUBLICATION_RECONCILE_INTERVAL_SECONDS, 2 here). */
 	async publish(id: string): Promise<void> {
 		await this.cliOk(['publish:workflow', `--id=${id}`], 'publish');
 	}
@@ -360,7 +360,7 @@ export function executeResult(result: CommandResult): ExecuteResult {
 }
 
 /** The run JSON block of `n8n execute --rawOutput`: from a line `{` to the next line `}`. */
-export function parseRunOutput(stdout: string): PrintedRun | undefined {
+function parseRunOutput(stdout: string): PrintedRun | undefined {
 	const lines = stdout.split('\n');
 	const start = lines.findIndex((line) => line === '{');
 	if (start < 0) return undefined;

@@ -2,7 +2,7 @@ import type { WorkflowInput } from './n8nProcess';
 
 export const ACTION_NODE = 'n8n-nodes-clearinghouse.clearinghouse';
 export const TRIGGER_NODE = 'n8n-nodes-clearinghouse.clearinghouseTrigger';
-export const CREDENTIAL_TYPE = 'clearinghouseApi';
+const CREDENTIAL_TYPE = 'clearinghouseApi';
 
 export interface CredentialRef {
 	id: string;
@@ -77,6 +77,28 @@ export function itemsNode(name: string, items: Array<Record<string, unknown>>): 
 		typeVersion: 2,
 		parameters: { jsCode: `return ${JSON.stringify(items.map((json) => ({ json })))};` },
 	};
+}
+
+/**
+ * "Create orders": Create Payment Order for every item `{ amountUsd, expiresAt, memo, key }` (the key as a
+ * custom idempotency key), USDC on ethereum from `fromUserId` to `toAddress`; the queue suite's and
+ * bench/queue-throughput.ts's batch.
+ */
+export function createOrdersNode(fromUserId: string, toAddress: string, concurrency = 5): NodeSpec {
+	return action('Create orders', 'paymentOrder', 'create', {
+		mode: 'standard',
+		fromUserId,
+		toAddress,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: '={{ $json.amountUsd }}',
+		expiry: 'at',
+		expiresAt: '={{ $json.expiresAt }}',
+		memo: '={{ $json.memo }}',
+		idempotencyKeyMode: 'custom',
+		idempotencyKey: '={{ $json.key }}',
+		options: { concurrency },
+	});
 }
 
 /** A Clearinghouse action node. */

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
 # `npm run test:fast`: the edit loop. The unit, sandbox and node tests (as `npm run test:unit`) less the
 # files tagged `@slow` in their opening comment (each says why it is slow); `npm run test:unit` and CI
-# still run those. Extra arguments go to jest.
+# still run those. Two jest workers (jest's default on 2 cores is one): the files are independent (own
+# sandbox on free ports each) and most of their time is loading n8n-core into each file's module registry.
+# Jest transpiles only (tsconfig.dev.json: isolatedModules); the type check is `npx tsc -p tsconfig.dev.json`
+# (in `npm run lint`). Extra arguments go to jest; `-i`/`--runInBand` or `--maxWorkers` replace the two workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 ignore=()
 while IFS= read -r file; do ignore+=(--testPathIgnorePatterns "$file"); done < <(grep -rlE '^ \* @slow' test/unit test/sandbox test/nodes --include='*.test.ts' | sort)
-exec bash scripts/jest.sh --selectProjects unit sandbox nodes "${ignore[@]}" "$@"
+workers=(--maxWorkers=2)
+for arg in "$@"; do case "$arg" in -i | --runInBand | --maxWorkers* | -w*) workers=() ;; esac; done
+# The user's arguments before the ignore list: jest would read a path after it as one more pattern to ignore.
+exec bash scripts/jest.sh --selectProjects unit sandbox nodes "${workers[@]}" "$@" "${ignore[@]}"

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 
 /** Linux /proc readings of one process (kB → MB). */
-export function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
 	try {
 		const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
 		return match ? Number(match[1]) : undefined;
@@ -11,7 +11,7 @@ export function statusKb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefi
 }
 
 /** Resets the kernel's peak-RSS mark (VmHWM) of a process: `echo 5 > /proc/<pid>/clear_refs`. */
-export function resetPeak(pid: number): boolean {
+function resetPeak(pid: number): boolean {
 	try {
 		writeFileSync(`/proc/${pid}/clear_refs`, '5');
 		return true;

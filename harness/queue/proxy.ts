@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join } from 'node:path';
 
+import { closeServer, listenLocal } from '../receiver';
 import { repoRoot } from '../runtime';
 
 /** One request nginx passed to a webhook process (its access log, one JSON line each). */
@@ -134,20 +135,14 @@ export class LossyFront {
 				upstream.end(Buffer.concat(chunks));
 			});
 		});
-		await new Promise<void>((done, fail) => {
-			this.server!.once('error', fail);
-			this.server!.listen(port, '127.0.0.1', () => done());
-		});
-		this.url = `http://127.0.0.1:${port}`;
+		this.url = `http://127.0.0.1:${await listenLocal(this.server, port)}`;
 		return this;
 	}
 
 	async close(): Promise<void> {
 		const server = this.server;
 		this.server = undefined;
-		if (!server) return;
-		server.closeAllConnections();
-		await new Promise<void>((done) => server.close(() => done()));
+		await closeServer(server);
 	}
 }
 

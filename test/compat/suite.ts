@@ -276,7 +276,7 @@ export function compatSuite(spec: string): void {
 }
 
 /** The `engines.node` floor of package.json (">=X.Y"), checked against the Node a runtime uses. */
-export function enginesFloor(): [number, number] {
+function enginesFloor(): [number, number] {
 	const range = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { engines: { node: string } }).engines.node;
 	const match = /^>=(\d+)\.(\d+)$/.exec(range);
 	if (!match) throw new Error(`engines.node is "${range}"; this check reads only ">=X.Y"`);

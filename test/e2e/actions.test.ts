@@ -2,7 +2,7 @@
  * Every operation of the Clearinghouse action node, run by a real n8n (`n8n execute`) from
  * imported workflows against the sandbox. Each check looks at both sides: the items n8n
  * returned and the requests the sandbox received. Operations are chained in a few workflows
- * because every `n8n execute` costs about 3 s.
+ * because every `n8n execute` starts a whole n8n process.
  */
 import { randomBytes } from 'node:crypto';
 
@@ -10,7 +10,7 @@ import { nodeItems, type RunData } from '../../harness/executions';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient, type LoggedRequest } from '../support/sandbox';
+import { SandboxClient, walletOf, type LoggedRequest } from '../support/sandbox';
 import type { WorkflowInput } from '../../harness/n8nProcess';
 import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
 
@@ -87,9 +87,9 @@ describe('Clearinghouse action node inside n8n', () => {
 		const credential = sandboxCredential(sandbox);
 		await n8n.importCredential(credential);
 		const ref = { id: credential.id, name: credential.name };
-		const bobEth = bob.wallets.find((w: any) => w.chain === 'ethereum').address;
-		const bobBase = bob.wallets.find((w: any) => w.chain === 'base').address;
-		const aliceEth = alice.wallets.find((w: any) => w.chain === 'ethereum').address;
+		const bobEth = walletOf(bob, 'ethereum');
+		const bobBase = walletOf(bob, 'base');
+		const aliceEth = walletOf(alice, 'ethereum');
 		const order = (name: string, memo: string, extra: Record<string, unknown> = {}, node: Record<string, unknown> = once) =>
 			action(
 				name,

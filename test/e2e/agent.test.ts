@@ -13,7 +13,7 @@ import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harne
 import { ScriptedModel, textOf, type ChatRequest, type ScriptedReply } from '../../harness/scriptedModel';
 import { nodeItems } from '../../harness/executions';
 import { findNode, loadExample } from '../../harness/examples';
-import { SandboxClient, type LoggedRequest } from '../support/sandbox';
+import { SandboxClient, walletOf, type LoggedRequest } from '../support/sandbox';
 
 jest.setTimeout(240_000);
 
@@ -139,7 +139,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		operator = new SandboxClient(sandbox);
 		const state = await operator.state();
 		const [alice, bob] = state.users;
-		bobEth = bob.wallets.find((w: any) => w.chain === 'ethereum').address;
+		bobEth = walletOf(bob, 'ethereum');
 		model = await new ScriptedModel(script).start();
 		const pay = (name: string, amountUsd: string, toAddress = bobEth) => ({ toAddress, amountUsd, invoiceNumber: invoice(name) });
 		scenarios.legit = [pay('legit', '120.50')];

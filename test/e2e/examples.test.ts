@@ -209,19 +209,14 @@ describe('example workflows in a real n8n', () => {
 		const ledgerPath = `${findNode(loadExample('3-settled-orders-to-ledger.json'), 'Clearinghouse Trigger').webhookId}/webhook`;
 		let a: any;
 		let rest: N8nRest;
-		/** Publish as the editor's Publish button does; n8n refuses a workflow whose nodes have issues. */
-		const publishInEditor = async (id: string) => {
-			const { data } = await rest.call('GET', `/workflows/${id}`);
-			return await rest.call('POST', `/workflows/${id}/activate`, { versionId: data.versionId });
-		};
 
 		beforeAll(async () => {
 			// A generous bound: on a loaded machine n8n took more than 90 s to turn ready.
 			await n8n.start({ timeoutMs: 240_000 });
 			rest = new N8nRest(n8n.baseUrl);
 			await rest.setupOwner('owner@examples.test', 'Examples-Suite-Passw0rd');
-			await publishInEditor(slack.id);
-			await publishInEditor(ledger.id);
+			await rest.publish(slack.id);
+			await rest.publish(ledger.id);
 			await n8n.waitForWebhook(slackPath);
 			await n8n.waitForWebhook(ledgerPath);
 			await waitFor(
@@ -246,7 +241,7 @@ describe('example workflows in a real n8n', () => {
 			trigger.webhookId = 'b6c1f1de-0d7e-4c39-9d59-3f1d2b0c0a11';
 			trigger.id = 'slack-old-trigger';
 			await n8n.importWorkflow(withSlack);
-			await expect(publishInEditor(withSlack.id)).rejects.toThrow(/Cannot publish workflow[\s\S]*Post message[\s\S]*(credential|Credential)/);
+			await expect(rest.publish(withSlack.id)).rejects.toThrow(/Cannot publish workflow[\s\S]*Post message[\s\S]*(credential|Credential)/);
 		});
 
 		test('"refund" finds both nodes in the nodes panel: codex aliases as n8n serves them', async () => {

@@ -1,5 +1,5 @@
 /**
- * What a person does after a payout went wrong, in a real n8n 2.40.7 against the sandbox (issue 24):
+ * What a person does after a payout went wrong, in a real n8n 2.40.7 against the sandbox:
  * (a) the answer of a committed order is lost on every try (a proxy between n8n and the sandbox
  * forwards the POST, lets the sandbox commit, then drops the connection): the error says the service
  * may have the order and that only Retry is safe, and Retry makes no second order; (b) n8n is killed
@@ -14,7 +14,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
 import { findNode, loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
@@ -22,7 +21,7 @@ import { N8nRest } from '../../harness/n8nRest';
 import { freePort } from '../../harness/ports';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { action, graph } from '../../harness/workflows';
-import { SandboxClient } from '../support/sandbox';
+import { SandboxClient, walletOf } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -104,14 +103,9 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	let example1: WorkflowInput;
 
 	/** The sandbox's orders whose memo starts with `prefix`, counted by memo. */
-	async function orders(prefix: string): Promise<Record<string, number>> {
-		const { paymentOrders } = await operator.api('GET', `/payment-orders?limit=1000&status=${PAYMENT_ORDER_STATUSES.join(',')}`);
-		const counts: Record<string, number> = {};
-		for (const o of paymentOrders as any[]) if (String(o.memo).startsWith(prefix)) counts[o.memo] = (counts[o.memo] ?? 0) + 1;
-		return counts;
-	}
+	const orders = (prefix: string) => operator.ordersByMemo(prefix);
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-	const paymentPosts = async (since: number) => (await operator.requests(since)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+	const paymentPosts = (since: number) => operator.paymentPosts(since);
 	const outbox = async (channel: string) => ((await operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
 	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
 	const shipped = (file: string): WorkflowInput =>
@@ -132,7 +126,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		state = await operator.state();
 		proxy = await LossyProxy.start(sandbox.mainUrl.replace(/\/+$/, ''));
 		const [alice, bob] = state.users;
-		const bobEth = bob.wallets.find((w: any) => w.chain === 'ethereum').address;
+		const bobEth = walletOf(bob, 'ethereum');
 
 		// (a) Webhook → Pay one item (Derived key, the node's default), through the lossy proxy.
 		const lossy = graph(
@@ -241,8 +235,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			[lossy.id, lossyPath],
 			[lossyRetry.id, retryPath],
 		]) {
-			const { data } = await rest.call('GET', `/workflows/${id}`);
-			await rest.call('POST', `/workflows/${id}/activate`, { versionId: data.versionId });
+			await rest.publish(id);
 			await n8n.waitForWebhook(path, true, 60_000);
 		}
 	}, 480_000);

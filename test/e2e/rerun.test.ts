@@ -1,5 +1,5 @@
 /**
- * Re-runs a PERSON starts (issue 24), in a real n8n 2.40.7 (`n8n start`, the editor's REST API), one
+ * Re-runs a PERSON starts, in a real n8n 2.40.7 (`n8n start`, the editor's REST API), one
  * instance for the file. Version 2 nodes as a new node has them (Idempotency Key → Business Key by
  * default). Each test counts the orders in the sandbox by memo and reads n8n's execution records.
  */
@@ -7,13 +7,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 
-import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { executionError, nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { action, graph, type NodeSpec } from '../../harness/workflows';
-import { SandboxClient } from '../support/sandbox';
+import { SandboxClient, walletOf } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -96,30 +95,13 @@ describe('re-runs a person starts, in a real n8n', () => {
 	}
 
 	/** The executions list's Retry: the finished retry. */
-	async function retry(execution: ExecutionRecord, loadWorkflow: boolean): Promise<ExecutionRecord> {
-		const before = n8n.finishedExecutions(execution.workflowId).length;
-		await rest.retryExecution(execution.id, loadWorkflow);
-		const all = await n8n.waitForExecutions(execution.workflowId, before + 1, 120_000);
-		return all[all.length - 1];
-	}
-
-	/** Saves a change to the workflow as the editor does (PATCH with the version it read). */
-	async function save(id: string, change: (nodes: any[]) => any[]): Promise<void> {
-		const { data: workflow } = await rest.call('GET', `/workflows/${id}`);
-		await rest.call('PATCH', `/workflows/${id}`, { nodes: change(workflow.nodes), versionId: workflow.versionId });
-	}
+	const retry = (execution: ExecutionRecord, loadWorkflow: boolean) => rest.retried(n8n, execution, loadWorkflow);
 	const setCode = (code: string) => (nodes: any[]) => nodes.map((n) => (n.name === 'Items' ? { ...n, parameters: { ...n.parameters, jsCode: code } } : n));
 
-	/** The sandbox's orders whose memo starts with `prefix`: memo → count. */
-	async function orders(prefix: string): Promise<Record<string, number>> {
-		const { paymentOrders } = await operator.api('GET', `/payment-orders?limit=1000&status=${PAYMENT_ORDER_STATUSES.join(',')}`);
-		const counts: Record<string, number> = {};
-		for (const o of paymentOrders as any[]) if (String(o.memo).startsWith(`${prefix}-`)) counts[o.memo] = (counts[o.memo] ?? 0) + 1;
-		return counts;
-	}
+	/** The sandbox's orders whose memo starts with `prefix-`: memo → count. */
+	const orders = (prefix: string) => operator.ordersByMemo(`${prefix}-`);
 	const once = (prefix: string, numbers: number[]) => Object.fromEntries(numbers.map((n) => [`${prefix}-${n}`, 1]));
 	const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, n) => from + n);
-	const errorOf = (execution: ExecutionRecord) => execution.data.resultData.error as { message?: string; description?: string } | undefined;
 
 	const ids = {
 		editor: 'rerunEditor000001',
@@ -136,8 +118,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 		operator = new SandboxClient(sandbox);
 		const state = await operator.state();
 		[alice] = state.users;
-		bobEth = state.users[1].wallets.find((w: any) => w.chain === 'ethereum').address;
-		bobSol = state.users[1].wallets.find((w: any) => w.chain === 'solana').address;
+		bobEth = walletOf(state.users[1], 'ethereum');
+		bobSol = walletOf(state.users[1], 'solana');
 
 		// A listener on a non-loopback address of this machine: the "remote" Base URL. It must see no request.
 		const address = lanAddress();
@@ -226,8 +208,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		rest = new N8nRest(n8n.baseUrl);
 		await rest.setupOwner('owner@rerun.test', 'Rerun-Suite-Passw0rd');
 		// The parent's Retry runs the child's published version (n8n 2.x): publish it.
-		const { data } = await rest.call('GET', `/workflows/${ids.child}`);
-		await rest.call('POST', `/workflows/${ids.child}/activate`, { versionId: data.versionId });
+		await rest.publish(ids.child);
 	});
 
 	afterAll(async () => {
@@ -242,7 +223,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		expect(first.mode).toBe('manual');
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, [1, 2]));
-		await save(ids.editor, setCode(itemsCode(prefix, 3, [])));
+		await rest.saveNodes(ids.editor, setCode(itemsCode(prefix, 3, [])));
 		const second = await executeWorkflow(ids.editor);
 		expect(second.status).toBe('success');
 		expect(await orders(prefix)).toEqual(once(prefix, [1, 2, 3]));
@@ -256,7 +237,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		const first = await executeWorkflow(ids.batch);
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, range(1, 7)));
-		await save(ids.batch, setCode(itemsCode(prefix, 20, [])));
+		await rest.saveNodes(ids.batch, setCode(itemsCode(prefix, 20, [])));
 		// A person's re-run comes later: at least a second, so Expires In counts to another expiresAt (whole seconds).
 		await new Promise((resolve) => setTimeout(resolve, 1100));
 		const mark = await operator.mark();
@@ -294,7 +275,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		const retried = await retry(first, false);
 		const childRuns = n8n.finishedExecutions(ids.child);
 		const lastChild = childRuns[childRuns.length - 1];
-		expect({ mode: retried.mode, status: retried.status, error: errorOf(retried)?.message, child: errorOf(lastChild)?.message }).toEqual({
+		expect({ mode: retried.mode, status: retried.status, error: executionError(retried)?.message, child: executionError(lastChild)?.message }).toEqual({
 			mode: 'retry',
 			status: 'success',
 			error: undefined,
@@ -315,7 +296,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, [1, 2]));
 		// The person deletes Pay and pastes a corrected copy: a new node id, the same name.
-		await save(ids.pasted, (nodes) =>
+		await rest.saveNodes(ids.pasted, (nodes) =>
 			nodes.map((n) =>
 				n.name === 'Pay'
 					? { ...n, id: randomUUID(), parameters: { ...n.parameters, toChain: "={{ $json.chain === 'nochain' ? 'ethereum' : $json.chain }}" } }
@@ -332,8 +313,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 		if (!remoteBaseUrl) console.warn('no non-loopback IPv4 address on this machine: the listener check is skipped, the refusal is still checked');
 		const execution = await executeWorkflow(ids.remote);
 		expect(execution.status).toBe('error');
-		expect(errorOf(execution)?.message).toBe('Nothing was sent for this item: Derived idempotency keys are refused in a run started in the editor');
-		expect(errorOf(execution)?.description).toMatch(/Idempotency Key → Business Key/);
+		expect(executionError(execution)?.message).toBe('Nothing was sent for this item: Derived idempotency keys are refused in a run started in the editor');
+		expect(executionError(execution)?.description).toMatch(/Idempotency Key → Business Key/);
 		expect(listenerHits).toBe(0);
 	});
 });

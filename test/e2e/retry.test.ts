@@ -7,12 +7,11 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 
-import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
 import { N8nRest } from '../../harness/n8nRest';
-import { nodeItems, type ExecutionRecord } from '../../harness/executions';
+import { executionError, nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { SandboxClient, walletOf } from '../support/sandbox';
 import { action, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
@@ -109,33 +108,17 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	}
 
 	/** n8n's Retry (executions list); resolves with the retry's execution record once it finished. */
-	async function retry(execution: ExecutionRecord, loadWorkflow: boolean): Promise<ExecutionRecord> {
-		const before = n8n.finishedExecutions(execution.workflowId).length;
-		await rest.retryExecution(execution.id, loadWorkflow);
-		const all = await n8n.waitForExecutions(execution.workflowId, before + 1, 120_000);
-		const latest = all[all.length - 1];
-		expect(latest.mode).toBe('retry');
-		return latest;
-	}
+	const retry = (execution: ExecutionRecord, loadWorkflow: boolean) => rest.retried(n8n, execution, loadWorkflow);
 
 	/** Changes the saved workflow's Pay parameters (what "currently saved workflow" then uses). */
-	async function saveWorkflow(id: string, pay: Record<string, unknown>): Promise<void> {
-		const { data: workflow } = await rest.call('GET', `/workflows/${id}`);
-		const nodes = workflow.nodes.map((n: any) => (n.name === 'Pay' ? { ...n, parameters: { ...n.parameters, ...pay } } : n));
-		await rest.call('PATCH', `/workflows/${id}`, { nodes, versionId: workflow.versionId });
-	}
+	const saveWorkflow = (id: string, pay: Record<string, unknown>) =>
+		rest.saveNodes(id, (nodes) => nodes.map((n) => (n.name === 'Pay' ? { ...n, parameters: { ...n.parameters, ...pay } } : n)));
 
 	/** The sandbox's orders whose memo starts with `prefix`, by memo. */
-	async function orders(prefix: string): Promise<Record<string, number>> {
-		const { paymentOrders } = await operator.api('GET', `/payment-orders?limit=1000&status=${PAYMENT_ORDER_STATUSES.join(',')}`);
-		const counts: Record<string, number> = {};
-		for (const o of paymentOrders as any[]) if (String(o.memo).startsWith(prefix)) counts[o.memo] = (counts[o.memo] ?? 0) + 1;
-		return counts;
-	}
+	const orders = (prefix: string) => operator.ordersByMemo(prefix);
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-	const paymentPosts = async (since: number) => (await operator.requests(since)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+	const paymentPosts = (since: number) => operator.paymentPosts(since);
 	const setBobSolana = (status: 'PENDING' | 'ACTIVE') => operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status });
-	const errorOf = (execution: ExecutionRecord) => execution.data.resultData.error as { message?: string; description?: string } | undefined;
 	const five = (memo: string, concurrency: number): Payment[] =>
 		[1, 2, 3, 4, 5].map((n) => ({ amount: n + 0.25, memo: `${memo}-${n}`, concurrency, ...(n === 4 ? { chain: 'solana', address: bobSol } : {}) }));
 
@@ -145,8 +128,8 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const state = await operator.state();
 		[alice] = state.users;
 		const bob = state.users[1];
-		bobEth = bob.wallets.find((w: any) => w.chain === 'ethereum').address;
-		bobSol = bob.wallets.find((w: any) => w.chain === 'solana').address;
+		bobEth = walletOf(bob, 'ethereum');
+		bobSol = walletOf(bob, 'solana');
 		for (const workflow of [
 			payWorkflow('retryBatch0000001'),
 			payWorkflow('retrySaved0000001'),
@@ -164,10 +147,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		rest = new N8nRest(n8n.baseUrl);
 		await rest.setupOwner('owner@retry.test', 'Retry-Suite-Passw0rd');
 		// Published through the REST API (as the editor does): one CLI process per workflow costs far more here.
-		for (const id of Object.keys(workflows)) {
-			const { data } = await rest.call('GET', `/workflows/${id}`);
-			await rest.call('POST', `/workflows/${id}/activate`, { versionId: data.versionId });
-		}
+		for (const id of Object.keys(workflows)) await rest.publish(id);
 		for (const id of Object.keys(workflows)) await n8n.waitForWebhook(hookPath(id), true, 60_000);
 	});
 
@@ -209,7 +189,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	);
 
 	test('a partial failure retried: 3 items, item 3 on an unknown chain, Retry: 2 orders, not 4', async () => {
-		const memo = `issue-${run}`;
+		const memo = `partial-${run}`;
 		const items: Payment[] = [
 			{ amount: 1.25, memo: `${memo}-1` },
 			{ amount: 2.5, memo: `${memo}-2` },
@@ -248,7 +228,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const mark = await operator.mark();
 		const retried = await retry(first, true);
 		expect(retried.status).toBe('error');
-		expect(errorOf(retried)?.message).toBe("This item's payment order already exists with other values: check it before paying again");
+		expect(executionError(retried)?.message).toBe("This item's payment order already exists with other values: check it before paying again");
 		const posts = await paymentPosts(mark);
 		expect(posts.map((r) => r.status)).toEqual([409]);
 		expect(await orders(memo)).toEqual(before);
@@ -308,11 +288,11 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const mark = await operator.mark();
 		const first = await trigger('retryFull00000001', [{ amount: 12, memo }]);
 		expect(first.status).toBe('error');
-		expect(errorOf(first)?.message).toMatch(/^Nothing was sent for this item/);
-		expect(errorOf(first)?.description).toMatch(/at most 10 entries/);
+		expect(executionError(first)?.message).toMatch(/^Nothing was sent for this item/);
+		expect(executionError(first)?.description).toMatch(/at most 10 entries/);
 		const retried = await retry(first, false);
 		expect(retried.status).toBe('error');
-		expect(errorOf(retried)?.description).toMatch(/this is a retry of an execution that holds no key lineage|at most 10 entries/);
+		expect(executionError(retried)?.description).toMatch(/this is a retry of an execution that holds no key lineage|at most 10 entries/);
 		expect(await paymentPosts(mark)).toEqual([]);
 		expect(await orders(memo)).toEqual({});
 	});

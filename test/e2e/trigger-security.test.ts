@@ -1,11 +1,11 @@
 /**
- * Issue 13 in a running n8n: what a leaked webhook secret can do, and what the node keeps where.
+ * A leaked webhook secret in a running n8n: what it can do, and what the node keeps where.
  * - The secret is sealed in the static data: a workflow export holds nothing usable.
  * - With the secret (opened here with the API key, standing in for a leak), forged events still
  *   fail: an order that does not exist, another account's order, and a max-version event that
  *   would make the real FUNDED event stale.
  * - After the credential's API key changed, deliveries cannot be verified: they are answered 503 and
- *   make the trigger write nothing to the service (issue 23); publishing again repairs the endpoint.
+ *   make the trigger write nothing to the service; publishing again repairs the endpoint.
  * Executions are counted from n8n's database; deliveries and attempts from the sandbox's logs.
  */
 import { randomBytes } from 'node:crypto';

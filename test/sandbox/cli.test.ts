@@ -1,4 +1,7 @@
-/** The CLI contract (first stdout lines, clean exit on signals) and the data file. */
+/**
+ * The CLI contract (first stdout lines, clean exit on signals) and the data file.
+ * @slow: starts the CLI under ts-node several times; test:fast leaves it out (scripts/test-fast.sh).
+ */
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';

@@ -3,6 +3,7 @@
  * CLI in its own process. Every one must get a 4xx; truncated requests, which HTTP cannot answer
  * when the bytes stop before a request exists, may instead see the connection close. The process
  * must survive, its peak RSS stay under a stated bound, and a normal request work afterwards.
+ * @slow: starts the sandbox CLI in its own process and sends it thousands of requests; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -391,7 +392,7 @@ const hasProc = fs.existsSync('/proc/self/status');
 		const cases = generate(SEED, GENERATED, sb.apiKey);
 		const outcomes = await pool(cases, CONCURRENCY, (c) => rawRequest(c.api === 'main' ? sb.main : sb.rewards, c.bytes));
 
-		// The memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
+		// A memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON).
 		const big = Buffer.alloc(BIG_BODY, 'a');
 		const attack = [
 			...Array.from({ length: 66 }, () =>

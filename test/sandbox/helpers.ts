@@ -1,9 +1,12 @@
-/** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits, a webhook receiver. */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { startSandbox, Sandbox, SandboxOptions } from '../../sandbox/server';
+/** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits; webhooks to a receiver. */
+import { Receiver } from '../../harness/receiver';
+import { startSandbox } from '../../harness/sandbox';
+import { waitFor } from '../../harness/wait';
+import type { Sandbox, SandboxOptions } from '../../sandbox/server';
 import { ORDER_STATUSES } from '../../sandbox/state';
-import { type Client, SandboxClient } from '../support/sandbox';
+import { type Client, SandboxClient, userOf, walletOf } from '../support/sandbox';
+
+export { Receiver, waitFor };
 
 export interface Env {
 	sb: Sandbox;
@@ -18,18 +21,18 @@ export interface Env {
 }
 
 export async function setup(opts: SandboxOptions = {}): Promise<Env> {
-	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, ...opts });
+	const sb = await startSandbox({ allowLoopbackWebhooks: true, ...opts });
 	const client = new SandboxClient(sb);
 	const env = { sb, api: client.main, rewards: client.rewards, op: client.operatorApi } as Env;
 	await refresh(env);
 	return env;
 }
 
-export async function refresh(env: Env): Promise<void> {
+async function refresh(env: Env): Promise<void> {
 	env.state = (await env.op.get('/state')).body;
-	env.alice = env.state.users.find((u: any) => u.label === 'alice');
-	env.bob = env.state.users.find((u: any) => u.label === 'bob');
-	env.carol = env.state.users.find((u: any) => u.label === 'carol');
+	env.alice = userOf(env.state, 'alice');
+	env.bob = userOf(env.state, 'bob');
+	env.carol = userOf(env.state, 'carol');
 	env.sub = env.state.subaccounts[0];
 }
 
@@ -38,7 +41,8 @@ export const ALL_STATUSES = `status=${ORDER_STATUSES.join(',')}`;
 /** The list path with every status and an optional extra query, e.g. orders('limit=1000'). */
 export const orders = (query = ''): string => `/payment-orders?${ALL_STATUSES}${query ? `&${query}` : ''}`;
 
-export const wallet = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
+/** A user's address on a chain (harness/sandboxClient.ts's walletOf). */
+export const wallet = walletOf;
 export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();
 
 export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
@@ -73,20 +77,6 @@ export async function getOrder(env: Env, id: string): Promise<any> {
 	return (await env.api.get(`/payment-orders/${id}`)).body;
 }
 
-export async function waitFor<T>(
-	fn: () => Promise<T | undefined | false | null> | T | undefined | false | null,
-	timeoutMs = 8000,
-	what = 'condition',
-): Promise<T> {
-	const end = Date.now() + timeoutMs;
-	for (;;) {
-		const v = await fn();
-		if (v) return v as T;
-		if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((r) => setTimeout(r, 20));
-	}
-}
-
 export async function waitStatus(env: Env, id: string, status: string, timeoutMs = 8000): Promise<any> {
 	return waitFor(
 		async () => {
@@ -98,44 +88,9 @@ export async function waitStatus(env: Env, id: string, status: string, timeoutMs
 	);
 }
 
-export interface Received {
-	headers: http.IncomingHttpHeaders;
-	raw: string;
-	body: any;
-	at: number;
-}
-
-/** A local webhook receiver; `respond` decides the status of each request (default 200), `answer` its JSON body (default the text ok/nope). */
-export class Receiver {
-	received: Received[] = [];
-	respond: (r: Received) => number | 'hang' = () => 200;
-	answer?: (r: Received) => unknown;
-	private server = http.createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (c) => chunks.push(c));
-		req.on('end', () => {
-			const raw = Buffer.concat(chunks).toString('utf8');
-			const r: Received = { headers: req.headers, raw, body: raw ? JSON.parse(raw) : null, at: Date.now() };
-			this.received.push(r);
-			const s = this.respond(r);
-			if (s === 'hang') return;
-			res.writeHead(s, { 'content-type': this.answer ? 'application/json' : 'text/plain' });
-			res.end(this.answer ? JSON.stringify(this.answer(r)) : s >= 200 && s < 300 ? 'ok' : 'nope');
-		});
-	});
-	url = '';
-	async start(): Promise<this> {
-		await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', () => r()));
-		this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`;
-		return this;
-	}
-	async stop(): Promise<void> {
-		this.server.closeAllConnections();
-		await new Promise<void>((r) => this.server.close(() => r()));
-	}
-	orderEvents(orderId: string): any[] {
-		return this.received.filter((r) => r.body?.data?.payment_order?.id === orderId).map((r) => r.body);
-	}
+/** The order's events a receiver got (payment_order events whose order has this id), in order. */
+export function orderEvents(receiver: Receiver, orderId: string): any[] {
+	return receiver.received.filter((r) => r.body?.data?.payment_order?.id === orderId).map((r) => r.body);
 }
 
 export async function addEndpoint(env: Env, url: string): Promise<{ id: string; secret: string }> {

@@ -1,5 +1,5 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
-import { Env, Receiver, addEndpoint, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet } from './helpers';
+import { Env, Receiver, addEndpoint, orderEvents, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet } from './helpers';
 import { verifySignature } from '../support/signer';
 
 let env: Env;
@@ -29,7 +29,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	await env.sb.close();
-	await rx.stop();
+	await rx.close();
 });
 
 describe('standard order to DISTRIBUTED', () => {
@@ -68,7 +68,7 @@ describe('standard order to DISTRIBUTED', () => {
 
 		await env.op.post('/webhooks/flush');
 		const events = await waitFor(() => {
-			const ev = rx.orderEvents(paymentOrderId);
+			const ev = orderEvents(rx, paymentOrderId);
 			return ev.some((e) => e.data.payment_order.status === 'DISTRIBUTED') ? ev : null;
 		});
 		const statuses = events.map((e) => e.data.payment_order.status);
@@ -116,7 +116,7 @@ describe('standard order to DISTRIBUTED', () => {
 		expect(retried.version).toBeGreaterThan(failed.version);
 		await env.op.post('/webhooks/flush');
 		const st = await waitFor(() => {
-			const s = rx.orderEvents(o.id).map((e) => e.data.payment_order.status);
+			const s = orderEvents(rx, o.id).map((e) => e.data.payment_order.status);
 			return s.includes('DISTRIBUTED') && s;
 		});
 		expect(st).toContain('DISTRIBUTION_FAILED');
@@ -254,7 +254,7 @@ describe('cancel, refunds and returns', () => {
 		const again = await env.api.post(`/payment-orders/${o.id}/cancel`, { reason: 'x' });
 		expect(again.status).toBe(409);
 		await env.op.post('/webhooks/flush');
-		await waitFor(() => rx.orderEvents(o.id).some((e) => e.data.payment_order.status === 'CANCELED'));
+		await waitFor(() => orderEvents(rx, o.id).some((e) => e.data.payment_order.status === 'CANCELED'));
 	});
 
 	it('refunds a funded order: waits for details (RETURN_DETAILS_MISSING), then routes, returns and REFUNDED; a late deposit re-refunds', async () => {
@@ -290,7 +290,7 @@ describe('cancel, refunds and returns', () => {
 		expect(again.refundTransactionHash).not.toBe(refunded.refundTransactionHash);
 		expect(again.refundReason).toBe('LATE_DEPOSIT');
 		await env.op.post('/webhooks/flush');
-		await waitFor(() => rx.orderEvents(o.id).filter((e) => e.data.payment_order.status === 'REFUNDED').length >= 2, 8000, 'two REFUNDED events');
+		await waitFor(() => orderEvents(rx, o.id).filter((e) => e.data.payment_order.status === 'REFUNDED').length >= 2, 8000, 'two REFUNDED events');
 	});
 
 	it('uses the user default return wallet when the order has no details', async () => {
@@ -361,7 +361,7 @@ describe('expiry', () => {
 		const o = await createOrder(env, { expiresAt: future(3000) });
 		await waitStatus(env, o.id, 'EXPIRED');
 		await env.op.post('/webhooks/flush');
-		await waitFor(() => rx.orderEvents(o.id).some((e) => e.data.payment_order.status === 'EXPIRED'));
+		await waitFor(() => orderEvents(rx, o.id).some((e) => e.data.payment_order.status === 'EXPIRED'));
 	});
 
 	it('expires through the operator clock, and REMEDIATING_EXPIRED returns partial funds before EXPIRED', async () => {
@@ -377,6 +377,6 @@ describe('expiry', () => {
 		const done = await waitStatus(env, partial.id, 'EXPIRED');
 		expect(done.inboundTransfers[0].status).toBe('RETURNED');
 		await env.op.post('/webhooks/flush');
-		await waitFor(() => rx.orderEvents(partial.id).some((e) => e.data.payment_order.status === 'REMEDIATING_EXPIRED'));
+		await waitFor(() => orderEvents(rx, partial.id).some((e) => e.data.payment_order.status === 'REMEDIATING_EXPIRED'));
 	});
 });

@@ -265,15 +265,14 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 		// A receiver that answers as the package's trigger does: it runs an event once, then drops its repeats.
 		const trigger = await new Receiver().start();
 		const seen = new Set<string>();
-		trigger.answer = (r) => {
+		trigger.respond = (r) => {
 			const id = String(r.headers['x-service-webhook-id']);
-			if (seen.has(id)) return { received: true, ignored: 'duplicate' };
+			if (seen.has(id)) return { status: 200, body: { received: true, ignored: 'duplicate' } };
 			seen.add(id);
-			return { message: 'Workflow was started' };
+			return { status: 200, body: { message: 'Workflow was started' } };
 		};
 		const failing = await new Receiver().start();
-		failing.respond = () => 503;
-		failing.answer = () => ({ error: 'Could not confirm the event with the API, retry later' });
+		failing.respond = () => ({ status: 503, body: { error: 'Could not confirm the event with the API, retry later' } });
 		const hanging = await new Receiver().start();
 		hanging.respond = () => 'hang';
 		const described = 'n8n workflow "Payouts to Slack" (wf123), node "Clearinghouse Trigger"';
@@ -334,7 +333,7 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 			expect(logged.map((a: any) => a.response)).toEqual(expect.arrayContaining(['{"received":true,"ignored":"duplicate"}']));
 		} finally {
 			for (const id of Object.values(ids)) await env.api.del(`/webhooks/endpoints/${id}`);
-			await Promise.all([trigger.stop(), failing.stop(), hanging.stop()]);
+			await Promise.all([trigger.close(), failing.close(), hanging.close()]);
 		}
 	});
 

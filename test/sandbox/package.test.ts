@@ -6,13 +6,13 @@
  * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
  * operator API, the rewards API and the console. CI runs this file on Linux, macOS and Windows too
  * (ci.yml, job sandbox-package); on Windows npm and the bin are .cmd files, run through the shell.
- * @slow: builds, packs and installs the sandbox package (~8 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: builds, packs and installs the sandbox package; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client } from '../support/sandbox';
+import { Client, walletOf } from '../support/sandbox';
 import { ALL_STATUSES } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -135,7 +135,7 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 	const bob = state.users.find((u: any) => u.label === 'bob');
 	const body = {
 		fromUserId: alice.id,
-		toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
+		toAddress: walletOf(bob, 'ethereum'),
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd: 100,

@@ -12,8 +12,8 @@ let good: Receiver;
 let bad: Receiver;
 
 beforeAll(async () => {
-	// Backoffs become instant; the attempt timeout stays at 2 s, so that a receiver slowed by a loaded
-	// machine is not taken for a timeout (at 250 ms one delivery was retried and received twice).
+	// Backoffs become instant; the attempt timeout stays at 2 s (not scaled to its 250 ms floor), so that
+	// a receiver slowed by a loaded machine is not taken for a timeout and sent the delivery again.
 	env = await setup({ timeScale: 100_000, attemptTimeoutMs: 2_000 });
 	strict = await setup({ allowLoopbackWebhooks: false });
 	good = await new Receiver().start();
@@ -23,8 +23,8 @@ beforeAll(async () => {
 afterAll(async () => {
 	await env.sb.close();
 	await strict.sb.close();
-	await good.stop();
-	await bad.stop();
+	await good.close();
+	await bad.close();
 });
 
 /** Deletes every endpoint so each test controls which endpoints receive its events. */
@@ -310,7 +310,7 @@ describe('delivery semantics', () => {
 		expect(new Set(got.map((g) => g.headers['x-service-webhook-delivery-id']))).toEqual(new Set([d.id]));
 		expect(new Set(got.map((g) => g.raw)).size).toBe(1);
 		expect((await env.api.get(`/webhooks/endpoints/${e.id}`)).body.consecutiveFailures).toBe(0);
-		await flaky.stop();
+		await flaky.close();
 	});
 
 	it('marks a delivery FAILED after the attempts are exhausted; 10 consecutive failed deliveries disable the endpoint; then SKIPPED', async () => {
@@ -369,7 +369,7 @@ describe('delivery semantics', () => {
 		mode = 'ok';
 		await waitFor(async () => (await env.api.get(`/webhooks/deliveries/${d.id}`)).body.status === 'DELIVERED', 10_000, 'delivery after timeouts');
 		await env.api.del(`/webhooks/endpoints/${e.id}`);
-		await hang.stop();
+		await hang.close();
 	});
 
 	it('deliveries to a DISABLED endpoint are SKIPPED', async () => {

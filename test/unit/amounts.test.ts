@@ -33,7 +33,7 @@ describe('parseUsdAmount', () => {
 		['-5', 'must be greater than 0'],
 		['12.34567', 'at most 4 decimal places'],
 		['abc', 'plain decimal number'],
-		// Strict since issue 24 ("1_000.01" used to be read as 1000.01, "1__0.0_5" as 10.05):
+		// Refused, not guessed ("1_000.01" would otherwise read as 1000.01, "1__0.0_5" as 10.05):
 		['1_000.01', 'must be plain decimal text such as 1250.50: no underscores (got "1_000.01")'],
 		['1__0.0_5', 'no underscores'],
 		['1e3', 'no exponent (e notation) (got "1e3")'],

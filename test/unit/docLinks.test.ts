@@ -85,12 +85,20 @@ const shipped = [...files('nodes', /\.(ts|json)$/), ...files('credentials', /\.(
 	})),
 );
 
+/** Generated and installed folders: at the top of the repository, and node_modules anywhere. */
+const GENERATED = new Set(['.e2e', '.lint-stage', '.sandbox-package', 'dist', 'coverage', '.git']);
+
+/** The Markdown files below `dir` (a path from the root), never descending into generated or installed folders. */
+function markdownFiles(dir: string): string[] {
+	return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+		const path = dir ? `${dir}/${entry.name}` : entry.name;
+		if (entry.isDirectory()) return entry.name === 'node_modules' || (dir === '' && GENERATED.has(entry.name)) ? [] : markdownFiles(path);
+		return entry.isFile() && entry.name.endsWith('.md') ? [path] : [];
+	});
+}
+
 /** Every Markdown file of the repository (generated and installed folders aside). */
-const documents = readdirSync(root, { recursive: true, withFileTypes: true })
-	.filter((entry) => entry.isFile() && entry.name.endsWith('.md'))
-	.map((entry) => relative(root, join(entry.parentPath, entry.name)))
-	.filter((file) => !/^(node_modules|\.e2e|\.lint-stage|\.sandbox-package|dist|coverage|\.git)\//.test(file) && !file.includes('node_modules/'))
-	.sort();
+const documents = markdownFiles('').sort();
 
 /** Every inline Markdown link of a document (inline code removed first), with its target as written. */
 function linksOf(document: string): string[] {

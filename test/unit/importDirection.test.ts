@@ -1,6 +1,7 @@
 /**
  * Dependencies run one way: nodes/ and credentials/ (what ships) and sandbox/ (the fake service) are
- * independent of each other; harness/ may use them; test/, bench/ and scripts/ sit on top. Every
+ * independent of each other; harness/ may use them; test/, bench/ and scripts/ sit on top, and
+ * neither bench/ nor scripts/ imports test/ or the other (what they share lives in harness/). Every
  * relative import, export-from, require() and import() of a source file is checked against that.
  * A unit test rather than an eslint rule: nodes/ and credentials/ are linted only by n8n's unchanged
  * template config (scripts/lint.sh), and a test also sees require()/import(); lint.sh runs this file.
@@ -18,25 +19,11 @@ const FORBIDDEN: Record<Folder, Folder[]> = {
 	credentials: ['sandbox', 'harness', 'test', 'bench', 'scripts'],
 	sandbox: ['nodes', 'credentials', 'harness', 'test', 'bench', 'scripts'],
 	harness: ['test', 'bench', 'scripts'],
+	// test/ may read bench/ (test/unit/benchReadme.test.ts checks the figures it writes).
 	test: [],
-	bench: ['test'],
-	scripts: [],
+	bench: ['test', 'scripts'],
+	scripts: ['test', 'bench'],
 };
-
-/**
- * Wrong-way imports that exist today, allowed one by one until the code they use moves to harness/
- * (issue 28: the sandbox client, the trigger test support, the queue stress workflow). Any other
- * bench/ -> test/ import fails.
- */
-const KNOWN_EXCEPTIONS = new Set([
-	'bench/batch.ts -> test/support/sandbox',
-	'bench/confirmation.ts -> test/nodes/trigger/support',
-	'bench/context.ts -> test/support/sandbox',
-	'bench/listing.ts -> test/support/sandbox',
-	'bench/main.ts -> test/support/sandbox',
-	'bench/queue-stress.ts -> test/queue/stress',
-	'bench/queue-throughput.ts -> test/support/sandbox',
-]);
 
 const SPECIFIER = /(?:\bfrom\s*|\brequire\s*\(\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]*)['"]/gm;
 
@@ -49,7 +36,7 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** `from -> to` for every relative import of a file, both relative to the repository root (no extension). */
-export function relativeImports(file: string, text: string): string[] {
+function relativeImports(file: string, text: string): string[] {
 	return [...text.matchAll(SPECIFIER)].map((m) =>
 		path
 			.relative(ROOT, path.resolve(path.dirname(file), m[1]))
@@ -83,7 +70,7 @@ test('dependencies run one way: nodes, credentials, sandbox <- harness <- test, 
 			const from = path.relative(ROOT, file).split(path.sep).join('/');
 			for (const to of relativeImports(file, readFileSync(file, 'utf8'))) {
 				const pair = `${from} -> ${to}`;
-				if (FORBIDDEN[folder].includes(topFolder(to) as Folder) && !KNOWN_EXCEPTIONS.has(pair)) {
+				if (FORBIDDEN[folder].includes(topFolder(to) as Folder)) {
 					wrong.push(`${pair} (${folder}/ may not import from ${topFolder(to)}/)`);
 				}
 			}

@@ -1,28 +1,18 @@
 /** The per-item helpers of nodes/Clearinghouse/actions/parameters.ts and keyedWrite.ts that need no running n8n. */
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { keyedWrite } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { bodyRecord, httpsUrl, recordWithoutSecrets, subaccountQuery, usdAmount } from '../../nodes/Clearinghouse/actions/parameters';
+import { minimalContext } from '../support/minimalContext';
 
-const node: INode = {
-	id: 'node-1',
-	name: 'Clearinghouse',
-	type: 'n8n-nodes-clearinghouse.clearinghouse',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
-
-/** Just enough of an execution context for the helpers that only name the node and read parameters. */
+/** A context for helpers that only name the node and read parameters; it has no custom data. */
 function context(parameters: Record<string, unknown> = {}): IExecuteFunctions {
-	return {
-		getNode: () => node,
-		getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameters[name] ?? fallback,
-		get customData(): never {
+	return Object.defineProperty(minimalContext(parameters), 'customData', {
+		get(): never {
 			throw new Error('no custom data here');
 		},
-	} as unknown as IExecuteFunctions;
+	});
 }
 
 function thrown(run: () => unknown): unknown {

@@ -5,6 +5,7 @@
  * which adds provenance in CI) and `npm run publish:sandbox`; ci.yml runs the README's test command;
  * every `npm run` they call exists; `repository.url` is the public GitHub repository provenance
  * names; a plain `npm publish` from a machine is refused; the local release never writes CHANGELOG.md.
+ * @slow: runs npm and n8n-node's release CLI; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

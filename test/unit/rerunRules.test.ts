@@ -1,4 +1,4 @@
-/** The pure rules behind re-runs (issue 24): loopback Base URLs, `created` by lineage, which order values count. */
+/** The pure rules behind re-runs: loopback Base URLs, `created` by lineage, which order values count. */
 import { differingFields, MAPPED_LABELS } from '../../nodes/Clearinghouse/actions/paymentOrder/sameOrder';
 import { createdInLineage, isLoopbackUrl } from '../../nodes/shared/idempotency';
 

@@ -2,20 +2,12 @@
  * The router makes whatever an operation throws the item's node error, so operations (and
  * keyedWriteError) leave errors that are not node errors as they are.
  */
-import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { keyedWriteError } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { resources, router } from '../../nodes/Clearinghouse/actions/router';
-
-const node: INode = {
-	id: 'node-1',
-	name: 'Clearinghouse',
-	type: 'n8n-nodes-clearinghouse.clearinghouse',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+import { minimalContext, TEST_NODE } from '../support/minimalContext';
 
 /** A resource whose one operation throws `error` for item 1 and answers the others. */
 function throwingResource(error: unknown) {
@@ -35,13 +27,10 @@ function throwingResource(error: unknown) {
 }
 
 function context(continueOnFail: boolean): IExecuteFunctions {
-	const parameters: Record<string, unknown> = { resource: 'testOnly', operation: 'boom', 'options.concurrency': 1 };
-	return {
-		getNode: () => node,
-		getInputData: () => [{ json: {} }, { json: {} }, { json: {} }],
-		getNodeParameter: (name: string, _itemIndex: number, fallback: unknown) => parameters[name] ?? fallback,
-		continueOnFail: () => continueOnFail,
-	} as unknown as IExecuteFunctions;
+	return minimalContext(
+		{ resource: 'testOnly', operation: 'boom', 'options.concurrency': 1 },
+		{ getInputData: () => [{ json: {} }, { json: {} }, { json: {} }], continueOnFail: () => continueOnFail },
+	);
 }
 
 afterEach(() => {
@@ -55,7 +44,7 @@ test('a plain error thrown by an operation becomes a NodeOperationError with the
 		(error: unknown) => error,
 	);
 	expect(failure).toBeInstanceOf(NodeOperationError);
-	// Item 0 succeeded before item 1 failed: the error says so (issue 24), after the original text.
+	// Item 0 succeeded before item 1 failed: the error says so, after the original text.
 	expect((failure as NodeOperationError).message).toBe('socket hang up (1 other item of this run already succeeded)');
 	expect((failure as NodeOperationError).context.itemIndex).toBe(1);
 });
@@ -68,7 +57,7 @@ test('under Continue On Fail the plain error is the failed item, the others run'
 });
 
 test('a node error keeps its class and gets the item index', async () => {
-	const apiError = new NodeApiError(node, { message: 'Conflict' }, { httpCode: '409' });
+	const apiError = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
 	resources.testOnly = throwingResource(apiError);
 	const failure = await router.call(context(false)).then(
 		() => undefined,
@@ -85,14 +74,14 @@ describe('keyedWriteError', () => {
 	});
 
 	test('says a 409 of a payment order the way it happened, naming the key', () => {
-		const error = new NodeApiError(node, { message: 'Conflict' }, { httpCode: '409' });
+		const error = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
 		expect(keyedWriteError(error, 'key-1', 'payment order')).toBe(error);
 		expect(error.message).toBe("This item's payment order already exists with other values: check it before paying again");
 		expect(error.description).toContain('The idempotency key key-1 was already used');
 	});
 
 	test('leaves a 409 of a reward rule that does not speak of idempotency as it is', () => {
-		const error = new NodeApiError(node, { message: 'Library full' }, { httpCode: '409', message: 'Library full' });
+		const error = new NodeApiError(TEST_NODE, { message: 'Library full' }, { httpCode: '409', message: 'Library full' });
 		keyedWriteError(error, 'key-1', 'reward rule');
 		expect(error.message).toBe('Library full');
 	});

@@ -1,6 +1,6 @@
 /**
  * The webhook signature module, case by case. Expected signatures come from the tests' own signer
- * (test/support/signer.ts, node's crypto directly, not the module under test), following the spec's recipe.
+ * (harness/signer.ts, node's crypto directly, not the module under test), following the spec's recipe.
  */
 import { createHmac } from 'node:crypto';
 

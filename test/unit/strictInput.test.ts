@@ -1,5 +1,5 @@
 /**
- * Strict input (issue 24): business keys and IDs that go into request paths are refused before
+ * Strict input: business keys and IDs that go into request paths are refused before
  * anything is sent when they could name another record or reach another endpoint. Amounts and the
  * credential's URLs are covered in amounts.test.ts and transport.test.ts.
  */

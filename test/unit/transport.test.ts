@@ -138,7 +138,7 @@ describe('URLs and authentication', () => {
 		[{ baseUrl: '' }, 'Base URL is empty'],
 		[{ baseUrl: 'not a url' }, 'Base URL is not a valid URL'],
 		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https://'],
-		// Strict since issue 24 (the old rule took http:// for any host and dropped ?/# silently):
+		// http:// only for this machine; a query or fragment is refused, not dropped:
 		[{ baseUrl: 'http://api.example.com' }, 'Base URL must start with https:// (http:// is allowed only for this machine'],
 		[{ baseUrl: 'http://10.0.0.5:4010' }, 'got host "10.0.0.5"'],
 		[{ baseUrl: 'http://127.0.0.1.nip.io:4010' }, 'Base URL must start with https://'],
@@ -321,8 +321,8 @@ describe('retries', () => {
 		handler = (_req, res) => res.socket!.destroy();
 		const error = await sendError({ method: 'POST', path: '/payment-orders/p/cancel', body: {} });
 		expect(seen).toHaveLength(1);
-		// Since issue 24 a lost answer to a write no longer says "Could not reach… check the Base URL":
-		// the request did reach the service.
+		// A lost answer to a write does not say "Could not reach… check the Base URL": the request did
+		// reach the service.
 		expect(error.message).toBe('The answer was lost: the service may have made this change. Check before sending it again');
 		expect(error.description).toMatch(/^ECONNRESET \(1 try\): the request reached the network .* it was not repeated because repeating it could act twice/);
 		expect(error.description).not.toMatch(/Base URL/);
@@ -475,7 +475,7 @@ describe('pagination', () => {
 	});
 });
 
-describe('one credential read per run of the node (issue 29)', () => {
+describe('one credential read per run of the node', () => {
 	/** Runs a node that counts n8n's credential reads of its context, then makes `requests`. */
 	async function runCounting(requests: (ctx: IExecuteFunctions) => Promise<unknown>, over: Partial<TestCredentials> = {}) {
 		let reads = 0;

@@ -1,16 +1,7 @@
 /** Account, over real HTTP against the sandbox. */
-import { payment, startEnv, type Env } from './env';
+import { payment, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Account', () => {
 	test('Account Get Limits: one item; subaccount in the query', async () => {

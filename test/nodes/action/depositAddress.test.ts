@@ -1,16 +1,7 @@
 /** Deposit Address, over real HTTP against the sandbox. */
-import { json, startEnv, type Env } from './env';
+import { json, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Deposit Address', () => {
 	test('Deposit Address Get Many: one item per address; subaccount in the query', async () => {

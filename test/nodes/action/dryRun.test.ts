@@ -6,18 +6,14 @@
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/Clearinghouse/actions/router';
-import { createOrder, json, node, orderCount, payment, startEnv, walletOf, type Env } from './env';
+import { createOrder, json, node, orderCount, payment, useEnv, walletOf } from './env';
 
-let env: Env;
+// A fresh sandbox for each test: the counter-check without Dry Run really writes (deletes, cancels).
+const env = useEnv();
 let ids: { order: string; endpoint: string; delivery: string; ruleset: string; disabledEndpoint: string };
 const url = 'https://127.0.0.1:9/hooks';
 
-beforeAll(async () => {
-	env = await startEnv();
-});
-// A fresh sandbox for each test: the counter-check without Dry Run really writes (deletes, cancels).
 beforeEach(async () => {
-	await env.reset();
 	const endpoint = await env.client.api('POST', '/webhooks/endpoints', { url, events: ['payment_order'] });
 	// A pending secret, so that Promote Secret without Dry Run has something to promote.
 	await env.client.api('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
@@ -36,9 +32,6 @@ beforeEach(async () => {
 	const deliveries = await env.client.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}`);
 	ids = { order, endpoint: endpoint.id, delivery: deliveries.deliveries[0].id, ruleset: ruleset.id, disabledEndpoint: disabled.id };
 	await env.mark();
-});
-afterAll(async () => {
-	await env.sb.close();
 });
 
 const rl = (value: string) => ({ mode: 'id', value });

@@ -2,9 +2,11 @@
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
-import { startSandbox, type Sandbox } from '../../../sandbox/server';
+import { startSandbox } from '../../../harness/sandbox';
+import type { Sandbox } from '../../../sandbox/server';
+import { fixture } from '../../support/fixture';
 import { runNode, type RunOptions } from '../../support/n8nContexts';
-import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
+import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
 
 export const node = new Clearinghouse();
 
@@ -23,7 +25,7 @@ export interface Env {
 }
 
 export async function startEnv(): Promise<Env> {
-	const sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true });
+	const sb = await startSandbox({ allowLoopbackWebhooks: true });
 	const client = new SandboxClient(sb);
 	let since = 0;
 	const op = (method: string, path: string, body?: unknown) => client.call(method, path, body);
@@ -56,15 +58,25 @@ export async function startEnv(): Promise<Env> {
 	};
 	const refresh = async () => {
 		env.state = await client.state();
-		env.alice = env.state.users.find((u: any) => u.label === 'alice');
-		env.bob = env.state.users.find((u: any) => u.label === 'bob');
+		env.alice = userOf(env.state, 'alice');
+		env.bob = userOf(env.state, 'bob');
 	};
 	await refresh();
 	await env.mark();
 	return env;
 }
 
-export const walletOf = (user: any, chain: string): string => user.wallets.find((w: any) => w.chain === chain).address;
+/**
+ * The file's Env: started before its tests, reset before each (unless `reset: false`: the tests
+ * then share one sandbox's state), closed after them.
+ */
+export function useEnv(options: { reset?: boolean } = {}): Env {
+	const env = fixture(startEnv, (e) => e.sb.close());
+	if (options.reset !== false) beforeEach(() => env.reset());
+	return env;
+}
+
+export { walletOf };
 
 /**
  * Parameters of a valid standard payment from alice to bob. Derived keys, named: version 2 (the node
@@ -84,6 +96,32 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 		expiry: 'inMinutes',
 		expiresInMinutes: 60,
 		memo: 'invoice 42',
+		...extra,
+	};
+}
+
+/** Parameters of Set Return Details for an order: alice as the user, her ethereum wallet. */
+export function returnDetails(env: Env, paymentOrderId: string, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		idempotencyKeyMode: 'derived',
+		paymentOrderId: { mode: 'id', value: paymentOrderId },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
+		...extra,
+	};
+}
+
+/** Parameters of a Receive Ruleset (create) delivering USDC on ethereum to bob. */
+export function ruleset(env: Env, extra: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'receiveRuleset',
+		operation: 'create',
+		idempotencyKeyMode: 'derived',
+		deliveredAsset: 'USDC',
+		deliveredChain: 'ethereum',
+		toAddress: walletOf(env.bob, 'ethereum'),
 		...extra,
 	};
 }

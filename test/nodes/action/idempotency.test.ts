@@ -7,14 +7,9 @@
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import { DERIVED_NOTICES } from '../../../nodes/Clearinghouse/actions/fields';
-import { type Env, json, node, payment, startEnv } from './env';
+import { json, node, payment, returnDetails, ruleset, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => env.sb.close());
-beforeEach(async () => env.reset());
+const env = useEnv();
 
 const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
 const paymentPosts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
@@ -95,14 +90,7 @@ test('Retry On Fail with Expires At = $now + 2 h after four commit-then-500 answ
 
 test('Create Receive Ruleset: a retry returns the same ruleset; a retry without lineage sends nothing', async () => {
 	const data = createRunExecutionData();
-	const params = {
-		resource: 'receiveRuleset',
-		operation: 'create',
-		idempotencyKeyMode: 'derived',
-		deliveredAsset: 'USDC',
-		deliveredChain: 'ethereum',
-		toAddress: env.bob.wallets.find((w: any) => w.chain === 'ethereum').address,
-	};
+	const params = ruleset(env);
 	const [a] = await env.run(params, { runExecutionData: data });
 	const [b] = await env.run(params, { executionId: '2', mode: 'retry', runExecutionData: data });
 	expect(b.json.idempotencyKey).toBe(a.json.idempotencyKey);
@@ -113,15 +101,7 @@ test('Create Receive Ruleset: a retry returns the same ruleset; a retry without 
 });
 
 describe('Set Return Details under a retry', () => {
-	const returnParams = (id: string, extra = {}) => ({
-		resource: 'paymentOrder',
-		operation: 'setReturnDetails',
-		idempotencyKeyMode: 'derived',
-		paymentOrderId: { mode: 'id', value: id },
-		userId: env.alice.id,
-		wallets: { wallet: [{ chain: 'ethereum', address: env.alice.wallets.find((w: any) => w.chain === 'ethereum').address }] },
-		...extra,
-	});
+	const returnParams = (id: string, extra = {}) => returnDetails(env, id, extra);
 	const newOrder = async () => String((await env.run(payment(env)))[0].json.paymentOrderId);
 
 	test('with the Expected Revision given, a retry replays the recorded answer (no second replacement)', async () => {

@@ -3,7 +3,7 @@
  * node before this one has run) against real outputs: every operation runs against the sandbox,
  * over orders in several states, and every item must fit its schema, so the schemas cannot drift
  * from what the node returns. `UPDATE_OUTPUT_SCHEMAS=1` rewrites the files from these outputs.
- * @slow: runs every operation over orders taken through funding, netting and refunds (~30 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: runs every operation over orders taken through funding, netting and refunds; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +12,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/Clearinghouse/actions/router';
 import { infer, merge, problems, readSchema, schemaFile, writeSchema, type Schema } from '../../support/outputSchema';
-import { json, payment, startEnv, walletOf, type Env } from './env';
+import { waitFor } from '../../../harness/wait';
+import { json, payment, useEnv, walletOf } from './env';
 
 const NODE_DIR = join(__dirname, '..', '..', '..', 'nodes', 'Clearinghouse');
 /** The node's versions: n8n's editor asks for the exact one (v1.0.0, v2.0.0); both output the same fields. */
@@ -21,7 +22,8 @@ const update = process.env.UPDATE_OUTPUT_SCHEMAS === '1';
 
 jest.setTimeout(120_000);
 
-let env: Env;
+// One sandbox for the file: the samples build on each other's orders.
+const env = useEnv({ reset: false });
 const outputs = new Map<string, IDataObject[]>();
 
 async function sample(resource: string, operation: string, parameters: Record<string, unknown> = {}): Promise<IDataObject[]> {
@@ -32,13 +34,7 @@ async function sample(resource: string, operation: string, parameters: Record<st
 const byId = (value: string) => ({ __rl: true, mode: 'id', value });
 
 async function waitForStatus(id: string, status: string): Promise<void> {
-	const deadline = Date.now() + 60_000;
-	for (;;) {
-		const order = await env.op('GET', `/sandbox/payment-orders/${id}`);
-		if (order.status === status) return;
-		if (Date.now() > deadline) throw new Error(`order ${id} is ${order.status}, not ${status}, after 60 s`);
-		await new Promise((resolve) => setTimeout(resolve, 200));
-	}
+	await waitFor(async () => (await env.op('GET', `/sandbox/payment-orders/${id}`)).status === status, 60_000, `order ${id} to be ${status}`, 200);
 }
 
 async function fund(id: string, amountUsd: number): Promise<void> {
@@ -57,7 +53,6 @@ async function fund(id: string, amountUsd: number): Promise<void> {
 }
 
 beforeAll(async () => {
-	env = await startEnv();
 	const bobEth = walletOf(env.bob, 'ethereum');
 	await sample('supportedAsset', 'getMany');
 	await sample('account', 'getLimits');
@@ -140,9 +135,6 @@ beforeAll(async () => {
 			}
 		}
 	}
-});
-afterAll(async () => {
-	await env?.sb.close();
 });
 
 const operations = Object.entries(resources).flatMap(([resource, { operations: ops }]) =>

@@ -1,16 +1,7 @@
 /** Quote, over real HTTP against the sandbox. */
-import { startEnv, type Env } from './env';
+import { useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Quote', () => {
 	test('Quote Create: body, amount checked, not retried', async () => {

@@ -1,28 +1,10 @@
 /** Receive Ruleset, over real HTTP against the sandbox. */
-import { startEnv, walletOf, type Env } from './env';
+import { ruleset, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Receive Ruleset', () => {
-	const create = (extra = {}) => ({
-		resource: 'receiveRuleset',
-		operation: 'create',
-		idempotencyKeyMode: 'derived',
-		deliveredAsset: 'USDC',
-		deliveredChain: 'ethereum',
-		toAddress: walletOf(env.bob, 'ethereum'),
-		additionalFields: { name: '  Payroll in  ', mode: 'INSTANT', metadata: '{"team":"ops"}' },
-		...extra,
-	});
+	const create = (extra = {}) => ruleset(env, { additionalFields: { name: '  Payroll in  ', mode: 'INSTANT', metadata: '{"team":"ops"}' }, ...extra });
 
 	test('Create sends an idempotencyKey body field; a retry after commit-then-500 makes one ruleset', async () => {
 		await env.op('POST', '/faults', { method: 'POST', path: '/rulesets$', count: 1, commitThen500: true });

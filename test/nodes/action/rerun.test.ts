@@ -3,21 +3,16 @@
  * Business Key default, Derived keys refused in editor and sub-workflow runs off the sandbox, node
  * identity under "Retry with currently saved workflow", a Business Key batch finished after a failure,
  * `created` by lineage, and replayed answers read anew. The real-n8n proof: test/e2e/rerun.test.ts.
- * @slow: many full node runs in n8n-core's contexts (~20 s); test:fast leaves it out (scripts/test-fast.sh).
+ * @slow: many full node runs in n8n-core's contexts; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../support/n8nContexts';
-import { type Env, json, node, orderCount, payment, startEnv, walletOf } from './env';
+import { json, node, orderCount, payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => env.sb.close());
-beforeEach(async () => env.reset());
+const env = useEnv();
 
 const posts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 /** Payment parameters as a new version 2 node has them: no Idempotency Key choice saved. */

@@ -1,23 +1,14 @@
 /**
- * Issue 24 in n8n-core's real execute context over real HTTP to the sandbox: a node error after
+ * Re-run safety in n8n-core's real execute context over real HTTP to the sandbox: a node error after
  * some items succeeded says what this run already did, and strict input stops bad values before
  * any request is sent.
  */
 import type { NodeApiError } from 'n8n-workflow';
 
 import { testCredential } from '../../support/n8nContexts';
-import { createOrder, orderCount, payment, startEnv, walletOf, type Env } from './env';
+import { createOrder, orderCount, payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 async function failure(promise: Promise<unknown>): Promise<NodeApiError> {
 	try {

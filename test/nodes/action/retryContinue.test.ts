@@ -3,14 +3,10 @@
  * first output item carries an error: items [bad, good] with 3 tries send the good payment three
  * times. Only the derived key, stable across those re-runs, keeps that to one order.
  */
-import { type Env, json, payment, startEnv } from './env';
+import { json, payment, useEnv } from './env';
 import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => env.sb.close());
+const env = useEnv({ reset: false });
 
 test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exactly one order', async () => {
 	const parameters = payment(env, { amountUsd: '={{ $json.amount }}' });

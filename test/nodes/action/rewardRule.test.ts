@@ -1,16 +1,7 @@
 /** Reward Rule, over real HTTP against the rewards API on its own base URL. */
-import { json, startEnv, type Env } from './env';
+import { json, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Reward Rule (rewards API on its own base URL)', () => {
 	const definition = {

@@ -4,18 +4,9 @@
  */
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, startEnv, walletOf, type Env } from './env';
+import { orderCount, payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Continue On Fail and concurrency', () => {
 	test('Continue On Fail: the bad item carries its error, the others go on', async () => {

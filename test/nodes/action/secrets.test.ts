@@ -1,16 +1,7 @@
 /** Secrets stay out of errors: an API error carries neither the API key nor a header dump. */
-import { startEnv, type Env } from './env';
+import { useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Secrets stay out of errors', () => {
 	test('an API error carries neither the API key nor a header dump', async () => {

@@ -5,21 +5,12 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { payment, startEnv, walletOf, type Env } from './env';
+import { payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
-export const API_WORDS =
+const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
 async function failure(parameters: Record<string, unknown>): Promise<NodeApiError> {

@@ -6,18 +6,9 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { json, orderCount, payment, startEnv, walletOf, type Env } from './env';
+import { json, orderCount, payment, walletOf, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 const posts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment').length;
 const batch = (...amounts: string[]) => amounts.map((amount) => ({ json: { amount } }));

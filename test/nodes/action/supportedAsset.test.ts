@@ -2,18 +2,9 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { listSearch, loadOptions } from '../../support/n8nContexts';
-import { json, node, startEnv, type Env } from './env';
+import { json, node, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 const creds = () => ({ apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl });
 

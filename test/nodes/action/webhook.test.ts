@@ -1,17 +1,8 @@
 /** Webhook Endpoint and Webhook Delivery, over real HTTP against the sandbox. */
 import { listSearch } from '../../support/n8nContexts';
-import { json, node, payment, startEnv, type Env } from './env';
+import { json, node, payment, useEnv } from './env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 const creds = () => ({ apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl });
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 
+import { waitFor } from '../../../harness/wait';
 import { forgetInFlight, isInFlight, trackRun, type ResponseLike } from '../../../nodes/ClearinghouseTrigger/acknowledgement';
 
 /** The parts of an Express response the tracker reads, driven by hand. */
@@ -13,14 +14,6 @@ class FakeResponse extends EventEmitter implements ResponseLike {
 		if (connected) this.emit('finish');
 	}
 }
-
-const until = async (probe: () => boolean, ms = 5_000) => {
-	const deadline = Date.now() + ms;
-	while (!probe()) {
-		if (Date.now() > deadline) throw new Error('condition not met');
-		await new Promise((done) => setTimeout(done, 20));
-	}
-};
 
 describe('acknowledgement when the workflow has finished: runs in flight', () => {
 	beforeEach(() => forgetInFlight());
@@ -53,7 +46,7 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 		expect(isInFlight('t', 'evt_3')).toBe(true);
 		expect(outcomes).toEqual([]);
 		res.answer(200, false);
-		await until(() => outcomes.length > 0);
+		await waitFor(() => outcomes.length > 0, 5_000, 'an outcome');
 		expect(outcomes).toEqual([true]);
 		expect(isInFlight('t', 'evt_3')).toBe(false);
 	});
@@ -72,7 +65,7 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 		const outcomes: boolean[] = [];
 		trackRun('t', 'evt_5', res, (ok) => outcomes.push(ok));
 		res.answer(500, false);
-		await until(() => outcomes.length > 0);
+		await waitFor(() => outcomes.length > 0, 5_000, 'an outcome');
 		expect(outcomes).toEqual([false]);
 		expect(isInFlight('t', 'evt_5')).toBe(false);
 	});

@@ -9,7 +9,6 @@ import type { INodeExecutionData, ITriggerResponse, IWebhookData, IWorkflowBase,
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { setFallbackTiming, setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
-import { startSandbox } from '../../../sandbox/server';
 import { additionalDataFor, makeWorkflow } from '../../support/n8nContexts';
 import { SandboxClient } from '../../support/sandbox';
 import {
@@ -20,30 +19,31 @@ import {
 	flush,
 	N8nStaticData,
 	newOrder,
-	Receiver,
+	sandbox,
 	setupFor,
 	trigger,
 	until,
 	type Sandbox,
 	type TriggerUnderTest,
+	WebhookServer,
 } from './support';
 
 jest.setTimeout(120_000);
 
 let sb: Sandbox;
-let receiver: Receiver;
+let receiver: WebhookServer;
 let counter = 0;
 
 beforeAll(async () => {
-	sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 100_000, attemptTimeoutMs: 5_000 });
-	receiver = new Receiver(sb);
+	sb = await sandbox({ timeScale: 100_000, attemptTimeoutMs: 5_000 });
+	receiver = new WebhookServer(sb);
 	await receiver.start();
 });
 
 afterAll(async () => {
 	setFallbackTiming({ delayMs: 10_000, sameActivationMs: 60_000 });
 	setRetireGrace(0);
-	await receiver?.stop();
+	await receiver?.close();
 	await sb?.close();
 });
 

@@ -12,29 +12,16 @@ import {
 	hook,
 	N8nStaticData,
 	operator,
-	Receiver,
 	requestsSince,
-	sandbox,
 	secretOf,
 	trigger,
-	type Sandbox,
+	useTriggerSandbox,
+	WebhookServer,
 	type TriggerUnderTest,
 } from './support';
 
-let sb: Sandbox;
-let receiver: Receiver;
+const { sb, receiver } = useTriggerSandbox();
 let counter = 0;
-
-beforeAll(async () => {
-	sb = await sandbox();
-	receiver = new Receiver(sb);
-	await receiver.start();
-});
-
-afterAll(async () => {
-	await receiver?.stop();
-	await sb?.close();
-});
 
 function newTrigger(parameters = {}, mode?: 'webhook' | 'manual'): TriggerUnderTest {
 	const t: TriggerUnderTest = {
@@ -230,7 +217,7 @@ describe('checkExists', () => {
 		const id = production.staticData.node().endpointId as string;
 		// A copy of production's database restored elsewhere: same workflow, same static data and
 		// credential, another WEBHOOK_URL (here: another receiver, on another port).
-		const elsewhere = new Receiver(sb);
+		const elsewhere = new WebhookServer(sb);
 		await elsewhere.start();
 		try {
 			const copy: TriggerUnderTest = { ...production, staticData: new N8nStaticData() };
@@ -252,7 +239,7 @@ describe('checkExists', () => {
 			expect(await endpointsAt(sb, elsewhere.urlOf(copy))).toHaveLength(0);
 			expect(await pingDelivered(id)).toBe(true);
 		} finally {
-			await elsewhere.stop();
+			await elsewhere.close();
 		}
 	});
 

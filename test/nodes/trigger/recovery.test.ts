@@ -1,32 +1,21 @@
 /**
- * Recovery after the receiver was away (issue 23), in n8n-core's real contexts against a sandbox
+ * Recovery after the receiver was away, in n8n-core's real contexts against a sandbox
  * whose retry schedule is compressed (timeScale 100 000: the service's half-day of retries takes
  * about a second), so deliveries really end FAILED, the endpoint is really auto-disabled after 10
  * and later events are really SKIPPED. What comes back is replayed by the service, signed, and
  * goes through the trigger's normal checks: every event must run exactly once.
+ * @slow: waits out the service's retries to FAILED and the endpoint's auto-disable; test:fast leaves it out (scripts/test-fast.sh).
  */
-import { startSandbox } from '../../../sandbox/server';
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../support/n8nContexts';
 import { SandboxClient } from '../../support/sandbox';
-import { activate, api, flush, N8nStaticData, newOrder, Receiver, until, type Sandbox, type TriggerUnderTest } from './support';
+import { activate, api, flush, N8nStaticData, newOrder, until, useTriggerSandbox, type TriggerUnderTest } from './support';
 
 jest.setTimeout(120_000);
 
-let sb: Sandbox;
-let receiver: Receiver;
+// The service's retry schedule compressed 100 000 times: its half-day of retries takes about a second.
+const { sb, receiver } = useTriggerSandbox({ timeScale: 100_000 });
 let counter = 0;
-
-beforeAll(async () => {
-	sb = await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 100_000, attemptTimeoutMs: 5_000 });
-	receiver = new Receiver(sb);
-	await receiver.start();
-});
-
-afterAll(async () => {
-	await receiver?.stop();
-	await sb?.close();
-});
 
 /** Orders that do not expire during a test (a day of service time is under a second here), so each order makes one event. */
 const LONG = 10 * 365 * 86400_000;

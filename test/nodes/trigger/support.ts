@@ -1,35 +1,34 @@
 /**
- * Test support for the trigger: the sandbox, a local receiver that plays n8n's webhook server
- * around the node's real webhook() (n8n-core's WebhookContext through test/support/n8nContexts.ts), and hook
- * contexts for the lifecycle methods with a webhook base URL the sandbox can deliver to.
+ * Test support for the trigger: the sandbox; a local stand-in for n8n's webhook server that hands
+ * each delivery to the node's real webhook() (harness/inProcessTrigger.ts: n8n-core's WebhookContext
+ * and what n8n does around it); hook contexts for the lifecycle methods with a webhook base URL the
+ * sandbox can deliver to.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { HookContext } from 'n8n-core';
+import type { INodeExecutionData } from 'n8n-workflow';
 
-import { HookContext } from 'n8n-core';
-import type { IDataObject, INodeExecutionData, IWebhookData, IWebhookResponseData } from 'n8n-workflow';
-
-import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
+import { deliver, hook as lifecycleContext, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { Receiver } from '../../../harness/receiver';
 import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
-import { openSecret } from '../../../nodes/shared/secretBox';
-import { startSandbox } from '../../../sandbox/server';
-import type { NodeSetup } from '../../support/n8nContexts';
-import { additionalDataFor, makeWorkflow, webhookContext } from '../../support/n8nContexts';
-import { SandboxClient, type LoggedRequest } from '../../support/sandbox';
+import { startSandbox } from '../../../harness/sandbox';
+import { waitFor } from '../../../harness/wait';
+import type { SandboxOptions } from '../../../sandbox/server';
+import { fixture } from '../../support/fixture';
+import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
 
-export const trigger = new ClearinghouseTrigger();
+export { deliver, N8nStaticData, secretOf, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+
 // delete() deletes at once in these tests, as before its grace period (activation.test.ts tests the grace).
 setRetireGrace(0);
-export const NODE_NAME = 'Clearinghouse Trigger';
-export const STATIC_KEY = `node:${NODE_NAME}`;
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 
-export async function sandbox(): Promise<Sandbox> {
+/** The trigger tests' sandbox: deliveries to loopback allowed, time 50 times faster unless `options` say otherwise. */
+export async function sandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	// timeScale speeds up the sandbox's own timers (deposit steps) only; signatures use real time.
 	// The attempt timeout stays at 5 s (10 s ÷ 50 would be the 250 ms floor), so that a receiver slowed
 	// by a loaded machine is not taken for a timeout and sent the delivery again.
-	return await startSandbox({ port: 0, rewardsPort: 0, allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000 });
+	return await startSandbox({ allowLoopbackWebhooks: true, timeScale: 50, attemptTimeoutMs: 5_000, ...options });
 }
 
 /** The public main API with the sandbox key: status and body, whatever the status. */
@@ -54,143 +53,31 @@ export async function requestsSince(sb: Sandbox, since = 0): Promise<LoggedReque
 }
 
 /**
- * A workflow's static data as n8n 2.40.7 keeps it for a trigger: what create()/delete() write is
- * saved; each delivery works on a fresh copy of what was saved, and that copy is saved again
- * only when the delivery starts no run (when it does, n8n loses the write).
+ * A local stand-in for n8n's webhook server (harness/receiver.ts underneath): the sandbox delivers
+ * to it over HTTP, and it hands the exact bytes and headers to deliver() for the trigger served at
+ * that path (404 for any other). Every outcome is kept, in order.
  */
-export class N8nStaticData {
-	saved: IDataObject = {};
-
-	/** The workflow-level object a lifecycle call works on (saved as is, like n8n does after it). */
-	forHook(): IDataObject {
-		return this.saved;
-	}
-
-	forDelivery(): IDataObject {
-		// n8n keeps it as JSON in the database row.
-		return JSON.parse(JSON.stringify(this.saved)) as IDataObject;
-	}
-
-	afterDelivery(copy: IDataObject, startedRun: boolean): void {
-		if (!startedRun) this.saved = copy;
-	}
-
-	node(): IDataObject {
-		return (this.saved[STATIC_KEY] ?? {}) as IDataObject;
-	}
-}
-
-export interface Outcome {
-	status: number;
-	body: unknown;
-	/** Items of the run n8n would start; undefined when none starts. */
-	items?: INodeExecutionData[];
-	/** webhook() threw: n8n would have created an error execution. */
-	threw?: boolean;
-	/** webhook() handed n8n a run, but n8n failed to create it (TriggerUnderTest.failRunStart). */
-	runNotStarted?: boolean;
-}
-
-export interface TriggerUnderTest {
-	parameters: IDataObject;
-	workflowId: string;
-	staticData: N8nStaticData;
-	/** 'webhook' for production, 'manual' for the editor's test webhook. */
-	mode?: 'webhook' | 'manual';
-	/** The credential's API key; the sandbox's own key when unset. */
-	apiKey?: string;
-	/** The credential's Base URL; the sandbox's main API when unset. */
-	baseUrl?: string;
-	/** The node's typeVersion; the newest when unset. */
-	typeVersion?: number;
-	/** When it returns true, n8n fails to create the run webhook() asked for (answers 500). */
-	failRunStart?: () => boolean;
-}
-
-/** n8n's node id in n8nContexts' workflows (part of the secret box's scope). */
-export const NODE_ID = 'node-under-test';
-
-/** The endpoint secret the trigger keeps sealed in its static data, opened with its credential's key. */
-export function secretOf(sb: Sandbox, t: TriggerUnderTest): string | undefined {
-	return openSecret(t.staticData.node().secretBox, { apiKey: t.apiKey ?? sb.apiKey, workflowId: t.workflowId, nodeId: NODE_ID });
-}
-
-/** What n8n's webhook server does around webhook() (webhook-helpers.ts), for one request. */
-export async function deliver(sb: Sandbox, t: TriggerUnderTest, headers: Record<string, string>, rawBody: Buffer): Promise<Outcome> {
-	const data = t.staticData.forDelivery();
-	const { context, response, answer } = webhookContext(trigger, { ...setupFor(sb, t), staticData: data, mode: t.mode ?? 'webhook' }, { headers, rawBody });
-	let result: IWebhookResponseData;
-	try {
-		result = await trigger.webhook.call(context);
-	} catch {
-		t.staticData.afterDelivery(data, true);
-		return { status: 500, body: undefined, threw: true, items: [] };
-	}
-	const startedRun = result.workflowData !== undefined;
-	t.staticData.afterDelivery(data, startedRun);
-	if (result.noWebhookResponse) {
-		// The node answered itself; n8n sends nothing more (and starts a run only with workflowData).
-		answer(response.statusCode ?? 200);
-		return { status: response.statusCode ?? 200, body: response.body, items: result.workflowData?.[0] };
-	}
-	if (!startedRun) {
-		answer(200);
-		return { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
-	}
-	if (t.failRunStart?.()) {
-		// n8n could not create the execution (database, queue): it answers 500 and nothing runs.
-		answer(500);
-		return { status: 500, body: { message: 'There was a problem executing the workflow' }, items: [], runNotStarted: true };
-	}
-	// responseMode onReceived: n8n answers once it created the execution, which runs these items.
-	answer(200);
-	return { status: 200, body: { message: 'Workflow was started' }, items: result.workflowData![0] };
-}
-
-export function setupFor(sb: Sandbox, t: TriggerUnderTest): NodeSetup {
-	return {
-		name: NODE_NAME,
-		parameters: t.parameters as NodeSetup['parameters'],
-		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: t.baseUrl ?? sb.mainUrl, rewardsUrl: sb.rewardsUrl },
-		workflowId: t.workflowId,
-		webhookId: `wh-${t.workflowId}`,
-		typeVersion: t.typeVersion,
-	};
-}
-
-/**
- * A local stand-in for n8n's webhook server: the sandbox delivers to it over HTTP, and it hands
- * the exact bytes and headers to deliver(). Every outcome is kept, in order.
- */
-export class Receiver {
-	private server?: http.Server;
+export class WebhookServer {
 	base = '';
 	outcomes: Array<Outcome & { headers: Record<string, string>; rawBody: Buffer; path: string }> = [];
-	private triggers = new Map<string, TriggerUnderTest>();
+	private readonly receiver = new Receiver();
+	private readonly triggers = new Map<string, TriggerUnderTest>();
 
-	constructor(private readonly sb: Sandbox) {}
+	constructor(private readonly sb: Sandbox) {
+		this.receiver.respond = async ({ path, headers: incoming, bytes: rawBody }) => {
+			const t = this.triggers.get(path);
+			if (!t) return { status: 404 };
+			const headers = Object.fromEntries(Object.entries(incoming).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
+			const outcome = await deliver(this.sb, t, headers, rawBody);
+			this.outcomes.push({ ...outcome, headers, rawBody, path });
+			return { status: outcome.status, body: outcome.body };
+		};
+	}
 
-	async start(): Promise<void> {
-		this.server = http.createServer((req, res) => {
-			const chunks: Buffer[] = [];
-			req.on('data', (c: Buffer) => chunks.push(c));
-			req.on('end', () => {
-				const rawBody = Buffer.concat(chunks);
-				const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : String(v)]));
-				const path = req.url ?? '';
-				const t = this.triggers.get(path);
-				if (!t) {
-					res.writeHead(404).end();
-					return;
-				}
-				void deliver(this.sb, t, headers, rawBody).then((outcome) => {
-					this.outcomes.push({ ...outcome, headers, rawBody, path });
-					res.writeHead(outcome.status, { 'content-type': 'application/json' }).end(JSON.stringify(outcome.body ?? {}));
-				});
-			});
-		});
-		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-		this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+	async start(): Promise<this> {
+		await this.receiver.start();
+		this.base = this.receiver.url;
+		return this;
 	}
 
 	/** The URL n8n would give this trigger (production `/webhook/…` or test `/webhook-test/…`). */
@@ -207,12 +94,8 @@ export class Receiver {
 		this.triggers.delete(new URL(this.urlOf(t)).pathname);
 	}
 
-	async stop(): Promise<void> {
-		await new Promise<void>((resolve) => {
-			if (!this.server) return resolve();
-			this.server.close(() => resolve());
-			this.server.closeAllConnections();
-		});
+	async close(): Promise<void> {
+		await this.receiver.close();
 	}
 
 	emitted(): INodeExecutionData[] {
@@ -220,49 +103,42 @@ export class Receiver {
 	}
 }
 
-/** A HookContext (n8n-core's) whose webhook URLs point at the receiver. */
-export function hook(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): HookContext {
-	const setup = { ...setupFor(sb, t), staticData: t.staticData.forHook() };
-	const { workflow, node } = makeWorkflow(trigger, setup);
-	const additionalData = additionalDataFor(setup, {
-		webhookBaseUrl: `${receiver.base}/webhook`,
-		webhookTestBaseUrl: `${receiver.base}/webhook-test`,
-	});
-	const isTest = t.mode === 'manual';
-	const webhookData = {
-		httpMethod: 'POST',
-		node: node.name,
-		path: `wh-${t.workflowId}/webhook`,
-		webhookDescription: { name: 'default', httpMethod: 'POST', path: 'webhook' },
-		workflowId: workflow.id,
-		workflowExecuteAdditionalData: additionalData,
-		webhookId: `wh-${t.workflowId}`,
-		isTest,
-	} as IWebhookData;
-	return new HookContext(workflow, node, additionalData, isTest ? 'manual' : 'trigger', 'activate', webhookData);
+/** The file's sandbox (sandbox(options)) and webhook server: started before its tests, closed after them. */
+export function useTriggerSandbox(options: SandboxOptions = {}): { sb: Sandbox; receiver: WebhookServer } {
+	const sb = fixture(
+		() => sandbox(options),
+		(started) => started.close(),
+	);
+	const receiver = fixture(
+		() => new WebhookServer(sb).start(),
+		(started) => started.close(),
+	);
+	return { sb, receiver };
+}
+
+/** n8n-core's HookContext for the trigger, its webhook URLs pointing at the server. */
+export function hook(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest): HookContext {
+	return lifecycleContext(sb, server.base, t);
 }
 
 /** n8n's createWebhookIfNotExists: checkExists, then create when it says false. */
-export async function activate(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Promise<'kept' | 'created'> {
-	const exists = await trigger.webhookMethods.default.checkExists.call(hook(sb, receiver, t));
+export async function activate(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest): Promise<'kept' | 'created'> {
+	const exists = await trigger.webhookMethods.default.checkExists.call(hook(sb, server, t));
 	if (exists) return 'kept';
-	await trigger.webhookMethods.default.create.call(hook(sb, receiver, t));
+	await trigger.webhookMethods.default.create.call(hook(sb, server, t));
 	return 'created';
 }
 
-export async function deactivate(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Promise<boolean> {
-	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t));
+export async function deactivate(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest): Promise<boolean> {
+	return await trigger.webhookMethods.default.delete.call(hook(sb, server, t));
 }
 
 /** A payment order from alice to bob; `expiresInMs` of service time (compressed by the sandbox's timeScale). */
 export async function newOrder(sb: Sandbox, amountUsd = 10, expiresInMs = 86400_000): Promise<any> {
 	const state = await operator(sb, 'GET', 'state');
-	const alice = state.users.find((u: any) => u.label === 'alice');
-	const bob = state.users.find((u: any) => u.label === 'bob');
-	const to = bob.wallets.find((w: any) => w.chain === 'ethereum');
 	const res = await api(sb, 'POST', '/payment', {
-		fromUserId: alice.id,
-		toAddress: to.address,
+		fromUserId: userOf(state, 'alice').id,
+		toAddress: walletOf(userOf(state, 'bob'), 'ethereum'),
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd,
@@ -282,13 +158,5 @@ export async function flush(sb: Sandbox): Promise<void> {
 	await operator(sb, 'POST', 'webhooks/flush');
 }
 
-/** Polls until the check passes (the sandbox's deposit steps run on its own timers). */
-export async function until<T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() > deadline) throw new Error('condition not met in time');
-		await new Promise((r) => setTimeout(r, 50));
-	}
-}
+/** Polls (every 50 ms: some checks read long delivery logs) until the check passes; the sandbox's deposit steps run on its own timers. */
+export const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> => waitFor(check, timeoutMs, 'condition', 50);

@@ -16,16 +16,14 @@ import {
 	flush,
 	N8nStaticData,
 	newOrder,
-	Receiver,
 	operator,
-	sandbox,
 	requestsSince,
 	secretOf as storedSecret,
 	setupFor,
 	trigger,
 	until,
+	useTriggerSandbox,
 	type Outcome,
-	type Sandbox,
 	type TriggerUnderTest,
 } from './support';
 import { webhookContext } from '../../support/n8nContexts';
@@ -33,22 +31,10 @@ import { hmac, nowSeconds } from '../../support/signer';
 
 jest.setTimeout(30_000);
 
-let sb: Sandbox;
-let receiver: Receiver;
+const { sb, receiver } = useTriggerSandbox();
 let counter = 0;
 /** Endpoint ids registered by earlier tests (kept aside: some tests wipe a trigger's static data). */
 const endpointIds: string[] = [];
-
-beforeAll(async () => {
-	sb = await sandbox();
-	receiver = new Receiver(sb);
-	await receiver.start();
-});
-
-afterAll(async () => {
-	await receiver?.stop();
-	await sb?.close();
-});
 
 /** Each test gets its own published trigger, and the others' endpoints are removed (so each order's events reach only it). */
 async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string, typeVersion?: number): Promise<TriggerUnderTest> {

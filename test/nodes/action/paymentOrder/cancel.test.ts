@@ -1,16 +1,7 @@
 /** Payment Order → Cancel, over real HTTP against the sandbox. */
-import { createOrder, startEnv, type Env } from '../env';
+import { createOrder, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Cancel', () => {
 	test('sends the reason and reports the 202', async () => {

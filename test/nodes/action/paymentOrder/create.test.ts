@@ -2,18 +2,9 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, startEnv, walletOf, type Env } from '../env';
+import { orderCount, payment, walletOf, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Create', () => {
 	test('standard order: body, derived key, x-api-key, output', async () => {

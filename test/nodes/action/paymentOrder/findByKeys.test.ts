@@ -1,16 +1,7 @@
 /** Payment Order → Find by Keys: one paged listing per run, over real HTTP against the sandbox. */
-import { json, payment, startEnv, type Env } from '../env';
+import { json, payment, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 const find = (options = {}) => ({ resource: 'paymentOrder', operation: 'findByKeys', businessKey: '={{ $json.reference }}', options });
 const refs = (...keys: string[]) => keys.map((reference) => ({ json: { reference } }));

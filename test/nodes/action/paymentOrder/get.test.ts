@@ -1,17 +1,8 @@
 /** Payment Order → Get (by ID and from the list search), over real HTTP against the sandbox. */
 import { listSearch } from '../../../support/n8nContexts';
-import { createOrder, node, startEnv, type Env } from '../env';
+import { createOrder, node, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Get', () => {
 	test('Get by ID and from a list locator', async () => {

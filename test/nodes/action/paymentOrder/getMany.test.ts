@@ -1,18 +1,9 @@
 /** Payment Order → Get Many: pages, limits and filters, over real HTTP against the sandbox. */
 import { PAYMENT_ORDER_STATUSES } from '../../../../nodes/shared/paymentOrderStatus';
 import { listSearch } from '../../../support/n8nContexts';
-import { json, node, startEnv, type Env } from '../env';
+import { json, node, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Get Many', () => {
 	test('Return All follows several pages; Limit stops early; filters go to the query', async () => {

@@ -1,27 +1,10 @@
 /** Payment Order → Set Return Details, over real HTTP against the sandbox. */
-import { createOrder, createSubaccountOrder, startEnv, walletOf, type Env } from '../env';
+import { createOrder, createSubaccountOrder, returnDetails, walletOf, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Set Return Details', () => {
-	const params = (id: string, extra = {}) => ({
-		resource: 'paymentOrder',
-		operation: 'setReturnDetails',
-		idempotencyKeyMode: 'derived',
-		paymentOrderId: { mode: 'id', value: id },
-		userId: env.alice.id,
-		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
-		...extra,
-	});
+	const params = (id: string, extra = {}) => returnDetails(env, id, extra);
 
 	test('reads the current revision, then PUTs with quoted If-Match and Idempotency-Key', async () => {
 		const id = await createOrder(env);

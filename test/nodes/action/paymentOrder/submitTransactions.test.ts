@@ -1,16 +1,7 @@
 /** Payment Order → Submit Transactions, over real HTTP against the sandbox. */
-import { createOrder, createSubaccountOrder, startEnv, walletOf, type Env } from '../env';
+import { createOrder, createSubaccountOrder, walletOf, useEnv } from '../env';
 
-let env: Env;
-beforeAll(async () => {
-	env = await startEnv();
-});
-afterAll(async () => {
-	await env.sb.close();
-});
-beforeEach(async () => {
-	await env.reset();
-});
+const env = useEnv();
 
 describe('Submit Transactions', () => {
 	const submit = (id: string, hash: string, options = {}) => ({
