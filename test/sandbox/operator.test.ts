@@ -280,7 +280,7 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 			(await env.api.post('/webhooks/endpoints', { url, ...(description ? { description } : {}), eventTypes: ['payment_order'] })).body.id as string;
 		const ids = {
 			trigger: await endpoint(trigger.url, described),
-			failing: await endpoint(failing.url),
+			failing: await endpoint(`${failing.url}/hook`),
 			hanging: await endpoint(hanging.url, 'slow receiver'),
 		};
 		try {
