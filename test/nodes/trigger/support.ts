@@ -219,7 +219,7 @@ export class Receiver {
 }
 
 /** A HookContext (n8n-core's) whose webhook URLs point at the receiver. */
-export function hook(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): HookContext {
+export function hook(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest, mode?: 'internal'): HookContext {
 	const setup = { ...setupFor(sb, t), staticData: t.staticData.forHook() };
 	const { workflow, node } = makeWorkflow(trigger, setup);
 	const additionalData = additionalDataFor(setup, {
@@ -237,7 +237,7 @@ export function hook(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Hook
 		webhookId: `wh-${t.workflowId}`,
 		isTest,
 	} as IWebhookData;
-	return new HookContext(workflow, node, additionalData, isTest ? 'manual' : 'trigger', 'activate', webhookData);
+	return new HookContext(workflow, node, additionalData, mode ?? (isTest ? 'manual' : 'trigger'), mode ? 'update' : 'activate', webhookData);
 }
 
 /** n8n's createWebhookIfNotExists: checkExists, then create when it says false. */
@@ -249,7 +249,8 @@ export async function activate(sb: Sandbox, receiver: Receiver, t: TriggerUnderT
 }
 
 export async function deactivate(sb: Sandbox, receiver: Receiver, t: TriggerUnderTest): Promise<boolean> {
-	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t));
+	// As n8n deregisters (webhook.service.js deleteWebhook: mode 'internal', activation 'update').
+	return await trigger.webhookMethods.default.delete.call(hook(sb, receiver, t, 'internal'));
 }
 
 /** A payment order from alice to bob; `expiresInMs` of service time (compressed by the sandbox's timeScale). */
