@@ -124,10 +124,11 @@ export async function deliver(sb: SandboxAccess, t: TriggerUnderTest, headers: R
 }
 
 /** n8n's HookContext for the trigger's lifecycle methods, its webhook URLs under `webhookBase` (`<base>/webhook/…`, `<base>/webhook-test/…`). */
-export function hook(sb: SandboxAccess, webhookBase: string, t: TriggerUnderTest): HookContext {
+export function hook(sb: SandboxAccess, webhookBase: string, t: TriggerUnderTest, mode?: 'internal'): HookContext {
 	return hookContext(
 		trigger,
-		{ ...setupFor(sb, t), staticData: t.staticData.forHook(), mode: t.mode === 'manual' ? 'manual' : 'trigger' },
+		{ ...setupFor(sb, t), staticData: t.staticData.forHook(), mode: t.mode === 'manual' ? 'manual' : (mode ?? 'trigger') },
 		{ webhookBaseUrl: `${webhookBase}/webhook`, webhookTestBaseUrl: `${webhookBase}/webhook-test` },
+		mode ? 'update' : 'activate',
 	);
 }

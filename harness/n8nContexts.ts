@@ -261,7 +261,9 @@ export function hookContext(
 	const isTest = setup.mode === 'manual';
 	const additionalData = additionalDataFor(setup, extra);
 	const webhookData = { ...webhookDataFor(workflow, node, setup), workflowExecuteAdditionalData: additionalData, isTest };
-	return new HookContext(workflow, node, additionalData, isTest ? 'manual' : 'trigger', activation, webhookData);
+	// n8n deregisters with mode 'internal' (webhook.service.js deleteWebhook); it registers with 'trigger'.
+	const mode = isTest ? 'manual' : setup.mode === 'internal' ? 'internal' : 'trigger';
+	return new HookContext(workflow, node, additionalData, mode, activation, webhookData);
 }
 
 export interface IncomingRequest {

@@ -203,7 +203,7 @@ function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
  * checkExists of the same trigger and URL within it takes the endpoint back (with its secret box,
  * its pending retries and its delivery log, which the catch-up then replays from).
  */
-const retired = new Map<string, { url: string; kept: IDataObject }>();
+const retired = new Map<string, { kept: IDataObject }>();
 let retireGraceMs = 10_000;
 
 /** For tests: the grace period of delete() (0: delete at once, inside delete()). */
@@ -215,9 +215,17 @@ export function retireGrace(): number {
 	return retireGraceMs;
 }
 
+/**
+ * The trigger and the URL (not n8n's mode: n8n deletes with mode `internal` and registers with
+ * `trigger`; the URL tells the production endpoint from a test one).
+ */
+export function retireKey(ctx: IHookFunctions, url: string): string {
+	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${url}`;
+}
+
 /** Schedules `remove` after the grace period, unless `takeBack` claims the endpoint first. Never rejects. */
-export function retire(key: string, url: string, kept: IDataObject, remove: () => Promise<void>, onError: (error: unknown) => void): void {
-	const entry = { url, kept };
+export function retire(key: string, kept: IDataObject, remove: () => Promise<void>, onError: (error: unknown) => void): void {
+	const entry = { kept };
 	setNewest(retired, key, entry, MAX_KEYS);
 	void (async () => {
 		try {
@@ -232,9 +240,9 @@ export function retire(key: string, url: string, kept: IDataObject, remove: () =
 }
 
 /** The endpoint state delete() kept for this trigger and URL, if its deletion is still pending (then cancelled). */
-export function takeBack(key: string, url: string): IDataObject | undefined {
+export function takeBack(key: string): IDataObject | undefined {
 	const entry = retired.get(key);
-	if (!entry || entry.url !== url) return undefined;
+	if (!entry) return undefined;
 	retired.delete(key);
 	return entry.kept;
 }

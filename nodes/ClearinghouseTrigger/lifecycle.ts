@@ -5,7 +5,18 @@ import type { MemorySnapshot } from './events';
 import { readSecret, rotateImmediately, secretScope, storeSecret } from './endpointSecret';
 import { apiCredentials, apiRequest } from '../shared/transport';
 import { recoverEndpoint } from '../shared/endpointRecovery';
-import { catchUpWindowMs, forgetRegistration, oneAtATime, recoveryRecord, registering, retire, retireGrace, takeBack, triggerKey } from './activation';
+import {
+	catchUpWindowMs,
+	forgetRegistration,
+	oneAtATime,
+	recoveryRecord,
+	registering,
+	retire,
+	retireGrace,
+	retireKey,
+	takeBack,
+	triggerKey,
+} from './activation';
 
 const EVENT_TYPES = ['payment_order'];
 
@@ -165,7 +176,7 @@ async function confirmEndpoint(this: IHookFunctions): Promise<boolean> {
 	const url = this.getNodeWebhookUrl('default') as string;
 	const state = this.getWorkflowStaticData('node') as EndpointState;
 	// Re-registered (delete, then this): the endpoint delete() was about to remove is ours again.
-	const takenBack = takeBack(triggerKey(this), url);
+	const takenBack = takeBack(retireKey(this, url));
 	if (takenBack && !state.endpointId) Object.assign(state, takenBack);
 
 	let kept: IDataObject | undefined;
@@ -278,7 +289,7 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	clearEndpointState(state);
 	// Read now: the deletion runs after n8n is done with this call.
 	await apiCredentials(this);
-	retire(triggerKey(this), url, kept, removeAll, (error) =>
+	retire(retireKey(this, url), kept, removeAll, (error) =>
 		this.logger.warn('Clearinghouse Trigger could not delete its webhook endpoint after it was unpublished', {
 			workflowId: this.getWorkflow().id,
 			node: this.getNode().name,

@@ -6,7 +6,9 @@ import ts from 'typescript';
  * In the nodes, a function named `…Error` (operationError, keyedWriteError, itemError) returns the
  * error and leaves the throw to its caller. A bare call does nothing (the sandbox's `fail` throws,
  * which makes that slip easy to make), so every such call must be thrown, returned or assigned.
+ * Not ours to return: n8n's `emitError` (a trigger's way to report) and callbacks named `on…Error`.
  */
+const REPORTING_CALLS = /^(emitError|on\w*Error)$/;
 function bareErrorCalls(fileName: string, text: string): string[] {
 	const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
 	const found: string[] = [];
@@ -18,7 +20,7 @@ function bareErrorCalls(fileName: string, text: string): string[] {
 			}
 			if (ts.isCallExpression(expression)) {
 				const callee = ts.isPropertyAccessExpression(expression.expression) ? expression.expression.name : expression.expression;
-				if (ts.isIdentifier(callee) && /^[a-z]\w*Error$/.test(callee.text)) {
+				if (ts.isIdentifier(callee) && /^[a-z]\w*Error$/.test(callee.text) && !REPORTING_CALLS.test(callee.text)) {
 					const { line } = source.getLineAndCharacterOfPosition(node.getStart());
 					found.push(`${fileName}:${line + 1} ${callee.text}(…)`);
 				}
@@ -52,6 +54,8 @@ describe('error-returning helpers in the nodes', () => {
 			'const e = operationError(ctx, "kept", 0);',
 			'function g() { return itemError(ctx, e, 0); }',
 			'console.error("not ours");',
+			'ctx.emitError(new Error("reported"));',
+			'onError(e);',
 		].join('\n');
 		expect(bareErrorCalls('snippet.ts', text)).toEqual(['snippet.ts:2 operationError(…)', 'snippet.ts:3 keyedWriteError(…)', 'snippet.ts:4 itemError(…)']);
 	});

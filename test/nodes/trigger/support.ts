@@ -117,8 +117,8 @@ export function useTriggerSandbox(options: SandboxOptions = {}): { sb: Sandbox; 
 }
 
 /** n8n-core's HookContext for the trigger, its webhook URLs pointing at the server. */
-export function hook(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest): HookContext {
-	return lifecycleContext(sb, server.base, t);
+export function hook(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest, mode?: 'internal'): HookContext {
+	return lifecycleContext(sb, server.base, t, mode);
 }
 
 /** n8n's createWebhookIfNotExists: checkExists, then create when it says false. */
@@ -130,7 +130,8 @@ export async function activate(sb: Sandbox, server: WebhookServer, t: TriggerUnd
 }
 
 export async function deactivate(sb: Sandbox, server: WebhookServer, t: TriggerUnderTest): Promise<boolean> {
-	return await trigger.webhookMethods.default.delete.call(hook(sb, server, t));
+	// As n8n deregisters (webhook.service.js deleteWebhook: mode 'internal', activation 'update').
+	return await trigger.webhookMethods.default.delete.call(hook(sb, server, t, 'internal'));
 }
 
 /** A payment order from alice to bob; `expiresInMs` of service time (compressed by the sandbox's timeScale). */
