@@ -86,7 +86,7 @@ export class ClearinghouseTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. n8n does not call the trigger when it restarts: to get back events missed while n8n was down (and re-enable an endpoint the service disabled), schedule the Clearinghouse node\'s Webhook Endpoint → Recover, as in the "Keep my trigger healthy" example, or publish the workflow again.',
+					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -137,7 +137,7 @@ export class ClearinghouseTrigger implements INodeType {
 						typeOptions: { minValue: 0, maxValue: 30 },
 						default: 7,
 						description:
-							'When the workflow is published, events of the last this many days that never reached this trigger (n8n was down, the endpoint was disabled) are sent again by the service, signed, and checked like any delivery. 0 turns this off.',
+							'When n8n activates the trigger (publish, n8n start), events of the last this many days that never reached this trigger (n8n was down, the endpoint was disabled) are sent again by the service, signed, and checked like any delivery. 0 turns this off.',
 					},
 					{
 						displayName: 'Confirm Events With the API',
