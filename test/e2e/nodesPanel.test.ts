@@ -145,7 +145,10 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 			await browser.evaluate(`document.activeElement.blur()`);
 		}
 		// The Chain list: opened and closed, as a person looking for a chain would.
-		await browser.click('[data-test-id="parameter-input-toChain"] input');
+		await browser.clickWhere(
+			'the Chain dropdown',
+			`document.querySelector('[data-test-id="parameter-input-toChain"] .el-select__wrapper') || document.querySelector('[data-test-id="parameter-input-toChain"]')`,
+		);
 		await browser.evaluate(`document.activeElement.blur()`);
 		await browser.send('Input.dispatchKeyEvent', { type: 'keyDown', key: 'Escape', code: 'Escape', windowsVirtualKeyCode: 27 });
 		for (const name of [...required, 'toChain'])
