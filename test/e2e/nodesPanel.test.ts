@@ -73,7 +73,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 	}
 	const param = (name: string) => `document.querySelector('[data-test-id="parameter-input-${name}"]')`;
 
-	test('search, add the trigger from "On order funded", add Create: texts, defaults, required marks and a credential error', async () => {
+	test('search, add the trigger from "On order funded", add Create: texts, defaults and required marks', async () => {
 		// The owner account, as on a first visit.
 		await browser.goto(`${n8n.baseUrl}/`);
 		await browser.waitFor('the owner setup form', `location.pathname === '/setup' && document.querySelector('input[name="password"]')`, 120_000);
