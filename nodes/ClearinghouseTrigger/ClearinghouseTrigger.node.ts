@@ -53,7 +53,9 @@ export class ClearinghouseTrigger implements INodeType {
 		version: [1, 2, 3],
 		defaultVersion: 3,
 		subtitle: EVENTS_SUBTITLE,
-		description: 'Starts the workflow on signed payment order events from the clearinghouse',
+		// n8n 2.40.7's nodes panel merges a trigger with the action node of the same name and shows the
+		// trigger's description for both (workflows.store, generateMergedNodesAndActions): it says both.
+		description: 'Pay, refund and look up stablecoin payment orders, and start workflows on their signed events',
 		defaults: { name: 'Clearinghouse Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
