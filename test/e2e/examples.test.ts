@@ -91,9 +91,8 @@ describe('example workflows in a real n8n', () => {
 			expect(workflow.nodes.filter((n) => !String(n.type).startsWith('n8n-nodes-clearinghouse.') && n.credentials)).toEqual([]);
 			expect(JSON.stringify(workflow)).not.toMatch(/REPLACE_WITH/);
 		}
-		// Example 7 (the AI agent, another issue) still keeps its invoices in a Code node: listed here so
-		// this test fails on any other, and on Example 7 too once that node is gone (remove the entry).
-		expect(withCode).toEqual(['7-agent-pays-approved-invoices.json: Approved invoices']);
+		// No example needs JavaScript: payees and invoices are Edit Fields rows a person edits.
+		expect(withCode).toEqual([]);
 	});
 
 	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
