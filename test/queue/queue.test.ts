@@ -16,7 +16,7 @@ import { repoRoot } from '../../harness/runtime';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
 import { SandboxClient } from '../support/sandbox';
 import { triggerSecret } from '../../harness/secrets';
-import { action, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
+import { action, createOrdersNode, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
 import { QueueCluster } from '../../harness/queue/cluster';
 import { N8nRest } from '../../harness/n8nRest';
 import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './stress';
@@ -72,21 +72,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	let bob: any;
 	const expiresAt = new Date(Date.now() + 6 * 3600_000).toISOString();
 
-	const createOrdersNode = (concurrency = 5): NodeSpec =>
-		action('Create orders', 'paymentOrder', 'create', {
-			mode: 'standard',
-			fromUserId: alice.id,
-			toAddress: bob.wallets.find((w: any) => w.chain === 'ethereum').address,
-			toChain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: '={{ $json.amountUsd }}',
-			expiry: 'at',
-			expiresAt: '={{ $json.expiresAt }}',
-			memo: '={{ $json.memo }}',
-			idempotencyKeyMode: 'custom',
-			idempotencyKey: '={{ $json.key }}',
-			options: { concurrency },
-		});
+	const createOrders = (): NodeSpec => createOrdersNode(alice.id, bob.wallets.find((w: any) => w.chain === 'ethereum').address);
 	const listOrdersNode = (): NodeSpec =>
 		action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: alice.id } }, { executeOnce: true });
 	const orders = (prefix: string, count: number): OrderInput[] =>
@@ -137,7 +123,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				[
 					webhookNode(BATCH_PATH),
 					{ name: 'Orders', type: 'n8n-nodes-base.splitOut', parameters: { fieldToSplitOut: 'body.orders', include: 'noOtherFields', options: {} } },
-					createOrdersNode(),
+					createOrders(),
 				],
 				[
 					['Webhook', 'Orders'],
@@ -173,7 +159,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			graph(
 				IDS.batchRef,
 				'single process: batch of payment orders',
-				[{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, itemsNode('Orders', single as any), createOrdersNode()],
+				[{ name: 'Start', type: 'n8n-nodes-base.manualTrigger' }, itemsNode('Orders', single as any), createOrders()],
 				[
 					['Start', 'Orders'],
 					['Orders', 'Create orders'],
