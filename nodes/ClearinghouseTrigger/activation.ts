@@ -105,6 +105,14 @@ export function setFallbackTiming(timing: Partial<typeof fallbackTiming>): void 
 	Object.assign(fallbackTiming, timing);
 }
 
+/** The fallback recovery of each trigger's latest activation, until it ends (it never rejects). */
+const fallbacks = new Map<string, Promise<void>>();
+
+/** For tests: resolves once the fallback of the trigger's latest activation has decided (and done) what it does. */
+export async function fallbackSettled(key: string): Promise<void> {
+	await fallbacks.get(key);
+}
+
 /** The short record kept in the static data (`lastRecovery`), as checkExists keeps it. */
 export function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
 	return { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
@@ -154,7 +162,11 @@ export async function onActivation(this: ITriggerFunctions): Promise<ITriggerRes
 		// an unreadable option turns the fallback off; checkExists reports the problem
 	}
 	let closed = false;
-	void fallbackRecovery(this, key, Date.now(), windowMs, () => closed);
+	const fallback = fallbackRecovery(this, key, Date.now(), windowMs, () => closed);
+	setNewest(fallbacks, key, fallback, MAX_KEYS);
+	void fallback.finally(() => {
+		if (fallbacks.get(key) === fallback) fallbacks.delete(key);
+	});
 	return {
 		closeFunction: async () => {
 			closed = true;

@@ -1,16 +1,19 @@
 /**
  * What the trigger does when n8n activates it (issue 23; activation.ts), in n8n-core's real
  * contexts (TriggerContext, HookContext, WebhookContext, and WorkflowExecute.runNode for a manual
- * run) against a sandbox whose retry schedule is compressed (timeScale 100 000), so deliveries
+ * run) against a sandbox whose retry schedule is compressed (timeScale 1 000 000: a delivery's 60
+ * attempts over about 13.6 service hours take about 50 ms of backoff), so deliveries
  * really end FAILED, the endpoint is really auto-disabled and later events are really SKIPPED.
  */
 import { ExecutionLifecycleHooks, HookContext, TriggerContext, WorkflowExecute } from 'n8n-core';
 import type { INodeExecutionData, ITriggerResponse, IWebhookData, IWorkflowBase, WorkflowActivateMode } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { setFallbackTiming, setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
+import { fallbackSettled, setFallbackTiming, setRetireGrace, triggerKey } from '../../../nodes/ClearinghouseTrigger/activation';
 import { additionalDataFor, makeWorkflow } from '../../support/n8nContexts';
+import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { SandboxClient } from '../../support/sandbox';
+import { sleeps } from '../../support/sleep';
 import {
 	activate,
 	api,
@@ -28,6 +31,10 @@ import {
 	WebhookServer,
 } from './support';
 
+// The transport's backoff is skipped only where a test says so (the fallback and the grace period sleep for real).
+jest.mock('n8n-workflow', () => require('../../support/sleep').n8nWorkflowWithRecordedSleep());
+sleeps.instant = false;
+
 jest.setTimeout(120_000);
 
 let sb: Sandbox;
@@ -35,7 +42,7 @@ let receiver: WebhookServer;
 let counter = 0;
 
 beforeAll(async () => {
-	sb = await sandbox({ timeScale: 100_000, attemptTimeoutMs: 5_000 });
+	sb = await sandbox({ timeScale: 1_000_000, attemptTimeoutMs: 5_000 });
 	receiver = new WebhookServer(sb);
 	await receiver.start();
 });
@@ -65,18 +72,18 @@ async function deliveriesOf(endpointId: string): Promise<any[]> {
 }
 const settled = async (id: string) => (await deliveriesOf(id)).every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');
 
-/** While "n8n is down": orders until the endpoint is DISABLED, then `skipped` more; returns how many events were missed. */
+/**
+ * While "n8n is down": AUTO_DISABLE_AFTER orders at once, whose deliveries fail until the endpoint is
+ * DISABLED, then `skipped` more (SKIPPED); returns how many events were missed.
+ */
 async function outage(t: TriggerUnderTest, skipped: number): Promise<number> {
 	const id = String(t.staticData.node().endpointId);
 	receiver.unserve(t);
-	for (let i = 0; i < 20; i++) {
-		await newOrder(sb, 10 + i, LONG);
-		if ((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status === 'DISABLED') break;
-		await until(async () => await settled(id), 60_000);
-	}
+	await Promise.all(Array.from({ length: AUTO_DISABLE_AFTER }, async (_, i) => await newOrder(sb, 10 + i, LONG)));
+	await until(async () => await settled(id));
 	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('DISABLED');
-	for (let i = 0; i < skipped; i++) await newOrder(sb, 50 + i, LONG);
-	await until(async () => await settled(id), 60_000);
+	await Promise.all(Array.from({ length: skipped }, async (_, i) => await newOrder(sb, 50 + i, LONG)));
+	await until(async () => await settled(id));
 	receiver.serve(t);
 	return new Set((await deliveriesOf(id)).map((d) => d.eventId)).size;
 }
@@ -118,8 +125,8 @@ describe('trigger() on activation', () => {
 		const [response, kept] = await Promise.all([trigger.trigger.call(context) as Promise<ITriggerResponse>, activate(sb, receiver, t)]);
 		expect(kept).toBe('kept');
 		expect(typeof response.closeFunction).toBe('function');
-		// Past the fallback delay: it saw checkExists do it.
-		await new Promise((r) => setTimeout(r, 1_000));
+		// The fallback, past its delay, saw checkExists do it.
+		await fallbackSettled(triggerKey(context));
 		expect(t.staticData.node().lastRecovery).toMatchObject({ replayed: missed, eventsMissed: missed, more: false });
 		expect(t.staticData.node().lastRecovery).not.toHaveProperty('by');
 		expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('ENABLED');
@@ -154,7 +161,7 @@ describe('trigger() on activation', () => {
 		const { context } = triggerContext(t);
 		const response = (await trigger.trigger.call(context)) as ITriggerResponse;
 		await response.closeFunction!();
-		await new Promise((r) => setTimeout(r, 1_000));
+		await fallbackSettled(triggerKey(context));
 		expect(await new SandboxClient(sb).requests(mark)).toEqual([]);
 	});
 
@@ -192,11 +199,19 @@ describe('checkExists when n8n re-activates the trigger', () => {
 		const t = await published();
 		const { lastRecovery: _l, ...before } = t.staticData.node();
 		const unreachable = 'http://127.0.0.1:9';
-		await expect(trigger.webhookMethods.default.checkExists.call(hookAt(t, unreachable, 'init'))).resolves.toBe(true);
-		const { lastRecovery, ...after } = t.staticData.node();
-		expect(after).toEqual(before);
-		expect(lastRecovery).toMatchObject({ error: expect.any(String) });
-		await expect(trigger.webhookMethods.default.checkExists.call(hookAt(t, unreachable, 'activate'))).rejects.toThrow();
+		sleeps.instant = true;
+		sleeps.asked = [];
+		try {
+			await expect(trigger.webhookMethods.default.checkExists.call(hookAt(t, unreachable, 'init'))).resolves.toBe(true);
+			const { lastRecovery, ...after } = t.staticData.node();
+			expect(after).toEqual(before);
+			expect(lastRecovery).toMatchObject({ error: expect.any(String) });
+			await expect(trigger.webhookMethods.default.checkExists.call(hookAt(t, unreachable, 'activate'))).rejects.toThrow();
+			// Each refused read was tried four times, 0.5, 1 and 2 s apart (not waited here).
+			expect(sleeps.asked).toEqual([500, 1000, 2000, 500, 1000, 2000]);
+		} finally {
+			sleeps.instant = false;
+		}
 	});
 });
 
@@ -243,7 +258,7 @@ describe('manual runs (the editor\'s "Listen for test event")', () => {
 
 describe('a changed trigger (n8n re-registers it: delete, then checkExists/create)', () => {
 	it('keeps its endpoint and the events still owed to it: the catch-up after the re-registration runs each once; an unpublish deletes after the grace period', async () => {
-		setRetireGrace(1_500);
+		setRetireGrace(300);
 		try {
 			const t = await published();
 			const id = String(t.staticData.node().endpointId);
@@ -256,7 +271,8 @@ describe('a changed trigger (n8n re-registers it: delete, then checkExists/creat
 			expect(t.staticData.node().endpointId).toBe(id);
 			expect(t.staticData.node().lastRecovery).toMatchObject({ replayed: missed, eventsMissed: missed });
 			expect(await allRunOnce(id)).toBe(missed);
-			await new Promise((r) => setTimeout(r, 2_000));
+			// Past the grace period: the deletion it scheduled found the endpoint taken back.
+			await new Promise((r) => setTimeout(r, 600));
 			expect((await endpointsAt(sb, receiver.urlOf(t))).filter((e) => !e.deletedAt).map((e) => e.id)).toEqual([id]);
 
 			// Unpublished for good: deleted once the grace period is over.

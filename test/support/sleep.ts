@@ -1,0 +1,23 @@
+/**
+ * n8n-workflow's `sleep`, recorded and (while `sleeps.instant`) not waited, for a test file whose
+ * requests go through the transport's backoff between retries (0.5, 1, 2 s: 3.5 s per retried
+ * request). The requests stay real; only the waits between them are skipped, and each wait asked
+ * for is kept in `sleeps.asked`, so a test can check the backoff too. In the test file:
+ *
+ *   jest.mock('n8n-workflow', () => require('../../support/sleep').n8nWorkflowWithRecordedSleep());
+ *
+ * Every module that file loads (the nodes, n8n-core) then gets n8n-workflow with this `sleep`.
+ */
+export const sleeps = { instant: true, asked: [] as number[] };
+
+export function n8nWorkflowWithRecordedSleep(): object {
+	const actual = jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow');
+	return {
+		...actual,
+		__esModule: true,
+		sleep: async (ms: number) => {
+			sleeps.asked.push(ms);
+			if (!sleeps.instant) await actual.sleep(ms);
+		},
+	};
+}
