@@ -4,7 +4,7 @@
  * request). The requests stay real; only the waits between them are skipped, and each wait asked
  * for is kept in `sleeps.asked`, so a test can check the backoff too. In the test file:
  *
- *   jest.mock('n8n-workflow', () => require('../../support/sleep').n8nWorkflowWithRecordedSleep());
+ *   jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
  *
  * Every module that file loads (the nodes, n8n-core) then gets n8n-workflow with this `sleep`.
  */

@@ -9,7 +9,7 @@ import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { LINEAGE_CUSTOM_DATA_KEY } from '../../../nodes/shared/idempotency';
-import { type Env, json, payment, startEnv } from './env';
+import { batchItems, type Env, json, orderCount, paymentBatch, retryBatchFailedAtItem3, startEnv } from './env';
 
 let env: Env;
 beforeAll(async () => {
@@ -22,30 +22,22 @@ afterAll(async () => {
 });
 beforeEach(async () => env.reset());
 
-const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
-const items = (amounts: string[], chains: string[] = []) => amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
-const batch = () => payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
-
 test('a run keeps its lineage in the execution metadata, through $execution.customData', async () => {
 	const data = createRunExecutionData();
-	await env.run(batch(), { items: items(['1']), executionId: '1', mode: 'webhook', runExecutionData: data });
+	await env.run(paymentBatch(env), { items: batchItems(['1']), executionId: '1', mode: 'webhook', runExecutionData: data });
 	// The lineage was kept in the execution's metadata, where $execution.customData writes.
 	expect(data.resultData.metadata?.[LINEAGE_CUSTOM_DATA_KEY]).toMatch(/\S/);
 });
 
 test('a retry of a batch that failed at item 3 creates only the missing order', async () => {
-	const data = createRunExecutionData();
-	const input = items(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
-	await expect(env.run(batch(), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({ httpCode: '400' });
-	expect(await orders()).toBe(2);
-	const fixed = items(['1.25', '2.5', '3.75']);
-	const out = await env.run(batch(), { items: fixed, executionId: '2', mode: 'retry', runExecutionData: data });
+	const { ordersAfterFailure, out } = await retryBatchFailedAtItem3(env);
+	expect(ordersAfterFailure).toBe(2);
 	expect(json(out).map((o) => o.replayed)).toEqual([true, true, false]);
-	expect(await orders()).toBe(3);
+	expect(await orderCount(env)).toBe(3);
 });
 
 test('a retry whose execution holds no lineage fails before sending anything', async () => {
-	await expect(env.run(batch(), { items: items(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
+	await expect(env.run(paymentBatch(env), { items: batchItems(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
 		message: expect.stringContaining('Nothing was sent for this item'),
 	});
 	expect(await env.requests()).toEqual([]);

@@ -1,5 +1,6 @@
 /** One sandbox per test file and the node under test, with the request log since the last mark. */
-import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters, IRunExecutionData } from 'n8n-workflow';
+import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { startSandbox } from '../../../harness/sandbox';
@@ -130,6 +131,30 @@ export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i
 
 /** How many orders the sandbox holds. */
 export const orderCount = async (env: Env): Promise<number> => (await env.client.state()).counts.orders as number;
+
+/** Input items of a payment batch: one per amount, on `chains[n]` (default ethereum). */
+export const batchItems = (amounts: string[], chains: string[] = []): INodeExecutionData[] =>
+	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
+
+/** Create Payment Order over a batch, one item at a time: the amount and chain from each item. */
+export const paymentBatch = (env: Env): INodeParameters =>
+	payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
+
+/**
+ * n8n's Retry of a batch that failed at its third item (an unsupported chain: 400 after two orders),
+ * as n8n retries: a new execution id, mode "retry", the failed execution's run data, the item fixed.
+ * Returns the orders the failed run left, the retry's output and the run data (for a further retry).
+ */
+export async function retryBatchFailedAtItem3(env: Env): Promise<{ ordersAfterFailure: number; out: INodeExecutionData[]; data: IRunExecutionData }> {
+	const data = createRunExecutionData();
+	const input = batchItems(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
+	await expect(env.run(paymentBatch(env), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
+		httpCode: '400',
+	});
+	const ordersAfterFailure = await orderCount(env);
+	const out = await env.run(paymentBatch(env), { items: batchItems(['1.25', '2.5', '3.75']), executionId: '2', mode: 'retry', runExecutionData: data });
+	return { ordersAfterFailure, out, data };
+}
 
 /** Creates a standard order through the node, marks the request log after it, and returns its id. */
 export async function createOrder(env: Env, extra: INodeParameters = {}): Promise<string> {

@@ -7,45 +7,42 @@
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import { DERIVED_NOTICES } from '../../../nodes/Clearinghouse/actions/fields';
-import { json, node, payment, returnDetails, ruleset, useEnv } from './env';
+import { batchItems, json, node, orderCount, payment, paymentBatch, retryBatchFailedAtItem3, returnDetails, ruleset, useEnv } from './env';
+import { sleeps } from '../../support/sleep';
+
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
 
 const env = useEnv();
 
-const orders = async () => (await env.op('GET', '/state')).counts.orders as number;
 const paymentPosts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
-const items = (amounts: string[], chains: string[] = []) => amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
-const batch = () => payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
 
 test('a retry of a batch that failed at item 3 creates only the missing order, and marks the existing ones', async () => {
-	const data = createRunExecutionData();
-	const input = items(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
-	await expect(env.run(batch(), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({ httpCode: '400' });
-	expect(await orders()).toBe(2);
-	// Retry with the item fixed (as "currently saved workflow" would after a fix).
-	const fixed = items(['1.25', '2.5', '3.75']);
-	const out = await env.run(batch(), { items: fixed, executionId: '2', mode: 'retry', runExecutionData: data });
+	// The retry runs the item fixed (as "currently saved workflow" would after a fix).
+	const { ordersAfterFailure, out, data } = await retryBatchFailedAtItem3(env);
+	expect(ordersAfterFailure).toBe(2);
 	// created: made in this lineage (the execution being retried made the first two); replayed: found, not made now.
 	expect(json(out).map((o) => o.created)).toEqual([true, true, true]);
 	expect(json(out).map((o) => o.replayed)).toEqual([true, true, false]);
-	expect(await orders()).toBe(3);
+	expect(await orderCount(env)).toBe(3);
 	// A retry of the retry carries the same lineage: nothing new.
-	const again = await env.run(batch(), { items: fixed, executionId: '3', mode: 'retry', runExecutionData: data });
+	const again = await env.run(paymentBatch(env), { items: batchItems(['1.25', '2.5', '3.75']), executionId: '3', mode: 'retry', runExecutionData: data });
 	expect(json(again).map((o) => o.paymentOrderId)).toEqual(json(out).map((o) => o.paymentOrderId));
-	expect(await orders()).toBe(3);
+	expect(await orderCount(env)).toBe(3);
 });
 
 test('a retry with a changed amount for an item that already succeeded is a clear 409, no new order', async () => {
 	const data = createRunExecutionData();
-	await env.run(batch(), { items: items(['4']), executionId: '1', mode: 'webhook', runExecutionData: data });
-	await expect(env.run(batch(), { items: items(['5']), executionId: '2', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
+	await env.run(paymentBatch(env), { items: batchItems(['4']), executionId: '1', mode: 'webhook', runExecutionData: data });
+	await expect(env.run(paymentBatch(env), { items: batchItems(['5']), executionId: '2', mode: 'retry', runExecutionData: data })).rejects.toMatchObject({
 		httpCode: '409',
 		message: "This item's payment order already exists with other values: check it before paying again",
 	});
-	expect(await orders()).toBe(1);
+	expect(await orderCount(env)).toBe(1);
 });
 
 test('a retry whose execution holds no lineage fails before sending anything', async () => {
-	await expect(env.run(batch(), { items: items(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
+	await expect(env.run(paymentBatch(env), { items: batchItems(['6']), executionId: '2', mode: 'retry' })).rejects.toMatchObject({
 		message: expect.stringContaining('Nothing was sent for this item'),
 		description: expect.stringMatching(/crashed or was stopped before n8n saved its custom data.*Find by Keys.*Business Key/),
 	});
@@ -55,37 +52,39 @@ test('a retry whose execution holds no lineage fails before sending anything', a
 test('when n8n cannot keep the lineage (custom data full), the item fails before sending anything', async () => {
 	const data: IRunExecutionData = createRunExecutionData();
 	data.resultData.metadata = Object.fromEntries(Array.from({ length: 10 }, (_, n) => [`k${n}`, 'v']));
-	await expect(env.run(batch(), { items: items(['6']), mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
+	await expect(env.run(paymentBatch(env), { items: batchItems(['6']), mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
 		message: expect.stringContaining('Nothing was sent for this item'),
 		description: expect.stringContaining('at most 10 entries'),
 	});
 	expect(await env.requests()).toEqual([]);
 	// A Business Key does not need the lineage.
 	await env.run(payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-full-1' }), { mode: 'webhook', runExecutionData: data });
-	expect(await orders()).toBe(1);
+	expect(await orderCount(env)).toBe(1);
 });
 
 test('two identical payments in two runs of a loop are two orders; a retry keeps one per run', async () => {
 	const data = createRunExecutionData();
-	const first = await env.run(batch(), { items: items(['7']), runIndex: 0, runExecutionData: data });
-	const second = await env.run(batch(), { items: items(['7']), runIndex: 1, runExecutionData: data });
+	const first = await env.run(paymentBatch(env), { items: batchItems(['7']), runIndex: 0, runExecutionData: data });
+	const second = await env.run(paymentBatch(env), { items: batchItems(['7']), runIndex: 1, runExecutionData: data });
 	expect(second[0].json.paymentOrderId).not.toBe(first[0].json.paymentOrderId);
-	expect(await orders()).toBe(2);
-	const retried = await env.run(batch(), { items: items(['7']), runIndex: 1, executionId: '5', mode: 'retry', runExecutionData: data });
+	expect(await orderCount(env)).toBe(2);
+	const retried = await env.run(paymentBatch(env), { items: batchItems(['7']), runIndex: 1, executionId: '5', mode: 'retry', runExecutionData: data });
 	expect(retried[0].json.paymentOrderId).toBe(second[0].json.paymentOrderId);
-	expect(await orders()).toBe(2);
+	expect(await orderCount(env)).toBe(2);
 });
 
 test('Retry On Fail with Expires At = $now + 2 h after four commit-then-500 answers: the first request again, one order', async () => {
 	await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
 	const params = payment(env, { expiry: 'at', expiresAt: '={{ $now.plus({ hours: 2 }).toISO() }}' });
+	sleeps.asked = [];
 	const [item] = await env.run(params, { retryOnFail: { maxTries: 2 } });
+	expect(sleeps.asked).toEqual([500, 1000, 2000]);
 	const posts = await paymentPosts();
 	expect(posts.map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);
 	expect(new Set(posts.map((r) => JSON.stringify(r.body))).size).toBe(1);
 	// The first try of this execution made it: created (in this lineage), and a replayed answer.
 	expect(item.json).toMatchObject({ created: true, replayed: true });
-	expect(await orders()).toBe(1);
+	expect(await orderCount(env)).toBe(1);
 }, 30_000);
 
 test('Create Receive Ruleset: a retry returns the same ruleset; a retry without lineage sends nothing', async () => {

@@ -3,6 +3,10 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { listSearch, loadOptions } from '../../support/n8nContexts';
 import { json, node, useEnv } from './env';
+import { sleeps } from '../../support/sleep';
+
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
 
 const env = useEnv();
 
@@ -71,8 +75,11 @@ describe('Supported Asset and dropdowns', () => {
 
 	test('with nothing at the Base URL, the dropdown says so and how to start the sandbox', async () => {
 		const closed = { ...creds(), baseUrl: 'http://127.0.0.1:9' };
+		sleeps.asked = [];
 		await expect(loadOptions(node, 'getChains', { parameters: { resource: 'quote', operation: 'create' }, credentials: closed })).rejects.toThrow(
 			'Nothing answered at http://127.0.0.1:9, the Base URL of the credential "Clearinghouse sandbox", so this list cannot load.',
 		);
+		// Tried four times, 0.5, 1 and 2 s apart (not waited here), as every read.
+		expect(sleeps.asked).toEqual([500, 1000, 2000]);
 	});
 });

@@ -32,7 +32,7 @@ import {
 } from './support';
 
 // The transport's backoff is skipped only where a test says so (the fallback and the grace period sleep for real).
-jest.mock('n8n-workflow', () => require('../../support/sleep').n8nWorkflowWithRecordedSleep());
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
 sleeps.instant = false;
 
 jest.setTimeout(120_000);

@@ -3,6 +3,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { orderCount, payment, walletOf, useEnv } from '../env';
+import { sleeps } from '../../../support/sleep';
+
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../support/sleep')>('../../../support/sleep').n8nWorkflowWithRecordedSleep());
 
 const env = useEnv();
 
@@ -113,7 +117,10 @@ describe('Create', () => {
 	test('Retry On Fail re-runs the node with the same key: one order', async () => {
 		// Every transport attempt fails after committing, so the node fails and n8n re-runs it.
 		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+		sleeps.asked = [];
 		const [item] = await env.run(payment(env), { retryOnFail: { maxTries: 2 } });
+		// The first try: four attempts, 0.5, 1 and 2 s apart; the second try's first attempt succeeds.
+		expect(sleeps.asked).toEqual([500, 1000, 2000]);
 		const reqs = (await env.requests()).filter((r) => r.method === 'POST');
 		expect(reqs).toHaveLength(5);
 		expect(new Set(reqs.map((r) => r.body.idempotencyKey)).size).toBe(1);
