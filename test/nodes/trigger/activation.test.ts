@@ -1,8 +1,7 @@
 /**
  * What the trigger does when n8n activates it (issue 23; activation.ts), in n8n-core's real
  * contexts (TriggerContext, HookContext, WebhookContext, and WorkflowExecute.runNode for a manual
- * run) against a sandbox whose retry schedule is compressed (timeScale 1 000 000: a delivery's 60
- * attempts over about 13.6 service hours take about 50 ms of backoff), so deliveries
+ * run) against a sandbox whose retry schedule is compressed (timeScale 1 000 000), so deliveries
  * really end FAILED, the endpoint is really auto-disabled and later events are really SKIPPED.
  */
 import { ExecutionLifecycleHooks, HookContext, TriggerContext, WorkflowExecute } from 'n8n-core';
@@ -11,24 +10,25 @@ import { createRunExecutionData } from 'n8n-workflow';
 
 import { fallbackSettled, setFallbackTiming, setRetireGrace, triggerKey } from '../../../nodes/ClearinghouseTrigger/activation';
 import { additionalDataFor, makeWorkflow } from '../../support/n8nContexts';
-import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { SandboxClient } from '../../support/sandbox';
 import { sleeps } from '../../support/sleep';
 import {
 	activate,
+	allRunOnce as allRunOnceIn,
 	api,
 	deactivate,
 	endpointsAt,
+	EVERY_EVENT,
 	flush,
-	N8nStaticData,
+	LONG,
 	newOrder,
-	sandbox,
+	outage,
+	publishAlone,
 	setupFor,
 	trigger,
 	until,
-	type Sandbox,
 	type TriggerUnderTest,
-	WebhookServer,
+	useTriggerSandbox,
 } from './support';
 
 // The transport's backoff is skipped only where a test says so (the fallback and the grace period sleep for real).
@@ -37,69 +37,16 @@ sleeps.instant = false;
 
 jest.setTimeout(120_000);
 
-let sb: Sandbox;
-let receiver: WebhookServer;
-let counter = 0;
+const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000 });
 
-beforeAll(async () => {
-	sb = await sandbox({ timeScale: 1_000_000, attemptTimeoutMs: 5_000 });
-	receiver = new WebhookServer(sb);
-	await receiver.start();
-});
-
-afterAll(async () => {
+afterAll(() => {
 	setFallbackTiming({ delayMs: 10_000, sameActivationMs: 60_000 });
 	setRetireGrace(0);
-	await receiver?.close();
-	await sb?.close();
 });
 
-const LONG = 10 * 365 * 86400_000;
-/** Every event emitted once is what is counted: no confirmation, no stale filter (orders move on while "n8n is down"). */
-const PARAMETERS = { options: { confirmWithApi: false, dropStaleEvents: false } };
-
-async function published(mode?: 'manual'): Promise<TriggerUnderTest> {
-	for (const e of (await api(sb, 'GET', '/webhooks/endpoints')).body.endpoints) await api(sb, 'DELETE', `/webhooks/endpoints/${e.id}`);
-	const t: TriggerUnderTest = { parameters: PARAMETERS, workflowId: `ac-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), mode };
-	receiver.serve(t);
-	expect(await activate(sb, receiver, t)).toBe('created');
-	receiver.outcomes = [];
-	return t;
-}
-
-async function deliveriesOf(endpointId: string): Promise<any[]> {
-	return (await api(sb, 'GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).body.deliveries;
-}
-const settled = async (id: string) => (await deliveriesOf(id)).every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');
-
-/**
- * While "n8n is down": AUTO_DISABLE_AFTER orders at once, whose deliveries fail until the endpoint is
- * DISABLED, then `skipped` more (SKIPPED); returns how many events were missed.
- */
-async function outage(t: TriggerUnderTest, skipped: number): Promise<number> {
-	const id = String(t.staticData.node().endpointId);
-	receiver.unserve(t);
-	await Promise.all(Array.from({ length: AUTO_DISABLE_AFTER }, async (_, i) => await newOrder(sb, 10 + i, LONG)));
-	await until(async () => await settled(id));
-	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('DISABLED');
-	await Promise.all(Array.from({ length: skipped }, async (_, i) => await newOrder(sb, 50 + i, LONG)));
-	await until(async () => await settled(id));
-	receiver.serve(t);
-	return new Set((await deliveriesOf(id)).map((d) => d.eventId)).size;
-}
-
-/** Waits until every event in the endpoint's log ran; each must have run exactly once. */
-async function allRunOnce(endpointId: string): Promise<number> {
-	const runs = await until(async () => {
-		await flush(sb);
-		const events = new Set((await deliveriesOf(endpointId)).map((d) => `evt_${d.eventId}_payment_order`));
-		const byEvent = new Map<string, number>();
-		for (const item of receiver.emitted()) byEvent.set(String(item.json.eventId), (byEvent.get(String(item.json.eventId)) ?? 0) + 1);
-		return [...events].every((e) => byEvent.has(e)) ? byEvent : undefined;
-	}, 60_000);
-	for (const n of runs.values()) expect(n).toBe(1);
-	return runs.size;
-}
+const published = async (mode?: 'manual') => await publishAlone(sb, receiver, 'ac', mode);
+const missedIn = async (t: TriggerUnderTest, skipped: number) => (await outage(sb, receiver, t, skipped)).events;
+const allRunOnce = async (endpointId: string) => (await allRunOnceIn(sb, receiver, endpointId)).events;
 
 /** n8n-core's TriggerContext, as n8n builds it for an activation; `emitted` collects what trigger() emits. */
 function triggerContext(t: TriggerUnderTest, activation: 'init' | 'activate' = 'init') {
@@ -118,7 +65,7 @@ describe('trigger() on activation', () => {
 		setFallbackTiming({ delayMs: 300, sameActivationMs: 60_000 });
 		const t = await published();
 		const id = String(t.staticData.node().endpointId);
-		const missed = await outage(t, 3);
+		const missed = await missedIn(t, 3);
 		const mark = await new SandboxClient(sb).mark();
 
 		const { context, emitted } = triggerContext(t);
@@ -140,7 +87,7 @@ describe('trigger() on activation', () => {
 		setFallbackTiming({ delayMs: 100, sameActivationMs: 0 });
 		const t = await published();
 		const id = String(t.staticData.node().endpointId);
-		const missed = await outage(t, 2);
+		const missed = await missedIn(t, 2);
 		const mark = await new SandboxClient(sb).mark();
 		const { context, emitted } = triggerContext(t);
 		const response = (await trigger.trigger.call(context)) as ITriggerResponse;
@@ -156,7 +103,7 @@ describe('trigger() on activation', () => {
 	it('closed before its fallback ran (unpublished at once): recovers nothing', async () => {
 		setFallbackTiming({ delayMs: 300, sameActivationMs: 0 });
 		const t = await published();
-		await outage(t, 1);
+		await missedIn(t, 1);
 		const mark = await new SandboxClient(sb).mark();
 		const { context } = triggerContext(t);
 		const response = (await trigger.trigger.call(context)) as ITriggerResponse;
@@ -168,7 +115,7 @@ describe('trigger() on activation', () => {
 	it('two activations at once (checkExists twice in parallel): the recoveries do not overlap, each missed event is replayed once', async () => {
 		const t = await published();
 		const id = String(t.staticData.node().endpointId);
-		const missed = await outage(t, 2);
+		const missed = await missedIn(t, 2);
 		const mark = await new SandboxClient(sb).mark();
 		expect(await Promise.all([activate(sb, receiver, t), activate(sb, receiver, t)])).toEqual(['kept', 'kept']);
 		expect(await allRunOnce(id)).toBe(missed);
@@ -262,11 +209,11 @@ describe('a changed trigger (n8n re-registers it: delete, then checkExists/creat
 		try {
 			const t = await published();
 			const id = String(t.staticData.node().endpointId);
-			const missed = await outage(t, 2);
+			const missed = await missedIn(t, 2);
 			expect(await deactivate(sb, receiver, t)).toBe(true);
 			expect(t.staticData.node().endpointId).toBeUndefined();
 			// The new version of the node: another option.
-			t.parameters = { options: { ...PARAMETERS.options, emitPing: true } };
+			t.parameters = { options: { ...EVERY_EVENT.options, emitPing: true } };
 			expect(await activate(sb, receiver, t)).toBe('kept');
 			expect(t.staticData.node().endpointId).toBe(id);
 			expect(t.staticData.node().lastRecovery).toMatchObject({ replayed: missed, eventsMissed: missed });

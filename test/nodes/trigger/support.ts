@@ -7,12 +7,13 @@
 import type { HookContext } from 'n8n-core';
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { deliver, hook as lifecycleContext, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { deliver, hook as lifecycleContext, N8nStaticData, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import { Receiver } from '../../../harness/receiver';
 import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
 import { startSandbox } from '../../../harness/sandbox';
 import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';
+import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { fixture } from '../../support/fixture';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
 
@@ -161,3 +162,72 @@ export async function flush(sb: Sandbox): Promise<void> {
 
 /** Polls (every 50 ms: some checks read long delivery logs) until the check passes; the sandbox's deposit steps run on its own timers. */
 export const until = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 10_000): Promise<T> => waitFor(check, timeoutMs, 'condition', 50);
+
+// The receiver away ("n8n is down") and what comes back: shared by the activation and recovery tests.
+
+/** Ten years of service time: no order expires during a test, so each order makes exactly one event. */
+export const LONG = 10 * 365 * 86400_000;
+
+/** Trigger parameters under which every event emitted is counted once: no confirmation, no stale filter (orders move on while "n8n is down"). */
+export const EVERY_EVENT = { options: { confirmWithApi: false, dropStaleEvents: false } };
+
+let published = 0;
+
+/** A production trigger published alone (every other endpoint deleted, so a test counts only its own deliveries); outcomes emptied. */
+export async function publishAlone(sb: Sandbox, server: WebhookServer, name: string, mode?: 'manual'): Promise<TriggerUnderTest> {
+	for (const e of (await api(sb, 'GET', '/webhooks/endpoints')).body.endpoints) await api(sb, 'DELETE', `/webhooks/endpoints/${e.id}`);
+	const t: TriggerUnderTest = { parameters: EVERY_EVENT, workflowId: `${name}-${++published}-${Date.now()}`, staticData: new N8nStaticData(), mode };
+	server.serve(t);
+	expect(await activate(sb, server, t)).toBe('created');
+	server.outcomes = [];
+	return t;
+}
+
+/** The endpoint's delivery log (up to 1,000). */
+export async function deliveriesOf(sb: Sandbox, endpointId: string): Promise<any[]> {
+	return (await api(sb, 'GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).body.deliveries;
+}
+
+const settled = async (sb: Sandbox, id: string) => (await deliveriesOf(sb, id)).every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');
+
+/**
+ * While "n8n is down" (the trigger's URL answers 404): AUTO_DISABLE_AFTER orders at once, whose
+ * deliveries end FAILED and auto-disable the endpoint, then `skipped` more, SKIPPED. Quick only on a
+ * sandbox whose retries are compressed (timeScale 1 000 000: a delivery's 60 attempts over about 13.6
+ * service hours take about 50 ms of backoff). Returns the delivery log's counts and its distinct events.
+ */
+export async function outage(
+	sb: Sandbox,
+	server: WebhookServer,
+	t: TriggerUnderTest,
+	skipped: number,
+): Promise<{ failed: number; skipped: number; events: number }> {
+	const id = String(t.staticData.node().endpointId);
+	server.unserve(t);
+	await Promise.all(Array.from({ length: AUTO_DISABLE_AFTER }, async (_, i) => await newOrder(sb, 10 + i, LONG)));
+	await until(async () => await settled(sb, id), 60_000);
+	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('DISABLED');
+	await Promise.all(Array.from({ length: skipped }, async (_, i) => await newOrder(sb, 50 + i, LONG)));
+	await until(async () => await settled(sb, id), 60_000);
+	server.serve(t);
+	const log = await deliveriesOf(sb, id);
+	return {
+		failed: log.filter((d) => d.status === 'FAILED').length,
+		skipped: log.filter((d) => d.status === 'SKIPPED').length,
+		events: new Set(log.map((d) => d.eventId)).size,
+	};
+}
+
+/** Waits until every event in the endpoint's delivery log ran; each must have run exactly once. Returns how many events and runs. */
+export async function allRunOnce(sb: Sandbox, server: WebhookServer, endpointId: string): Promise<{ events: number; runs: number }> {
+	const envelopeOf = (eventId: string) => `evt_${eventId}_payment_order`;
+	const { events, runs } = await until(async () => {
+		await flush(sb);
+		const logged = new Set((await deliveriesOf(sb, endpointId)).map((d) => envelopeOf(String(d.eventId))));
+		const byEvent = new Map<string, number>();
+		for (const item of server.emitted()) byEvent.set(String(item.json.eventId), (byEvent.get(String(item.json.eventId)) ?? 0) + 1);
+		return [...logged].every((e) => byEvent.has(e)) ? { events: logged, runs: byEvent } : undefined;
+	}, 60_000);
+	for (const e of events) expect(runs.get(e)).toBe(1);
+	return { events: events.size, runs: [...runs.values()].reduce((a, b) => a + b, 0) };
+}
