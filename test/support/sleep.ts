@@ -8,7 +8,12 @@
  *
  * Every module that file loads (the nodes, n8n-core) then gets n8n-workflow with this `sleep`.
  */
-export const sleeps = { instant: true, asked: [] as number[] };
+export const sleeps = {
+	instant: true,
+	asked: [] as number[],
+	/** Runs in each wait, before it ends: what happens "meanwhile" (the indexer sees a hash, say). */
+	meanwhile: undefined as undefined | ((ms: number) => Promise<void> | void),
+};
 
 export function n8nWorkflowWithRecordedSleep(): object {
 	const actual = jest.requireActual<typeof import('n8n-workflow')>('n8n-workflow');
@@ -17,6 +22,7 @@ export function n8nWorkflowWithRecordedSleep(): object {
 		__esModule: true,
 		sleep: async (ms: number) => {
 			sleeps.asked.push(ms);
+			await sleeps.meanwhile?.(ms);
 			if (!sleeps.instant) await actual.sleep(ms);
 		},
 	};

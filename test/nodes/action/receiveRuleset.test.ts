@@ -1,6 +1,9 @@
 /** Receive Ruleset, over real HTTP against the sandbox. */
 import { ruleset, walletOf, useEnv } from './env';
 
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
+
 const env = useEnv();
 
 describe('Receive Ruleset', () => {

@@ -6,6 +6,9 @@
 import { json, payment, useEnv } from './env';
 import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
+
 const env = useEnv({ reset: false });
 
 test('Retry On Fail + Continue On Fail: the good item of [bad, good] makes exactly one order', async () => {

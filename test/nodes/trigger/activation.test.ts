@@ -60,14 +60,25 @@ function triggerContext(t: TriggerUnderTest, activation: 'init' | 'activate' = '
 const replaysSince = async (mark: number) =>
 	(await new SandboxClient(sb).requests(mark)).filter((r) => r.method === 'POST' && /\/webhooks\/deliveries\/[^/]+\/replay$/.test(String(r.path)));
 
+/** A published trigger after an outage that made it miss events: the request log marked after it. */
+async function afterOutage(skipped: number): Promise<{ t: TriggerUnderTest; id: string; missed: number; mark: number }> {
+	const t = await published();
+	const id = String(t.staticData.node().endpointId);
+	const missed = await missedIn(t, skipped);
+	return { t, id, missed, mark: await new SandboxClient(sb).mark() };
+}
+
+/** The endpoint is enabled again, each missed event ran once, and was replayed once since the mark. */
+async function expectRecovered(id: string, missed: number, mark: number): Promise<void> {
+	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('ENABLED');
+	expect(await allRunOnce(id)).toBe(missed);
+	expect(await replaysSince(mark)).toHaveLength(missed);
+}
+
 describe('trigger() on activation', () => {
 	it('with checkExists in the same activation (n8n 2.40.7 calls both, in parallel): one recovery, by checkExists; trigger() emits nothing and returns a close function', async () => {
 		setFallbackTiming({ delayMs: 300, sameActivationMs: 60_000 });
-		const t = await published();
-		const id = String(t.staticData.node().endpointId);
-		const missed = await missedIn(t, 3);
-		const mark = await new SandboxClient(sb).mark();
-
+		const { t, id, missed, mark } = await afterOutage(3);
 		const { context, emitted } = triggerContext(t);
 		const [response, kept] = await Promise.all([trigger.trigger.call(context) as Promise<ITriggerResponse>, activate(sb, receiver, t)]);
 		expect(kept).toBe('kept');
@@ -76,35 +87,26 @@ describe('trigger() on activation', () => {
 		await fallbackSettled(triggerKey(context));
 		expect(t.staticData.node().lastRecovery).toMatchObject({ replayed: missed, eventsMissed: missed, more: false });
 		expect(t.staticData.node().lastRecovery).not.toHaveProperty('by');
-		expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('ENABLED');
-		expect(await allRunOnce(id)).toBe(missed);
-		expect(await replaysSince(mark)).toHaveLength(missed);
+		await expectRecovered(id, missed, mark);
 		expect(emitted).toEqual([]);
 		await response.closeFunction!();
 	});
 
 	it('where n8n calls no webhook method around it, trigger() recovers on its own (fallback): re-enabled, each missed event runs once', async () => {
 		setFallbackTiming({ delayMs: 100, sameActivationMs: 0 });
-		const t = await published();
-		const id = String(t.staticData.node().endpointId);
-		const missed = await missedIn(t, 2);
-		const mark = await new SandboxClient(sb).mark();
+		const { t, id, missed, mark } = await afterOutage(2);
 		const { context, emitted } = triggerContext(t);
 		const response = (await trigger.trigger.call(context)) as ITriggerResponse;
 		await until(async () => (t.staticData.node().lastRecovery as { by?: string } | undefined)?.by === 'trigger', 30_000);
 		expect(t.staticData.node().lastRecovery).toMatchObject({ replayed: missed, eventsMissed: missed, by: 'trigger' });
-		expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('ENABLED');
-		expect(await allRunOnce(id)).toBe(missed);
-		expect(await replaysSince(mark)).toHaveLength(missed);
+		await expectRecovered(id, missed, mark);
 		expect(emitted).toEqual([]);
 		await response.closeFunction!();
 	});
 
 	it('closed before its fallback ran (unpublished at once): recovers nothing', async () => {
 		setFallbackTiming({ delayMs: 300, sameActivationMs: 0 });
-		const t = await published();
-		await missedIn(t, 1);
-		const mark = await new SandboxClient(sb).mark();
+		const { t, mark } = await afterOutage(1);
 		const { context } = triggerContext(t);
 		const response = (await trigger.trigger.call(context)) as ITriggerResponse;
 		await response.closeFunction!();
@@ -113,13 +115,9 @@ describe('trigger() on activation', () => {
 	});
 
 	it('two activations at once (checkExists twice in parallel): the recoveries do not overlap, each missed event is replayed once', async () => {
-		const t = await published();
-		const id = String(t.staticData.node().endpointId);
-		const missed = await missedIn(t, 2);
-		const mark = await new SandboxClient(sb).mark();
+		const { t, id, missed, mark } = await afterOutage(2);
 		expect(await Promise.all([activate(sb, receiver, t), activate(sb, receiver, t)])).toEqual(['kept', 'kept']);
-		expect(await allRunOnce(id)).toBe(missed);
-		expect(await replaysSince(mark)).toHaveLength(missed);
+		await expectRecovered(id, missed, mark);
 	});
 });
 

@@ -1,5 +1,9 @@
 /** Payment Order → Submit Transactions, over real HTTP against the sandbox. */
 import { createOrder, createSubaccountOrder, walletOf, useEnv } from '../env';
+import { sleeps } from '../../../support/sleep';
+
+// The node's waits between submissions and the transport's backoff are recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../support/sleep')>('../../../support/sleep').n8nWorkflowWithRecordedSleep());
 
 const env = useEnv();
 
@@ -11,16 +15,22 @@ describe('Submit Transactions', () => {
 		transactions: { transaction: [{ hash, chain: 'ethereum' }] },
 		options,
 	});
+	/** alice's deposit of 125.5 USDC on ethereum to the order (seen by the indexer unless `indexed: false`); its hash. */
+	const deposit = async (paymentOrderId: string, extra: { indexed?: boolean } = {}): Promise<string> =>
+		(
+			await env.op('POST', '/deposits', {
+				paymentOrderId,
+				sender: walletOf(env.alice, 'ethereum'),
+				chain: 'ethereum',
+				asset: 'USDC',
+				amountUsd: 125.5,
+				...extra,
+			})
+		).transactionHash;
 
 	test('an indexed hash is processed', async () => {
 		const id = await createOrder(env);
-		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id,
-			sender: walletOf(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 125.5,
-		});
+		const transactionHash = await deposit(id);
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash));
 		expect(item.json).toMatchObject({ paymentOrderId: id, transfersProcessed: 1, indexed: true, attempts: 1 });
@@ -46,14 +56,7 @@ describe('Submit Transactions', () => {
 
 	test('transfersProcessed 0 is reported as not indexed, with a hint', async () => {
 		const id = await createOrder(env);
-		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id,
-			sender: walletOf(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 125.5,
-			indexed: false,
-		});
+		const transactionHash = await deposit(id, { indexed: false });
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash));
 		expect(item.json).toMatchObject({
@@ -68,36 +71,26 @@ describe('Submit Transactions', () => {
 
 	test('retries while not indexed, seconds apart, until the indexer sees the hash', async () => {
 		const id = await createOrder(env);
-		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id,
-			sender: walletOf(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 125.5,
-			indexed: false,
-		});
+		const transactionHash = await deposit(id, { indexed: false });
 		await env.mark();
-		const running = env.run(submit(id, transactionHash, { indexRetries: 3, indexRetryDelaySeconds: 1 }));
-		await new Promise((r) => setTimeout(r, 1500));
-		await env.op('POST', `/deposits/${transactionHash}/index`);
-		const [item] = await running;
-		expect(item.json).toMatchObject({ transfersProcessed: 1, indexed: true });
-		expect(item.json.attempts).toBeGreaterThanOrEqual(2);
+		// The indexer sees the hash during the node's first wait (recorded, not waited).
+		sleeps.asked = [];
+		sleeps.meanwhile = async () => {
+			sleeps.meanwhile = undefined;
+			await env.op('POST', `/deposits/${transactionHash}/index`);
+		};
+		const [item] = await env.run(submit(id, transactionHash, { indexRetries: 3, indexRetryDelaySeconds: 1 }));
+		expect(item.json).toMatchObject({ transfersProcessed: 1, indexed: true, attempts: 2 });
+		expect(sleeps.asked).toEqual([1000]);
 		const reqs = await env.requests();
-		// Each unprocessed submission is followed by a read of the order.
-		expect(reqs.filter((r) => r.method === 'POST')).toHaveLength(item.json.attempts as number);
-		expect(reqs.filter((r) => r.method === 'GET')).toHaveLength((item.json.attempts as number) - 1);
+		// The unprocessed submission is followed by a read of the order.
+		expect(reqs.filter((r) => r.method === 'POST')).toHaveLength(2);
+		expect(reqs.filter((r) => r.method === 'GET')).toHaveLength(1);
 	}, 15_000);
 
 	test('a lost answer: the repeat processes 0, and the order shows the hash was attributed', async () => {
 		const id = await createOrder(env);
-		const { transactionHash } = await env.op('POST', '/deposits', {
-			paymentOrderId: id,
-			sender: walletOf(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 125.5,
-		});
+		const transactionHash = await deposit(id);
 		await env.op('POST', '/faults', { method: 'POST', path: '/transactions$', count: 1, commitThen500: true });
 		await env.mark();
 		const [item] = await env.run(submit(id, transactionHash, { indexRetries: 2, indexRetryDelaySeconds: 1 }));
