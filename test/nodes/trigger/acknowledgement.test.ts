@@ -15,13 +15,19 @@ class FakeResponse extends EventEmitter implements ResponseLike {
 	}
 }
 
+/** A run of trigger `t` for the event, tracked from its delivery; `outcomes` collects what the tracker reports. */
+function tracked(eventId: string): { res: FakeResponse; outcomes: boolean[] } {
+	const res = new FakeResponse();
+	const outcomes: boolean[] = [];
+	trackRun('t', eventId, res, (ok) => outcomes.push(ok));
+	return { res, outcomes };
+}
+
 describe('acknowledgement when the workflow has finished: runs in flight', () => {
 	beforeEach(() => forgetInFlight());
 
 	test('an event is in flight from the delivery until n8n answers; a 2xx answer counts as success', () => {
-		const res = new FakeResponse();
-		const outcomes: boolean[] = [];
-		trackRun('t', 'evt_1', res, (ok) => outcomes.push(ok));
+		const { res, outcomes } = tracked('evt_1');
 		expect(isInFlight('t', 'evt_1')).toBe(true);
 		expect(isInFlight('other-trigger', 'evt_1')).toBe(false);
 		res.answer(200);
@@ -30,18 +36,14 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 	});
 
 	test('a failed run (n8n answers 500) is reported as failed, so a retry runs it again', () => {
-		const res = new FakeResponse();
-		const outcomes: boolean[] = [];
-		trackRun('t', 'evt_2', res, (ok) => outcomes.push(ok));
+		const { res, outcomes } = tracked('evt_2');
 		res.answer(500);
 		expect(outcomes).toEqual([false]);
 		expect(isInFlight('t', 'evt_2')).toBe(false);
 	});
 
 	test('the caller hung up (the service timed out, even before the trigger ran): still in flight until n8n ends the response, then its status counts', async () => {
-		const res = new FakeResponse();
-		const outcomes: boolean[] = [];
-		trackRun('t', 'evt_3', res, (ok) => outcomes.push(ok));
+		const { res, outcomes } = tracked('evt_3');
 		await new Promise((done) => setTimeout(done, 700));
 		expect(isInFlight('t', 'evt_3')).toBe(true);
 		expect(outcomes).toEqual([]);
@@ -52,18 +54,14 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 	});
 
 	test('the outcome is reported once, by finish or by the poll, whichever sees it first', async () => {
-		const res = new FakeResponse();
-		const outcomes: boolean[] = [];
-		trackRun('t', 'evt_4', res, (ok) => outcomes.push(ok));
+		const { res, outcomes } = tracked('evt_4');
 		res.answer(204);
 		await new Promise((done) => setTimeout(done, 1_200));
 		expect(outcomes).toEqual([true]);
 	});
 
 	test('a hung-up run that fails is reported as failed (a retry runs it again)', async () => {
-		const res = new FakeResponse();
-		const outcomes: boolean[] = [];
-		trackRun('t', 'evt_5', res, (ok) => outcomes.push(ok));
+		const { res, outcomes } = tracked('evt_5');
 		res.answer(500, false);
 		await waitFor(() => outcomes.length > 0, 5_000, 'an outcome');
 		expect(outcomes).toEqual([false]);
