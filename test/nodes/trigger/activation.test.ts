@@ -1,5 +1,5 @@
 /**
- * What the trigger does when n8n activates it (issue 23; activation.ts), in n8n-core's real
+ * What the trigger does when n8n activates it (activation.ts), in n8n-core's real
  * contexts (TriggerContext, HookContext, WebhookContext, and WorkflowExecute.runNode for a manual
  * run) against a sandbox whose retry schedule is compressed (timeScale 1 000 000), so deliveries
  * really end FAILED, the endpoint is really auto-disabled and later events are really SKIPPED.
