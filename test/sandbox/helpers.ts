@@ -58,15 +58,34 @@ export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
 	};
 }
 
+/** An instant order from alice to bob's wallet on `chain`, priced by the quote; the API's answer. */
+export function payWithQuote(env: Env, quoteId: string, chain: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+	return env.api.post('/payment', {
+		fromUserId: env.alice.id,
+		toAddress: wallet(env.bob, chain),
+		toChain: chain,
+		asset: 'USDC',
+		amountUsd,
+		mode: 'instant',
+		quoteId,
+		...extra,
+	});
+}
+
 export async function createOrder(env: Env, extra: Record<string, unknown> = {}): Promise<any> {
 	const r = await env.api.post('/payment', paymentBody(env, extra));
 	if (r.status !== 201) throw new Error(`create failed ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body.paymentOrder;
 }
 
+/** Simulates a chain transfer of USDC to the order (from alice on ethereum unless `extra` says otherwise); the operator API's answer. */
+export function deposit(env: Env, orderId: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+	return env.op.post('/deposits', { paymentOrderId: orderId, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd, ...extra });
+}
+
 /** Simulates a chain transfer from alice and submits its hash; returns the hash. */
 export async function fund(env: Env, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
-	const d = await env.op.post('/deposits', { paymentOrderId: orderId, sender, chain, asset: 'USDC', amountUsd });
+	const d = await deposit(env, orderId, amountUsd, { sender, chain });
 	if (d.status !== 201) throw new Error(`deposit failed ${JSON.stringify(d.body)}`);
 	const t = await env.api.post(`/payment-orders/${orderId}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain }] });
 	if (t.status !== 200 || t.body.data.transfersProcessed !== 1) throw new Error(`attribution failed ${JSON.stringify(t.body)}`);
