@@ -95,12 +95,15 @@ function expectRefused(outcome: Outcome, secret?: string): void {
 	if (secret) expect(JSON.stringify(outcome.body)).not.toContain(secret);
 }
 
+/** A delivery the receiver answered. */
+type Answered = (typeof receiver.outcomes)[number];
+
 /**
  * Waits until the receiver has answered `n` deliveries of the order, or deliveries for which `enough` holds
  * (sandbox sends on its own; flush hurries it).
  */
-async function outcomesFor(orderId: string, enough: number | ((mine: Outcome[]) => boolean)) {
-	const done = typeof enough === 'number' ? (mine: Outcome[]) => mine.length >= enough : enough;
+async function outcomesFor(orderId: string, enough: number | ((mine: Answered[]) => boolean)) {
+	const done = typeof enough === 'number' ? (mine: Answered[]) => mine.length >= enough : enough;
 	return await until(async () => {
 		await flush(sb);
 		const mine = receiver.outcomes.filter((o) => o.rawBody.toString().includes(orderId));
@@ -108,7 +111,7 @@ async function outcomesFor(orderId: string, enough: number | ((mine: Outcome[]) 
 	});
 }
 /** Among the deliveries, the one whose order is FUNDED. */
-const funded = (mine: Outcome[]) => mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED');
+const funded = (mine: Answered[]) => mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED');
 
 describe('verification', () => {
 	const order = { id: 'po-verify', status: 'AWAITING_FUNDS', version: 1, inboundTransfers: [] };
