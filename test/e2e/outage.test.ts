@@ -19,6 +19,7 @@ import { nodeItems } from '../../harness/executions';
 import { executeResult, N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { pollFor, type Probe } from '../../harness/wait';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { SandboxClient } from '../support/sandbox';
 
@@ -38,15 +39,8 @@ describe('no event lost while n8n is down (real n8n)', () => {
 	let healthy: WorkflowInput;
 	let endpointId: string;
 
-	async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 120_000): Promise<T> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const value = await probe();
-			if (value !== undefined && value !== false) return value;
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-			await sleep(300);
-		}
-	}
+	/** Each wait here may span an n8n start or a retry schedule: two minutes unless told. */
+	const waitFor = <T>(what: string, probe: Probe<T>, timeoutMs = 120_000) => pollFor(what, probe, timeoutMs);
 	const endpoint = () => operator.api('GET', `/webhooks/endpoints/${endpointId}`);
 	const deliveries = async (): Promise<any[]> => (await operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
 	const settled = async () => (await deliveries()).every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');

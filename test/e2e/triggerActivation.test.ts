@@ -13,6 +13,7 @@ import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { pollFor } from '../../harness/wait';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { SandboxClient } from '../support/sandbox';
 
@@ -29,15 +30,6 @@ describe('trigger() beside the webhook (real n8n)', () => {
 	let n8n: N8nInstance;
 	let rest: N8nRest;
 
-	async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const value = await probe();
-			if (value !== undefined && value !== false) return value;
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-			await sleep(300);
-		}
-	}
 	const liveAt = async (url: string): Promise<any[]> =>
 		((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt && e.url === url);
 	async function createOrder(amountUsd: number): Promise<any> {
@@ -88,14 +80,14 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		const testUrl = `${n8n.env.WEBHOOK_URL}webhook-test/${MANUAL.webhookId}/webhook`;
 		const { data } = await rest.call('POST', `/workflows/${MANUAL.id}/run`, { triggerToStartFrom: { name: TRIGGER } });
 		expect(data).toEqual({ waitingForWebhook: true });
-		const [endpoint] = await waitFor('the test endpoint', async () => ((await liveAt(testUrl)).length === 1 ? await liveAt(testUrl) : undefined));
+		const [endpoint] = await pollFor('the test endpoint', async () => ((await liveAt(testUrl)).length === 1 ? await liveAt(testUrl) : undefined));
 		const order = await createOrder(3.25);
 		const [run] = await n8n.waitForExecutions(MANUAL.id, 1, 60_000);
 		expect(run).toMatchObject({ mode: 'manual', status: 'success' });
 		expect(nodeItems(run.data, TRIGGER)).toEqual([expect.objectContaining({ paymentOrder: expect.objectContaining({ id: order.id }) })]);
 		expect(nodeItems(run.data, 'Received')).toHaveLength(1);
 		// n8n removes the test webhook after its one call; delete() removes the endpoint after its grace period.
-		await waitFor('the test endpoint deleted', async () => (await liveAt(testUrl)).length === 0, 30_000);
+		await pollFor('the test endpoint deleted', async () => (await liveAt(testUrl)).length === 0, 30_000);
 		expect(n8n.finishedExecutions(MANUAL.id)).toHaveLength(1);
 		console.log(`activation e2e: test event ran as manual execution ${run.id}; test endpoint ${endpoint.id} deleted after the listener ended`);
 	});
@@ -107,7 +99,7 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		} = await rest.call('GET', `/workflows/${CHANGED.id}`);
 		await rest.call('POST', `/workflows/${CHANGED.id}/activate`, { versionId });
 		await n8n.waitForWebhook(`${CHANGED.webhookId}/webhook`);
-		const [endpoint] = await waitFor('the endpoint', async () => ((await liveAt(url)).length === 1 ? await liveAt(url) : undefined));
+		const [endpoint] = await pollFor('the endpoint', async () => ((await liveAt(url)).length === 1 ? await liveAt(url) : undefined));
 		await createOrder(1.5);
 		await n8n.waitForExecutions(CHANGED.id, 1, 60_000);
 
@@ -115,7 +107,7 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await operator.api('PATCH', `/webhooks/endpoints/${endpoint.id}`, { status: 'DISABLED' });
 		await createOrder(2.5);
 		await createOrder(3.5);
-		await waitFor('two SKIPPED', async () => {
+		await pollFor('two SKIPPED', async () => {
 			const { deliveries } = await operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SKIPPED&limit=10`);
 			return deliveries.length === 2 || undefined;
 		});
