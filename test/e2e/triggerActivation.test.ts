@@ -12,10 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { pollFor } from '../../harness/wait';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
-import { SandboxClient } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -25,18 +25,17 @@ const CHANGED = { id: 'e2eTrigChanged001', webhookId: 'c1d2e3f4-0000-4a8e-9f53-3
 const LONG_MS = 10 * 365 * 86400_000;
 
 describe('trigger() beside the webhook (real n8n)', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
 
 	const liveAt = async (url: string): Promise<any[]> =>
-		((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt && e.url === url);
+		((await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt && e.url === url);
 	async function createOrder(amountUsd: number): Promise<any> {
 		const {
 			users: [alice, bob],
-		} = await operator.state();
-		const { paymentOrder } = await operator.api('POST', '/payment', {
+		} = await stage.operator.state();
+		const { paymentOrder } = await stage.operator.api('POST', '/payment', {
 			fromUserId: alice.id,
 			toAddress: bob.wallets[0].address,
 			toChain: bob.wallets[0].chain,
@@ -60,10 +59,9 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		);
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true });
 		n8n = await N8nInstance.create();
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		await n8n.importWorkflows([workflow(MANUAL.id, MANUAL.webhookId, credential), workflow(CHANGED.id, CHANGED.webhookId, credential)]);
 		await n8n.start({ timeoutMs: 300_000 });
@@ -71,10 +69,7 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await rest.setupOwner('owner@activation.test', 'Activation-Suite-Passw0rd');
 	}, 600_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('"Listen for test event": the test event runs the workflow once through trigger() in manual mode (no hang), then the test endpoint is removed', async () => {
 		const testUrl = `${n8n.env.WEBHOOK_URL}webhook-test/${MANUAL.webhookId}/webhook`;
@@ -104,11 +99,11 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await n8n.waitForExecutions(CHANGED.id, 1, 60_000);
 
 		// Events owed to the endpoint: it is disabled (as after a run of failures) and two events are SKIPPED.
-		await operator.api('PATCH', `/webhooks/endpoints/${endpoint.id}`, { status: 'DISABLED' });
+		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpoint.id}`, { status: 'DISABLED' });
 		await createOrder(2.5);
 		await createOrder(3.5);
 		await pollFor('two SKIPPED', async () => {
-			const { deliveries } = await operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SKIPPED&limit=10`);
+			const { deliveries } = await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SKIPPED&limit=10`);
 			return deliveries.length === 2 || undefined;
 		});
 
@@ -121,7 +116,7 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await rest.call('POST', `/workflows/${CHANGED.id}/activate`, { versionId: updated.versionId });
 
 		const runs = await n8n.waitForExecutions(CHANGED.id, 3, 60_000);
-		expect((await operator.api('GET', `/webhooks/endpoints/${endpoint.id}`)).status).toBe('ENABLED');
+		expect((await stage.operator.api('GET', `/webhooks/endpoints/${endpoint.id}`)).status).toBe('ENABLED');
 		// Past the grace period: the endpoint was taken back, not deleted; still the only one at the URL.
 		await sleep(12_000);
 		expect((await liveAt(url)).map((e) => e.id)).toEqual([endpoint.id]);
