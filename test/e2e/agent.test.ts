@@ -24,10 +24,11 @@ const UNKNOWN = '0x00000000000000000000000000000000deadbeef';
 describe("Payment Order → Create as an AI agent's tool", () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let model: ScriptedModel;
 	const run = randomBytes(3).toString('hex');
 	const invoice = (name: string) => `INV-${name}-${run}`;
 
+	/** The OpenAI-compatible model the agent asks: it answers as `script` says (started in beforeAll). */
+	const model = new ScriptedModel(script);
 	/** The tool calls each scenario's model makes, one list per model request; then a final text. */
 	const scenarios: Record<string, Array<Record<string, unknown>>> = {};
 	function script(request: ChatRequest): ScriptedReply {
@@ -136,7 +137,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 	beforeAll(async () => {
 		stage = await startSandboxStage();
 		const { alice } = stage;
-		model = await new ScriptedModel(script).start();
+		await model.start();
 		const pay = (name: string, amountUsd: string, toAddress = stage.bobEth) => ({ toAddress, amountUsd, invoiceNumber: invoice(name) });
 		scenarios.legit = [pay('legit', '120.50')];
 		scenarios.repeat = [pay('repeat', '75'), pay('repeat', '75')];

@@ -1,11 +1,20 @@
 /** What several e2e files share and nothing outside test/e2e uses. */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { CHROMIUM } from '../../harness/browser';
 import type { N8nInstance } from '../../harness/n8nProcess';
-import { runtime } from '../../harness/runtime';
+import { repoRoot, runtime } from '../../harness/runtime';
+
+/**
+ * `describe` for the files that drive a real browser. chromium comes from `scripts/services.sh install`
+ * (run by `npm test`), as PostgreSQL and Redis do; without it these files are skipped.
+ */
+export const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
+/** Where the browser files keep their screenshots and other artefacts (git-ignored). */
+export const SCREENSHOTS = join(repoRoot, '.e2e', 'screenshots');
 
 /** Where `n8n` installed the packed package, as its community-node loader finds it. */
 export const installedPackage = (n8n: N8nInstance): string => join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse');
