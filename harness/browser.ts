@@ -178,6 +178,22 @@ export class Browser {
 		await this.send('Input.insertText', { text });
 	}
 
+	/**
+	 * n8n's first visit as a person makes it: opens the editor, fills the owner setup form (owner@example.com,
+	 * named `<firstName> Owner`), submits it and waits for the editor. `beforeSubmit` sees the filled form (a screenshot).
+	 */
+	async setUpOwner(n8nBaseUrl: string, firstName: string, password: string, beforeSubmit?: () => Promise<unknown>): Promise<void> {
+		await this.goto(`${n8nBaseUrl}/`);
+		await this.waitFor('the owner setup form', `location.pathname === '/setup' && document.querySelector('input[name="password"]')`, 120_000);
+		await this.type('input[name="email"]', 'owner@example.com');
+		await this.type('input[name="firstName"]', firstName);
+		await this.type('input[name="lastName"]', 'Owner');
+		await this.type('input[name="password"]', password);
+		await beforeSubmit?.();
+		await this.click('[data-test-id="form-submit-button"]');
+		await this.waitFor('the editor after setup', `!['/setup', '/signin'].includes(location.pathname)`, 60_000);
+	}
+
 	async screenshot(file: string): Promise<void> {
 		const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
 		mkdirSync(join(file, '..'), { recursive: true });

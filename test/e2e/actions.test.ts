@@ -9,8 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { nodeItems, type RunData } from '../../harness/executions';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient, walletOf, type LoggedRequest } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { walletOf, type LoggedRequest } from '../support/sandbox';
 import type { WorkflowInput } from '../../harness/n8nProcess';
 import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
 
@@ -32,17 +33,12 @@ const operatorPost = (name: string, url: string, jsonBody?: string): NodeSpec =>
 });
 
 describe('Clearinghouse action node inside n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let hookUrl: string;
 	let workflows: WorkflowInput[] = [];
 	/** resource.operation of every action node that ran successfully in some execution. */
 	const ran = new Set<string>();
-	let state: any;
-	let alice: any;
-	let bob: any;
-	const run = randomBytes(4).toString('hex');
 	const ids = {
 		reference: 'e2eActionsRef001',
 		orders: 'e2eActionsOrd001',
@@ -51,16 +47,18 @@ describe('Clearinghouse action node inside n8n', () => {
 		retry4: 'e2eRetryCommit04',
 		errors: 'e2eErrorOutput01',
 	};
+	/** In this run's memos: told apart from other runs' orders. */
+	const run = randomBytes(4).toString('hex');
 	const missingOrderId = '00000000-0000-4000-8000-00000000dead';
 	let knownOrder: any;
 
 	/** Runs a workflow with `n8n execute`; returns its run data and the requests the sandbox got meanwhile. */
 	async function execute(id: string): Promise<{ run: RunData; requests: LoggedRequest[]; items: (node: string) => any[] }> {
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await n8n.execute(id);
 		if (result.code !== 0 || !result.run)
 			throw new Error(`n8n execute ${id} exited ${result.code ?? result.signal}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
-		const requests = await operator.requests(mark);
+		const requests = await stage.operator.requests(mark);
 		const workflow = workflows.find((w) => w.id === id)!;
 		for (const node of workflow.nodes) {
 			const runs = result.run.data.resultData.runData[String(node.name)];
@@ -76,20 +74,17 @@ describe('Clearinghouse action node inside n8n', () => {
 	};
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
-		[alice, bob] = state.users;
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true });
 		// The node accepts only https endpoint URLs (as the service does), and no https receiver runs
 		// here: deliveries to this closed loopback port fail fast, which the sandbox records.
 		hookUrl = `https://127.0.0.1:${await freePort()}/hook`;
 		n8n = await N8nInstance.create();
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		const ref = { id: credential.id, name: credential.name };
-		const bobEth = walletOf(bob, 'ethereum');
-		const bobBase = walletOf(bob, 'base');
-		const aliceEth = walletOf(alice, 'ethereum');
+		const bobEth = walletOf(stage.bob, 'ethereum');
+		const bobBase = walletOf(stage.bob, 'base');
+		const aliceEth = walletOf(stage.alice, 'ethereum');
 		const order = (name: string, memo: string, extra: Record<string, unknown> = {}, node: Record<string, unknown> = once) =>
 			action(
 				name,
@@ -97,7 +92,7 @@ describe('Clearinghouse action node inside n8n', () => {
 				'create',
 				{
 					mode: 'standard',
-					fromUserId: alice.id,
+					fromUserId: stage.alice.id,
 					toAddress: bobEth,
 					toChain: 'ethereum',
 					asset: 'USDC',
@@ -109,7 +104,7 @@ describe('Clearinghouse action node inside n8n', () => {
 				},
 				node,
 			);
-		knownOrder = await operator.createOrder(12, `e2e error output ${run}`, `e2e-error-output-${run}`);
+		knownOrder = await stage.operator.createOrder(12, `e2e error output ${run}`, `e2e-error-output-${run}`);
 		const invoices = [
 			{ invoice: 'INV-A', payee: 'Bob', paymentOrderId: knownOrder.id },
 			{ invoice: 'INV-B', payee: 'Nobody', paymentOrderId: missingOrderId },
@@ -189,12 +184,12 @@ describe('Clearinghouse action node inside n8n', () => {
 							'List orders',
 							'paymentOrder',
 							'getMany',
-							{ returnAll: false, limit: 10, filters: { status: ['AWAITING_FUNDS'], fromUserId: alice.id } },
+							{ returnAll: false, limit: 10, filters: { status: ['AWAITING_FUNDS'], fromUserId: stage.alice.id } },
 							once,
 						),
 						operatorPost(
 							'Deposit (operator)',
-							`${sandbox.operatorUrl}/deposits`,
+							`${stage.sandbox.operatorUrl}/deposits`,
 							`={{ JSON.stringify({ paymentOrderId: $('Create order').first().json.paymentOrderId, sender: '${aliceEth}', chain: 'ethereum', asset: 'USDC', amountUsd: 10.5 }) }}`,
 						),
 						action(
@@ -213,7 +208,7 @@ describe('Clearinghouse action node inside n8n', () => {
 							'setReturnDetails',
 							{
 								paymentOrderId: rl("$('Create order').first().json.paymentOrderId"),
-								userId: alice.id,
+								userId: stage.alice.id,
 								wallets: { wallet: [{ chain: 'ethereum', address: aliceEth }] },
 							},
 							once,
@@ -247,7 +242,7 @@ describe('Clearinghouse action node inside n8n', () => {
 						action('Promote secret', 'webhookEndpoint', 'promoteSecret', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
 						action('Send test event', 'webhookEndpoint', 'sendTestEvent', { endpointId: rl("$('Create endpoint').first().json.id") }, once),
 						order('Order for a delivery', `e2e delivery ${run}`),
-						operatorPost('Flush deliveries (operator)', `${sandbox.operatorUrl}/webhooks/flush`),
+						operatorPost('Flush deliveries (operator)', `${stage.sandbox.operatorUrl}/webhooks/flush`),
 						action(
 							'List deliveries',
 							'webhookDelivery',
@@ -278,24 +273,21 @@ describe('Clearinghouse action node inside n8n', () => {
 		);
 	});
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('reference data, account, quotes, users, receive rulesets and reward rules', async () => {
 		const { items, requests } = await execute(ids.reference);
 
-		expect(items('Supported assets')).toEqual(state.supportedAssets);
+		expect(items('Supported assets')).toEqual(stage.state.supportedAssets);
 		only(requests, 'GET', /^\/api\/v1\/supported-assets$/);
 
 		const [limits] = items('Limits');
-		expect(limits).toMatchObject({ maxTxUsd: { limit: state.limits.maxTxUsd }, maxCountPerDay: { limit: state.limits.maxCountPerDay } });
+		expect(limits).toMatchObject({ maxTxUsd: { limit: stage.state.limits.maxTxUsd }, maxCountPerDay: { limit: stage.state.limits.maxCountPerDay } });
 		// Limits and Batch check each read the limits once.
 		expect(requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/account/limits')).toHaveLength(2);
 		expect(items('Batch check')).toEqual([expect.objectContaining({ ok: true, orders: 1, totalUsd: 25, largestUsd: 25 })]);
 
-		expect(items('Deposit addresses')).toEqual(expect.arrayContaining(state.depositAddresses));
+		expect(items('Deposit addresses')).toEqual(expect.arrayContaining(stage.state.depositAddresses));
 		only(requests, 'GET', /^\/api\/v1\/deposit-addresses$/);
 
 		const [quote] = items('Quote');
@@ -328,7 +320,7 @@ describe('Clearinghouse action node inside n8n', () => {
 		only(requests, 'GET', /^\/api\/v1\/rewards\/rule-blocks$/);
 
 		// Every request carried the credential's key.
-		expect(requests.every((r) => r.headers['x-api-key'] === sandbox.apiKey)).toBe(true);
+		expect(requests.every((r) => r.headers['x-api-key'] === stage.sandbox.apiKey)).toBe(true);
 	});
 
 	test('payment order: create, get, list, submit a deposit, return details, cancel', async () => {
@@ -339,15 +331,15 @@ describe('Clearinghouse action node inside n8n', () => {
 		expect(created).toMatchObject({ id, status: 'AWAITING_FUNDS', amountUsd: 10.5, memo: `e2e order ${run}`, idempotencyKey: `e2e-order-${run}` });
 		expect(created).not.toHaveProperty('paymentOrder');
 		expect(created.depositAddresses.length).toBeGreaterThan(0);
-		expect(created.depositAddress).toBe(state.depositAddresses.find((d: any) => d.chain === created.toChain && d.symbol === created.asset).address);
+		expect(created.depositAddress).toBe(stage.state.depositAddresses.find((d: any) => d.chain === created.toChain && d.symbol === created.asset).address);
 		// Pre-flight limits, then the order itself with the business key.
 		const limitsCheck = requests.findIndex((r) => r.path === '/api/v1/account/limits');
 		const post = requests.findIndex((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(limitsCheck).toBeGreaterThanOrEqual(0);
 		expect(limitsCheck).toBeLessThan(post);
 		expect(requests[post].body).toMatchObject({
-			fromUserId: alice.id,
-			toAddress: bob.wallets[0].address,
+			fromUserId: stage.alice.id,
+			toAddress: stage.bob.wallets[0].address,
 			toChain: 'ethereum',
 			asset: 'USDC',
 			amountUsd: 10.5,
@@ -362,8 +354,8 @@ describe('Clearinghouse action node inside n8n', () => {
 
 		expect(items('List orders').map((o) => o.id)).toContain(id);
 		const lists = requests.filter((r) => r.method === 'GET' && r.path === '/api/v1/payment-orders');
-		expect(lists.map((r) => r.query.fromUserId)).toEqual([alice.id, undefined]); // List orders, then Find order
-		expect(lists[0].query).toMatchObject({ status: 'AWAITING_FUNDS', fromUserId: alice.id });
+		expect(lists.map((r) => r.query.fromUserId)).toEqual([stage.alice.id, undefined]); // List orders, then Find order
+		expect(lists[0].query).toMatchObject({ status: 'AWAITING_FUNDS', fromUserId: stage.alice.id });
 
 		const [submitted] = items('Submit transaction');
 		expect(JSON.stringify(submitted)).toContain('"transfersProcessed":1');
@@ -371,16 +363,16 @@ describe('Clearinghouse action node inside n8n', () => {
 		expect(only(requests, 'POST', new RegExp(`^/api/v1/payment-orders/${id}/transactions$`)).body).toEqual({ transactions: [{ hash, chain: 'ethereum' }] });
 
 		const [details] = items('Return details');
-		expect(details).toMatchObject({ paymentOrderId: id, revision: 1, details: { userId: alice.id } });
+		expect(details).toMatchObject({ paymentOrderId: id, revision: 1, details: { userId: stage.alice.id } });
 		const put = only(requests, 'PUT', new RegExp(`^/api/v1/payment-orders/${id}/return-details$`));
 		expect(put.headers['if-match']).toBe('"0"');
 		expect(put.headers['idempotency-key']).toEqual(expect.any(String));
-		expect(put.body).toEqual({ userId: alice.id, wallets: [{ chain: 'ethereum', address: alice.wallets[0].address }] });
+		expect(put.body).toEqual({ userId: stage.alice.id, wallets: [{ chain: 'ethereum', address: stage.alice.wallets[0].address }] });
 
 		expect(items('Cancel order')[0]).toMatchObject({ paymentOrderId: id, accepted: true, statusCode: 202 });
 		expect(only(requests, 'POST', new RegExp(`^/api/v1/payment-orders/${id}/cancel$`)).body).toEqual({ reason: 'e2e: changed our mind' });
 		expect(items('Find order')[0]).toMatchObject({ found: true, businessKey: `e2e-order-${run}`, id });
-		const after = await operator.api('GET', `/payment-orders/${id}`);
+		const after = await stage.operator.api('GET', `/payment-orders/${id}`);
 		expect(after.cancelRequestedAt ?? after.canceledAt ?? after.status).toBeTruthy();
 	});
 
@@ -420,17 +412,17 @@ describe('Clearinghouse action node inside n8n', () => {
 		expect(items('Recover endpoint')).toEqual([expect.objectContaining({ endpointId: eid, statusBefore: 'ENABLED', reEnabled: false, replayed: 0 })]);
 
 		only(requests, 'DELETE', new RegExp(`^/api/v1/webhooks/endpoints/${eid}$`));
-		const all = (await operator.api('GET', '/webhooks/endpoints')).endpoints as any[];
+		const all = (await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[];
 		expect(all.filter((e) => e.id === eid && !e.deletedAt)).toHaveLength(0);
 	});
 
 	async function ordersWithMemo(memo: string) {
-		const list = await operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS');
+		const list = await stage.operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS');
 		return (list.paymentOrders as any[]).filter((o) => o.memo === memo);
 	}
 
 	test('Retry On Fail: the service commits, then answers 500 once: exactly one payment order', async () => {
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 1, commitThen500: true });
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 1, commitThen500: true });
 		const { items, requests } = await execute(ids.retry1);
 		const posts = requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(posts.map((r) => r.status)).toEqual([500, 201]);
@@ -443,7 +435,7 @@ describe('Clearinghouse action node inside n8n', () => {
 	test('Retry On Fail: commits answered 500 until the node gives up, then n8n re-runs it: still exactly one order', async () => {
 		// Four 500s exhaust the node's own retries (4 tries), so the node fails and n8n's
 		// Retry On Fail runs it again in the same execution; the fifth POST succeeds.
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
 		const { items, requests } = await execute(ids.retry4);
 		const posts = requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(posts.map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);

@@ -9,11 +9,12 @@ import { randomBytes } from 'node:crypto';
 
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION } from '../../nodes/Clearinghouse/actions/toolDescriptions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { ScriptedModel, textOf, type ChatRequest, type ScriptedReply } from '../../harness/scriptedModel';
 import { nodeItems } from '../../harness/executions';
 import { findNode, loadExample } from '../../harness/examples';
-import { SandboxClient, walletOf, type LoggedRequest } from '../support/sandbox';
+import type { LoggedRequest } from '../support/sandbox';
 
 jest.setTimeout(240_000);
 
@@ -21,14 +22,13 @@ const TOOL = 'pay_invoice';
 const UNKNOWN = '0x00000000000000000000000000000000deadbeef';
 
 describe("Payment Order → Create as an AI agent's tool", () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let model: ScriptedModel;
-	let bobEth: string;
 	const run = randomBytes(3).toString('hex');
 	const invoice = (name: string) => `INV-${name}-${run}`;
 
+	/** The OpenAI-compatible model the agent asks: it answers as `script` says (started in beforeAll). */
+	const model = new ScriptedModel(script);
 	/** The tool calls each scenario's model makes, one list per model request; then a final text. */
 	const scenarios: Record<string, Array<Record<string, unknown>>> = {};
 	function script(request: ChatRequest): ScriptedReply {
@@ -122,11 +122,11 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 
 	/** Runs a scenario's workflow; returns the agent's output and the sandbox requests meanwhile. */
 	async function runScenario(id: string): Promise<{ output: string; requests: LoggedRequest[]; payments: LoggedRequest[] }> {
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await n8n.execute(id);
 		if (result.code !== 0 || !result.run)
 			throw new Error(`n8n execute ${id} exited ${result.code}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
-		const requests = (await operator.requests(mark)).filter((r) => !r.path.startsWith('/sandbox'));
+		const requests = (await stage.operator.requests(mark)).filter((r) => !r.path.startsWith('/sandbox'));
 		const [agent] = nodeItems(result.run.data, 'AI Agent');
 		return { output: String(agent?.output ?? ''), requests, payments: requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/payment') };
 	}
@@ -135,27 +135,24 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 	const ids = { legit: 'e2eAgentLegit001', repeat: 'e2eAgentRepeat01', inject: 'e2eAgentInject01', malformed: 'e2eAgentMalform1' };
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		operator = new SandboxClient(sandbox);
-		const state = await operator.state();
-		const [alice, bob] = state.users;
-		bobEth = walletOf(bob, 'ethereum');
-		model = await new ScriptedModel(script).start();
-		const pay = (name: string, amountUsd: string, toAddress = bobEth) => ({ toAddress, amountUsd, invoiceNumber: invoice(name) });
+		stage = await startSandboxStage();
+		const { alice } = stage;
+		await model.start();
+		const pay = (name: string, amountUsd: string, toAddress = stage.bobEth) => ({ toAddress, amountUsd, invoiceNumber: invoice(name) });
 		scenarios.legit = [pay('legit', '120.50')];
 		scenarios.repeat = [pay('repeat', '75'), pay('repeat', '75')];
 		scenarios.inject = [pay('inject', '1000000', UNKNOWN), pay('inject', '50', UNKNOWN)];
 		scenarios.malformed = [pay('malformed', '12,50'), pay('malformed', '12.50')];
 
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox), {
+		await n8n.importCredential(sandboxCredential(stage.sandbox), {
 			id: 'openAiScripted01',
 			name: 'Scripted model',
 			type: 'openAiApi',
 			data: { apiKey: 'sk-scripted-not-a-key', url: model.url },
 		});
 		const fill = (workflow: WorkflowInput) =>
-			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', bobEth)) as WorkflowInput;
+			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', stage.bobEth)) as WorkflowInput;
 		await n8n.importWorkflows(Object.entries(ids).map(([scenario, id]) => fill(agentWorkflow(id, scenario))));
 		// Example 7 as shipped, its Chat Model given the scripted model's credential (it ships without one).
 		example = loadExample('7-agent-pays-approved-invoices.json');
@@ -163,11 +160,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		await n8n.importWorkflows([example]);
 	});
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await model?.close();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, model, stage?.sandbox));
 
 	test('the model is offered the tool with descriptions that say what it does, the units and formats', async () => {
 		const { output, payments } = await runScenario(ids.legit);
@@ -181,16 +174,16 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		expect(properties.amountUsd.description).toMatch(/decimal text/);
 		// A legitimate request pays once.
 		expect(payments).toHaveLength(1);
-		expect(payments[0].body).toMatchObject({ amountUsd: 120.5, toAddress: bobEth, idempotencyKey: invoice('legit') });
+		expect(payments[0].body).toMatchObject({ amountUsd: 120.5, toAddress: stage.bobEth, idempotencyKey: invoice('legit') });
 		expect(payments[0].status).toBe(201);
 		expect(output).toBe('done: legit');
 	});
 
 	test('the same tool call repeated in one agent run pays once', async () => {
-		const before = (await operator.state()).counts.orders;
+		const before = (await stage.operator.state()).counts.orders;
 		const { payments } = await runScenario(ids.repeat);
 		expect(payments.map((p) => p.body.idempotencyKey)).toEqual([invoice('repeat'), invoice('repeat')]);
-		expect((await operator.state()).counts.orders).toBe(before + 1);
+		expect((await stage.operator.state()).counts.orders).toBe(before + 1);
 		const results = toolResults('repeat');
 		expect(results).toHaveLength(2);
 		// Both calls are in one execution, so both say `created: true` (made in this execution); the
@@ -226,9 +219,9 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 	});
 
 	test('example 7: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await n8n.execute(example.id);
-		const payments = (await operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+		const payments = (await stage.operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(payments.map((p) => [p.body.idempotencyKey, p.body.amountUsd, p.status]).sort()).toEqual([
 			['INV-2001', 120.5, 201],
 			['INV-2002', 42, 201],

@@ -8,43 +8,33 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from '../../harness/browser';
+import { Browser } from '../../harness/browser';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance } from '../../harness/n8nProcess';
-import { repoRoot } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, chain } from '../../harness/workflows';
+import { describeBrowser, SCREENSHOTS } from './support';
 
 jest.setTimeout(300_000);
 
-const shots = join(repoRoot, '.e2e', 'screenshots');
-// chromium comes from `scripts/services.sh install` (run by `npm test`), as PostgreSQL and Redis do.
-const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
-
 describeBrowser('sandbox console in a real browser', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
 
 	beforeAll(async () => {
 		// Deposits confirm in a few scaled seconds.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 10 });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 10 });
 		n8n = await N8nInstance.create();
 		browser = await Browser.launch();
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(browser, n8n, stage?.sandbox));
 
 	test('an order created by n8n is funded, attributed and distributed through clicks in the console', async () => {
-		const state = await operator.state();
+		const state = await stage.operator.state();
 		const [alice, bob] = state.users;
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		await n8n.importWorkflows([
 			chain(
@@ -74,7 +64,7 @@ describeBrowser('sandbox console in a real browser', () => {
 		const statusOf = `document.querySelector('${row} td.status')?.textContent`;
 		const shown = `({ message: document.querySelector('#message').textContent, row: document.querySelector('${row}')?.textContent })`;
 
-		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.goto(`${stage.sandbox.mainUrl}/`);
 		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
 		await browser.waitFor('the order row', `${statusOf} === 'AWAITING_FUNDS'`);
 		expect(await browser.evaluate(`document.querySelector('${row}').textContent`)).toContain('INV-CONSOLE-1');
@@ -82,7 +72,7 @@ describeBrowser('sandbox console in a real browser', () => {
 		expect(await browser.evaluate(`document.querySelector('${row} select[data-field="sender"]').value`)).toBe(
 			`${alice.wallets[0].chain}|${alice.wallets[0].address}`,
 		);
-		await browser.screenshot(join(shots, 'console-1-awaiting-funds.png'));
+		await browser.screenshot(join(SCREENSHOTS, 'console-1-awaiting-funds.png'));
 
 		// 10% more than the order's amount: the console shows the surplus and where it goes.
 		await browser.select(`${row} select[data-field="amount"]`, 'over');
@@ -92,7 +82,7 @@ describeBrowser('sandbox console in a real browser', () => {
 		const standing = `document.querySelector('${row} td.standing').textContent`;
 		await browser.waitFor('the surplus', `${standing}.includes('overfunded by 4.25 USD: the surplus waits for a return wallet on ethereum')`, 60_000, shown);
 		expect(await browser.evaluate(standing)).toContain('funded: delivered when netting window 1 closes');
-		await browser.screenshot(join(shots, 'console-2-funded.png'));
+		await browser.screenshot(join(SCREENSHOTS, 'console-2-funded.png'));
 
 		await browser.click('#close-netting');
 		await browser.waitFor('DISTRIBUTED', `${statusOf} === 'DISTRIBUTED'`, 120_000, shown);
@@ -101,11 +91,12 @@ describeBrowser('sandbox console in a real browser', () => {
 		expect(await browser.evaluate(`document.querySelector('#message').textContent`)).toBe(closed);
 		await browser.waitFor('the last close in the header', `document.querySelector('#netting').textContent.endsWith(${JSON.stringify(closed)})`, 30_000);
 		expect(await browser.evaluate(standing)).toContain('delivered at the close of netting window 1');
-		await browser.screenshot(join(shots, 'console-3-distributed.png'));
+		await browser.screenshot(join(SCREENSHOTS, 'console-3-distributed.png'));
 
 		// The sandbox agrees, and the console's own requests were same-origin JSON calls only.
-		expect((await operator.api('GET', `/payment-orders/${id}`)).status).toBe('DISTRIBUTED');
+		expect((await stage.operator.api('GET', `/payment-orders/${id}`)).status).toBe('DISTRIBUTED');
 		expect(await browser.evaluate(`document.querySelector('#message').className`)).toBe('');
-		for (const file of ['console-1-awaiting-funds.png', 'console-2-funded.png', 'console-3-distributed.png']) expect(existsSync(join(shots, file))).toBe(true);
+		for (const file of ['console-1-awaiting-funds.png', 'console-2-funded.png', 'console-3-distributed.png'])
+			expect(existsSync(join(SCREENSHOTS, file))).toBe(true);
 	});
 });

@@ -3,17 +3,16 @@
  * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
  */
 import { N8nInstance } from '../../harness/n8nProcess';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 
 jest.setTimeout(240_000);
 
 describe('credential Test button inside n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let cookie = '';
-	const credential = () => sandboxCredential(sandbox);
+	const credential = () => sandboxCredential(stage.sandbox);
 	// n8n binds its auth cookie to the browser-id header of the login.
 	const browser = { 'browser-id': 'e2e-credential-test' };
 
@@ -36,8 +35,7 @@ describe('credential Test button inside n8n', () => {
 	}
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage();
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(credential());
 		await n8n.start();
@@ -52,10 +50,7 @@ describe('credential Test button inside n8n', () => {
 		expect(cookie).toContain('n8n-auth=');
 	});
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test.each([
 		['the origin', ''],
@@ -63,31 +58,31 @@ describe('credential Test button inside n8n', () => {
 		['the /api/v1 suffix', '/api/v1'],
 		['the /api/v1/ suffix with a slash', '/api/v1/'],
 	])('Base URL with %s passes, and asks GET /api/v1/account/limits once', async (_what, suffix) => {
-		const mark = await operator.mark();
-		const result = await pressTest({ ...credential().data, baseUrl: `${sandbox.mainUrl}${suffix}` });
+		const mark = await stage.operator.mark();
+		const result = await pressTest({ ...credential().data, baseUrl: `${stage.sandbox.mainUrl}${suffix}` });
 		expect(result).toMatchObject({ status: 'OK' });
-		const requests = await operator.requests(mark);
+		const requests = await stage.operator.requests(mark);
 		expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/account/limits 200']);
-		expect(requests[0].headers['x-api-key']).toBe(sandbox.apiKey);
+		expect(requests[0].headers['x-api-key']).toBe(stage.sandbox.apiKey);
 	});
 
 	test('a wrong key fails the test (the sandbox answers 401 to every ask)', async () => {
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await pressTest({ ...credential().data, apiKey: 'sk_wrong_key' });
 		expect(result.status).toBe('Error');
 		// n8n may ask more than once before it reports the failure; every ask is refused.
-		const requests = await operator.requests(mark);
+		const requests = await stage.operator.requests(mark);
 		expect(requests.length).toBeGreaterThan(0);
 		expect(new Set(requests.map((r) => `${r.method} ${r.path} ${r.status}`))).toEqual(new Set(['GET /api/v1/account/limits 401']));
 	});
 
 	test('a Base URL the nodes refuse (a ? part here; http:// to another machine alike) fails the test without reaching it', async () => {
-		const mark = await operator.mark();
-		const result = await pressTest({ ...credential().data, baseUrl: `${sandbox.mainUrl}?region=eu` });
+		const mark = await stage.operator.mark();
+		const result = await pressTest({ ...credential().data, baseUrl: `${stage.sandbox.mainUrl}?region=eu` });
 		expect(result.status).toBe('Error');
 		// n8n shows only the code here (the node's own error names the Base URL rule): what matters is
 		// that the key went nowhere.
 		expect(result.message).toBe('ENOTFOUND');
-		expect(await operator.requests(mark)).toEqual([]);
+		expect(await stage.operator.requests(mark)).toEqual([]);
 	});
 });

@@ -6,30 +6,23 @@
  * (predefined credential type, as the bench's HTTP Request contender uses it) is accepted by the
  * service with the same x-api-key as our node.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { N8nInstance } from '../../harness/n8nProcess';
-import { runtime } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, chain } from '../../harness/workflows';
+import { installedPackage, runInN8nNode } from './support';
 
 jest.setTimeout(240_000);
 
-/** Runs in n8n's own Node 24 with n8n's modules: both credential forms through n8n's CredentialsHelper. */
+/** Run by runInN8nNode (n8n's own Node 24 and modules): both credential forms through n8n's CredentialsHelper. */
 const SCRIPT = String.raw`
-const path = require('node:path');
-const [modules, credentialFile, engine] = process.argv.slice(2);
-require(path.join(modules, 'reflect-metadata'));
-const { Workflow, Expression } = require(path.join(modules, 'n8n-workflow'));
+const { Workflow } = require(path.join(modules, 'n8n-workflow'));
 const { CredentialsHelper } = require(path.join(modules, 'n8n', 'dist', 'credentials-helper.js'));
-const { ClearinghouseApi } = require(credentialFile);
+const { ClearinghouseApi } = require(input); // the packed credential file
 
-(async () => {
-	if (engine === 'vm') await Expression.initExpressionEngine({ engine: 'vm', poolSize: 1, maxCodeCacheSize: 1024, bridgeTimeout: 5000, bridgeMemoryLimit: 128 });
+async function main() {
 	const ours = new ClearinghouseApi();
 	// The form this credential had before (n8n's generic authentication, one expression per request).
 	const generic = Object.assign(new ClearinghouseApi(), {
@@ -60,55 +53,27 @@ const { ClearinghouseApi } = require(credentialFile);
 		}
 	}
 	await workflow.expression.releaseIsolate();
-	console.log(JSON.stringify({ engine: Expression.getActiveImplementation(), out }));
-	await Expression.disposeExpressionEngine();
-})().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
+	return { out };
+}
 `;
 
 describe('the credential authenticates without an expression', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let scratch: string;
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true });
 		n8n = await N8nInstance.create();
-		scratch = mkdtempSync(join(tmpdir(), 'clearinghouse-credential-'));
 	});
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-		if (scratch) rmSync(scratch, { recursive: true, force: true });
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test.each(['legacy', 'vm'])('n8n’s CredentialsHelper gives the same request options as the generic header (%s engine)', async (engine) => {
-		const script = join(scratch, 'authenticate.js');
-		writeFileSync(script, SCRIPT);
-		const credentialFile = join(
-			n8n.userFolder,
-			'.n8n',
-			'nodes',
-			'node_modules',
-			'n8n-nodes-clearinghouse',
-			'dist',
-			'credentials',
-			'ClearinghouseApi.credentials.js',
+		const credentialFile = join(installedPackage(n8n), 'dist', 'credentials', 'ClearinghouseApi.credentials.js');
+		const result = await runInN8nNode<{ out: Array<{ apiKey: string; generic: string; fn: string; genericInPlace: boolean; fnInPlace: boolean }> }>(
+			SCRIPT,
+			credentialFile,
+			engine,
 		);
-		const { node, n8nModules } = runtime();
-		const stdout = await new Promise<string>((resolve, reject) => {
-			execFile(node, [script, n8nModules, credentialFile, engine], { timeout: 120_000, maxBuffer: 1 << 24 }, (error, out, err) =>
-				error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
-			);
-		});
-		const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-			engine: string;
-			out: Array<{ apiKey: string; generic: string; fn: string; genericInPlace: boolean; fnInPlace: boolean }>;
-		};
 		expect(result.engine).toBe(engine);
 		expect(result.out).toHaveLength(24);
 		for (const row of result.out) {
@@ -122,7 +87,7 @@ describe('the credential authenticates without an expression', () => {
 	});
 
 	test('the HTTP Request node with our credential type is accepted, with the same x-api-key as our node', async () => {
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		const ref = { id: credential.id, name: credential.name };
 		const workflow = chain(
@@ -136,7 +101,7 @@ describe('the credential authenticates without an expression', () => {
 					credentials: { clearinghouseApi: ref },
 					parameters: {
 						method: 'GET',
-						url: `${sandbox.mainUrl}/api/v1/account/limits`,
+						url: `${stage.sandbox.mainUrl}/api/v1/account/limits`,
 						authentication: 'predefinedCredentialType',
 						nodeCredentialType: 'clearinghouseApi',
 						options: {},
@@ -147,11 +112,11 @@ describe('the credential authenticates without an expression', () => {
 			ref,
 		);
 		await n8n.importWorkflows([workflow]);
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await n8n.execute(workflow.id);
 		expect(result.code).toBe(0);
-		const seen = (await operator.requests(mark)).filter((r) => r.path === '/api/v1/account/limits');
+		const seen = (await stage.operator.requests(mark)).filter((r) => r.path === '/api/v1/account/limits');
 		expect(seen.map((r) => r.status)).toEqual([200, 200]);
-		expect(seen.map((r) => r.headers['x-api-key'])).toEqual([sandbox.apiKey, sandbox.apiKey]);
+		expect(seen.map((r) => r.headers['x-api-key'])).toEqual([stage.sandbox.apiKey, stage.sandbox.apiKey]);
 	});
 });

@@ -13,26 +13,24 @@ import { exampleFiles, findNode, loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
 import { signatureHeader } from '../support/signer';
 
 jest.setTimeout(300_000);
 
 describe('example workflows in a real n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let state: any;
 	let batch: WorkflowInput;
 	let slack: WorkflowInput;
 	let ledger: WorkflowInput;
 	let refund: WorkflowInput;
 	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
 	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')));
-	const outbox = async (channel: string) => ((await operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
+		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
 
 	async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
 		const deadline = Date.now() + timeoutMs;
@@ -43,11 +41,11 @@ describe('example workflows in a real n8n', () => {
 		}
 		throw new Error(`timed out waiting for ${what}`);
 	}
-	const order = (id: string) => operator.api('GET', `/payment-orders/${id}`);
-	const createOrder = (memo: string, amountUsd: number) => operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
+	const order = (id: string) => stage.operator.api('GET', `/payment-orders/${id}`);
+	const createOrder = (memo: string, amountUsd: number) => stage.operator.createOrder(amountUsd, memo, `e2e-example-${memo}`);
 	/** Sends a deposit from alice's wallet and attributes it; resolves once the order is FUNDED. */
 	async function fund(paymentOrder: any) {
-		await operator.deposit(paymentOrder.id, paymentOrder.amountUsd);
+		await stage.operator.deposit(paymentOrder.id, paymentOrder.amountUsd);
 		return await waitFor(`order ${paymentOrder.id} FUNDED`, async () =>
 			(await order(paymentOrder.id)).status === 'FUNDED' ? order(paymentOrder.id) : undefined,
 		);
@@ -57,9 +55,7 @@ describe('example workflows in a real n8n', () => {
 		// Real time: deposits confirm in seconds, and the sandbox's delivery timeout stays 10 s. At 2x
 		// (a 5 s timeout) nearly every delivery timed out while the shared machine ran at load 25, and
 		// ten failures in a row disable the endpoint.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 1 });
 		[batch, slack, ledger, refund] = [
 			'1-scheduled-batch-payouts.json',
 			'2-payment-events-to-slack.json',
@@ -67,14 +63,11 @@ describe('example workflows in a real n8n', () => {
 			'4-refund-handling.json',
 		].map(shipped);
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox));
+		await n8n.importCredential(sandboxCredential(stage.sandbox));
 		await n8n.importWorkflows([batch, refund, slack, ledger]);
 	});
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
 		expect(exampleFiles()).toHaveLength(7);
@@ -86,7 +79,7 @@ describe('example workflows in a real n8n', () => {
 			const ours = workflow.nodes.filter((n) => String(n.type).startsWith('n8n-nodes-clearinghouse.'));
 			expect(ours.length).toBeGreaterThan(0);
 			for (const node of ours)
-				expect(node.credentials).toEqual({ clearinghouseApi: sandboxCredential(sandbox) && { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } });
+				expect(node.credentials).toEqual({ clearinghouseApi: sandboxCredential(stage.sandbox) && { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } });
 			// Nothing that needs an account elsewhere, and no code to edit before the first run.
 			expect(workflow.nodes.filter((n) => !String(n.type).startsWith('n8n-nodes-clearinghouse.') && n.credentials)).toEqual([]);
 			expect(JSON.stringify(workflow)).not.toMatch(/REPLACE_WITH/);
@@ -97,13 +90,13 @@ describe('example workflows in a real n8n', () => {
 
 	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
 		const run = async () => {
-			const mark = await operator.mark();
+			const mark = await stage.operator.mark();
 			const result = await n8n.execute(batch.id);
 			if (result.code !== 0 || !result.run) throw new Error(`example 1 failed\n${result.stdout.slice(-3000)}`);
 			return {
 				summary: nodeItems(result.run.data, 'Summary')[0] as any,
 				failedPayees: nodeItems(result.run.data, 'Failed payees') as any[],
-				requests: await operator.requests(mark),
+				requests: await stage.operator.requests(mark),
 			};
 		};
 		const first = await run();
@@ -128,7 +121,7 @@ describe('example workflows in a real n8n', () => {
 		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['payout-INV-1001', 'payout-INV-1002', 'payout-INV-1003']);
 		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS' && o.created === true)).toBe(true);
 		// Each order is paid at the deposit address for its own asset and chain (the node's depositAddress).
-		const payAt = (chain: string) => state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
+		const payAt = (chain: string) => stage.state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
 		expect(first.summary.fundThese.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
 			['INV-1001', 'USDC on ethereum', payAt('ethereum')],
 			['INV-1002', 'USDC on base', payAt('base')],
@@ -161,19 +154,19 @@ describe('example workflows in a real n8n', () => {
 		const second = await run();
 		expect(second.summary).toMatchObject({ created: 0, alreadyExisted: 3, failed: 1, createdUsd: 0 });
 		expect(second.summary.orders.map((o: any) => o.paymentOrderId).sort()).toEqual(first.summary.orders.map((o: any) => o.paymentOrderId).sort());
-		const all = (await operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS')).paymentOrders as any[];
+		const all = (await stage.operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS')).paymentOrders as any[];
 		expect(all.filter((o) => /^INV-100[123]$/.test(o.memo))).toHaveLength(3);
 
 		// Over a limit: the batch stops before any order is created.
-		await operator.call('POST', 'account', { limits: { maxTxUsd: 100 } });
+		await stage.operator.call('POST', 'account', { limits: { maxTxUsd: 100 } });
 		try {
-			const mark = await operator.mark();
+			const mark = await stage.operator.mark();
 			const stopped = await n8n.execute(batch.id);
 			expect(stopped.code).toBe(1);
 			expect(stopped.stdout).toContain('Batch stopped before any order was created');
-			expect((await operator.requests(mark)).filter((r) => r.method === 'POST')).toHaveLength(0);
+			expect((await stage.operator.requests(mark)).filter((r) => r.method === 'POST')).toHaveLength(0);
 		} finally {
-			await operator.call('POST', 'account', { limits: state.limits });
+			await stage.operator.call('POST', 'account', { limits: stage.state.limits });
 		}
 	});
 
@@ -186,15 +179,15 @@ describe('example workflows in a real n8n', () => {
 		expect(picked.paymentOrderId).toEqual({ __rl: true, mode: 'list', value: '' });
 		picked.paymentOrderId.value = paymentOrder.id;
 		await n8n.importWorkflow(copy);
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const result = await n8n.execute(copy.id);
 		if (result.code !== 0 || !result.run) throw new Error(`example 4 failed\n${result.stdout.slice(-3000)}`);
 		const [done] = nodeItems(result.run.data, 'Refund done') as any[];
 		expect(done).toMatchObject({ paymentOrderId: paymentOrder.id, status: 'REFUNDED' });
 		expect(done.returned[0]).toMatchObject({ status: 'RETURNED' });
-		const requests = await operator.requests(mark);
+		const requests = await stage.operator.requests(mark);
 		const put = requests.find((r) => r.method === 'PUT')!;
-		expect(put.body).toEqual({ userId: state.users[0].id, wallets: [{ chain: 'ethereum', address: state.users[0].wallets[0].address }] });
+		expect(put.body).toEqual({ userId: stage.state.users[0].id, wallets: [{ chain: 'ethereum', address: stage.state.users[0].wallets[0].address }] });
 		const cancel = requests.filter((r) => r.method === 'POST' && r.path.endsWith('/cancel'));
 		expect(cancel).toHaveLength(1);
 		expect(requests.indexOf(put)).toBeLessThan(requests.indexOf(cancel[0]));
@@ -220,7 +213,7 @@ describe('example workflows in a real n8n', () => {
 			await n8n.waitForWebhook(ledgerPath);
 			await waitFor(
 				'two endpoints',
-				async () => ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt).length === 2 || undefined,
+				async () => ((await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt).length === 2 || undefined,
 			);
 		}, 480_000);
 
@@ -258,17 +251,17 @@ describe('example workflows in a real n8n', () => {
 						credentials: { id: 'chSandboxCred001', name: 'Clearinghouse sandbox', type: 'clearinghouseApi', data },
 					})
 				).data;
-			const base = { apiKey: sandbox.apiKey, baseUrl: sandbox.mainUrl, rewardsUrl: sandbox.rewardsUrl };
+			const base = { apiKey: stage.sandbox.apiKey, baseUrl: stage.sandbox.mainUrl, rewardsUrl: stage.sandbox.rewardsUrl };
 			expect(await test(base)).toMatchObject({ status: 'OK' });
 			expect(await test({ ...base, apiKey: 'sk_wrong_key' })).toEqual({
 				status: 'Error',
 				message: expect.stringMatching(/^The API key was not accepted \(401\)\. Copy it again/),
 			});
-			await operator.call('POST', 'account', { kyb: 'PENDING' });
+			await stage.operator.call('POST', 'account', { kyb: 'PENDING' });
 			try {
 				expect(await test(base)).toEqual({ status: 'Error', message: expect.stringMatching(/\(403\): it must be ACTIVE with KYB APPROVED/) });
 			} finally {
-				await operator.call('POST', 'account', { kyb: state.account.kyb });
+				await stage.operator.call('POST', 'account', { kyb: stage.state.account.kyb });
 			}
 		});
 
@@ -277,10 +270,10 @@ describe('example workflows in a real n8n', () => {
 			const b = await createOrder('slack-b', 12);
 			const c = await createOrder('slack-c', 13);
 			// c will be refunded: say where its deposit goes back before funding it.
-			const [alice] = state.users;
-			const put = await fetch(`${sandbox.mainUrl}/api/v1/payment-orders/${c.id}/return-details`, {
+			const [alice] = stage.state.users;
+			const put = await fetch(`${stage.sandbox.mainUrl}/api/v1/payment-orders/${c.id}/return-details`, {
 				method: 'PUT',
-				headers: { 'x-api-key': sandbox.apiKey, 'content-type': 'application/json', 'if-match': '"0"', 'idempotency-key': 'e2e-return-c' },
+				headers: { 'x-api-key': stage.sandbox.apiKey, 'content-type': 'application/json', 'if-match': '"0"', 'idempotency-key': 'e2e-return-c' },
 				body: JSON.stringify({ userId: alice.id, wallets: [{ chain: 'ethereum', address: alice.wallets[0].address }] }),
 			});
 			expect(put.status).toBe(200);
@@ -289,14 +282,14 @@ describe('example workflows in a real n8n', () => {
 			// arrives: let the FUNDED events arrive before the orders move on (as with a real netting
 			// window, which stays open far longer than a delivery takes).
 			await waitFor('three FUNDED Slack messages', async () => {
-				await operator.call('POST', 'webhooks/flush');
+				await stage.operator.call('POST', 'webhooks/flush');
 				return (await outbox('slack')).filter((m: any) => m.text.includes('is funded')).length >= 3 || undefined;
 			});
 			// c is canceled while FUNDED (so the netting window leaves it out and it is refunded);
 			// b's distribution is told to fail; a settles when the window closes.
-			await operator.api('POST', `/payment-orders/${c.id}/cancel`, { reason: 'e2e refund' });
-			await operator.call('POST', `payment-orders/${b.id}/fail-distribution`);
-			await operator.call('POST', 'netting/close');
+			await stage.operator.api('POST', `/payment-orders/${c.id}/cancel`, { reason: 'e2e refund' });
+			await stage.operator.call('POST', `payment-orders/${b.id}/fail-distribution`);
+			await stage.operator.call('POST', 'netting/close');
 			await waitFor('c REFUNDED', async () => ((await order(c.id)).status === 'REFUNDED' ? true : undefined));
 
 			const expected = [
@@ -308,14 +301,14 @@ describe('example workflows in a real n8n', () => {
 				[c.id, 'REFUNDED'],
 			];
 			const messages = await waitFor('six Slack messages', async () => {
-				await operator.call('POST', 'webhooks/flush');
+				await stage.operator.call('POST', 'webhooks/flush');
 				const got = await outbox('slack');
 				return got.length >= expected.length ? got : undefined;
 			}).catch(async (error) => {
 				const runs = n8n
 					.listExecutions(slack.id)
 					.map((e) => ({ status: e.status, error: e.data.resultData.error?.message, ran: Object.keys(e.data.resultData.runData) }));
-				const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((x) => ({
+				const attempts = ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((x) => ({
 					url: x.url.slice(-20),
 					status: JSON.parse(x.body).data?.payment_order?.status,
 					order: JSON.parse(x.body).data?.payment_order?.id?.slice(0, 8),
@@ -358,7 +351,7 @@ describe('example workflows in a real n8n', () => {
 			// A stale DISTRIBUTED event for that order (lower version), correctly signed, and a replay
 			// of the real one: neither adds a row.
 			const secret = triggerSecret(n8n.executions.staticData(ledger.id), {
-				apiKey: sandbox.apiKey,
+				apiKey: stage.sandbox.apiKey,
 				workflowId: ledger.id,
 				nodeId: String(findNode(ledger, 'Clearinghouse Trigger').id),
 			})!;
@@ -368,7 +361,7 @@ describe('example workflows in a real n8n', () => {
 				id: `evt_stale${Date.now()}_payment_order`,
 				type: 'payment_order',
 				created: new Date().toISOString(),
-				accountId: state.accountId,
+				accountId: stage.state.accountId,
 				data: { payment_order: { ...current, returns: undefined, version: rows[0].orderVersion - 1 } },
 			};
 			const raw = JSON.stringify(event);
@@ -383,13 +376,13 @@ describe('example workflows in a real n8n', () => {
 				body: raw,
 			});
 			expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: expect.stringContaining('received') });
-			const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
-			const ledgerEndpoint = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find(
+			const deliveries = (await stage.operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
+			const ledgerEndpoint = ((await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).find(
 				(e) => !e.deletedAt && e.url === n8n.webhookUrl(ledgerPath),
 			);
 			const settled = deliveries.filter((d) => d.endpointId === ledgerEndpoint.id && d.status === 'DELIVERED');
-			for (const d of settled) await operator.api('POST', `/webhooks/deliveries/${d.id}/replay`);
-			await operator.call('POST', 'webhooks/flush');
+			for (const d of settled) await stage.operator.api('POST', `/webhooks/deliveries/${d.id}/replay`);
+			await stage.operator.call('POST', 'webhooks/flush');
 			await sleep(2_500);
 			expect(await outbox('ledger')).toHaveLength(1);
 			expect(n8n.listExecutions(ledger.id)).toHaveLength(1);

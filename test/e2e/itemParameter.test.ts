@@ -5,22 +5,17 @@
  * results (or the errors) must be identical, and the reader must have skipped the engine where it
  * may (strings and finite numbers) and only there.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 import { N8nInstance } from '../../harness/n8nProcess';
 import { runtime } from '../../harness/runtime';
+import { installedPackage, runInN8nNode } from './support';
 
 jest.setTimeout(240_000);
 
+/** Run by runInN8nNode (n8n's own Node 24 and modules; `input` is the installed package): each case read both ways. */
 const SCRIPT = String.raw`
-const path = require('node:path');
 const util = require('node:util');
-const [modules, packageDir, engine] = process.argv.slice(2);
-require(path.join(modules, 'reflect-metadata'));
-const { Workflow, Expression, createRunExecutionData } = require(path.join(modules, 'n8n-workflow'));
+const packageDir = input;
+const { Workflow, createRunExecutionData } = require(path.join(modules, 'n8n-workflow'));
 const { ExecuteContext } = require(path.join(modules, 'n8n-core'));
 const { Clearinghouse } = require(path.join(packageDir, 'dist', 'nodes', 'Clearinghouse', 'Clearinghouse.node.js'));
 const { itemParameter } = require(path.join(packageDir, 'dist', 'nodes', 'Clearinghouse', 'actions', 'parameters.js'));
@@ -93,8 +88,7 @@ const outcome = (fn) => {
 	}
 };
 
-(async () => {
-	if (engine === 'vm') await Expression.initExpressionEngine({ engine: 'vm', poolSize: 1, maxCodeCacheSize: 1024, bridgeTimeout: 5000, bridgeMemoryLimit: 128 });
+async function main() {
 	const base = 'http://127.0.0.1:5678/';
 	const additionalData = {
 		executionId: '1', variables: {}, restApiUrl: base + 'rest', instanceBaseUrl: base, webhookBaseUrl: base + 'webhook',
@@ -133,42 +127,22 @@ const outcome = (fn) => {
 			theirs: util.inspect(theirs),
 		});
 	}
-	console.log(JSON.stringify({ engine: Expression.getActiveImplementation(), results }));
-	await Expression.disposeExpressionEngine();
-})().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
+	return { results };
+}
 `;
 
 describe('trivial $json parameters read without the engine equal the engine', () => {
 	let n8n: N8nInstance;
-	let scratch: string;
 	beforeAll(async () => {
 		n8n = await N8nInstance.create(); // only for the packed package, installed as n8n installs it
-		scratch = mkdtempSync(join(tmpdir(), 'clearinghouse-parity-'));
-		writeFileSync(join(scratch, 'parity.js'), SCRIPT);
 	});
-	afterAll(async () => {
-		await n8n?.dispose();
-		if (scratch) rmSync(scratch, { recursive: true, force: true });
-	});
+	afterAll(() => n8n?.dispose());
 
 	test.each(['legacy', 'vm'])('%s engine: every value type, missing paths, arrays, blocked names', async (engine) => {
-		const { node, n8nModules } = runtime();
-		const packageDir = join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse');
-		const stdout = await new Promise<string>((resolve, reject) => {
-			execFile(
-				node,
-				[join(scratch, 'parity.js'), n8nModules, packageDir, engine],
-				{ timeout: 120_000, maxBuffer: 1 << 24, env: { ...process.env, NODE_PATH: n8nModules, NODE_ENV: '' } },
-				(error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)),
-			);
-		});
-		const { engine: active, results } = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
-			engine: string;
+		const { n8nModules } = runtime();
+		const { engine: active, results } = await runInN8nNode<{
 			results: Array<{ expression: string; json: string; native: boolean; skippedEngine: boolean; same: boolean; ours: string; theirs: string }>;
-		};
+		}>(SCRIPT, installedPackage(n8n), engine, { ...process.env, NODE_PATH: n8nModules, NODE_ENV: '' });
 		expect(active).toBe(engine);
 		expect(results).toHaveLength(56);
 		// One line per case, so a failure names the case and both answers.

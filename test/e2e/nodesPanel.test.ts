@@ -12,19 +12,16 @@
  *    load, says why in its issue mark's tooltip.
  * Screenshots are kept in .e2e/screenshots/ (git-ignored).
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from '../../harness/browser';
+import { Browser } from '../../harness/browser';
 import { N8nInstance } from '../../harness/n8nProcess';
-import { repoRoot } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { describeBrowser, SCREENSHOTS } from './support';
 
 jest.setTimeout(300_000);
 
-const shots = join(repoRoot, '.e2e', 'screenshots');
-// chromium comes from `scripts/services.sh install` (run by `npm test`), as PostgreSQL and Redis do.
-const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 const js = (value: unknown) => JSON.stringify(value);
 
 const WRONG_KEY = 'sk_not_this_accounts_key';
@@ -32,27 +29,23 @@ const WRONG_KEY = 'sk_not_this_accounts_key';
 const PANEL_DESCRIPTION = 'Pay, refund and look up stablecoin payment orders, and start workflows on their signed events';
 
 describeBrowser('the nodes panel and a new node in a real browser', () => {
-	let sandbox: SandboxHandle;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
-	const shot = (name: string) => browser.screenshot(join(shots, `nodes-panel-${name}.png`));
+	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `nodes-panel-${name}.png`));
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({});
+		stage = await startSandboxStage();
 		n8n = await N8nInstance.create();
 		// The only credential of its type, so n8n gives it to every new Clearinghouse node.
 		await n8n.importCredential({
-			...sandboxCredential(sandbox, 'chWrongKeyCred01', 'Clearinghouse (wrong key)'),
-			data: { ...sandboxCredential(sandbox).data, apiKey: WRONG_KEY },
+			...sandboxCredential(stage.sandbox, 'chWrongKeyCred01', 'Clearinghouse (wrong key)'),
+			data: { ...sandboxCredential(stage.sandbox).data, apiKey: WRONG_KEY },
 		});
 		await n8n.start();
 		browser = await Browser.launch();
 	});
-	afterAll(async () => {
-		await browser?.close();
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(browser, n8n, stage?.sandbox));
 
 	/** The entries the nodes panel lists now: name and description as shown. */
 	const listed = `[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].map((e) => ({
@@ -75,14 +68,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 
 	test('search, add the trigger from "On order funded", add Create: texts, defaults and required marks', async () => {
 		// The owner account, as on a first visit.
-		await browser.goto(`${n8n.baseUrl}/`);
-		await browser.waitFor('the owner setup form', `location.pathname === '/setup' && document.querySelector('input[name="password"]')`, 120_000);
-		await browser.type('input[name="email"]', 'owner@example.com');
-		await browser.type('input[name="firstName"]', 'Panel');
-		await browser.type('input[name="lastName"]', 'Owner');
-		await browser.type('input[name="password"]', 'Panel-owner-1');
-		await browser.click('[data-test-id="form-submit-button"]');
-		await browser.waitFor('the editor after setup', `!['/setup', '/signin'].includes(location.pathname)`, 60_000);
+		await browser.setUpOwner(n8n.baseUrl, 'Panel', 'Panel-owner-1');
 
 		// 1. A new workflow; the first step's panel lists triggers.
 		await browser.goto(`${n8n.baseUrl}/workflow/new`);
@@ -194,7 +180,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 			expect(await issueTooltip(name, label)).toContain(`Parameter "${label}" is required.`);
 		const tooltip = await issueTooltip('toChain', 'did not accept the API Key');
 		expect(tooltip).toContain(
-			`The Clearinghouse API at ${sandbox.mainUrl.replace(/\/+$/, '')} did not accept the API Key of the credential "Clearinghouse (wrong key)" (401)`,
+			`The Clearinghouse API at ${stage.sandbox.mainUrl.replace(/\/+$/, '')} did not accept the API Key of the credential "Clearinghouse (wrong key)" (401)`,
 		);
 		expect(tooltip).not.toContain(WRONG_KEY);
 		await shot('7-chain-error');

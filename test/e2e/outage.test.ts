@@ -18,9 +18,10 @@ import { loadExample } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { executeResult, N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { pollFor, type Probe } from '../../harness/wait';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
-import { SandboxClient } from '../support/sandbox';
 
 jest.setTimeout(600_000);
 
@@ -32,30 +33,22 @@ const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 const LONG_MS = 10 * 365 * 86400_000;
 
 describe('no event lost while n8n is down (real n8n)', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let healthy: WorkflowInput;
 	let endpointId: string;
 
-	async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 120_000): Promise<T> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const value = await probe();
-			if (value !== undefined && value !== false) return value;
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-			await sleep(300);
-		}
-	}
-	const endpoint = () => operator.api('GET', `/webhooks/endpoints/${endpointId}`);
-	const deliveries = async (): Promise<any[]> => (await operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
+	/** Each wait here may span an n8n start or a retry schedule: two minutes unless told. */
+	const waitFor = <T>(what: string, probe: Probe<T>, timeoutMs = 120_000) => pollFor(what, probe, timeoutMs);
+	const endpoint = () => stage.operator.api('GET', `/webhooks/endpoints/${endpointId}`);
+	const deliveries = async (): Promise<any[]> => (await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
 	const settled = async () => (await deliveries()).every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');
 	async function createOrders(n: number, amountUsd: number): Promise<void> {
 		const {
 			users: [alice, bob],
-		} = await operator.state();
+		} = await stage.operator.state();
 		for (let i = 0; i < n; i++) {
-			await operator.api('POST', '/payment', {
+			await stage.operator.api('POST', '/payment', {
 				fromUserId: alice.id,
 				toAddress: bob.wallets[0].address,
 				toChain: bob.wallets[0].chain,
@@ -99,19 +92,18 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		);
 		if (result.code !== 0 || !result.run) throw new Error(`example 6 failed\n${result.stdout.slice(-3000)}`);
 		const reports = nodeItems(result.run.data, 'Recover');
-		const sent = (await operator.call('GET', 'outbox?channel=trigger-health')).messages as any[];
+		const sent = (await stage.operator.call('GET', 'outbox?channel=trigger-health')).messages as any[];
 		return [reports, sent];
 	}
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 100_000, attemptTimeoutMs: 10_000 });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 100_000, attemptTimeoutMs: 10_000 });
 		// Debug: n8n's own line for each trigger() it calls ("Activated trigger node"), and ours.
 		n8n = await N8nInstance.create({ env: { N8N_LOG_LEVEL: 'debug' } });
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		healthy = JSON.parse(
-			JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')),
+			JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
 		);
 		await n8n.importWorkflows([
 			graph(
@@ -130,16 +122,13 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		await n8n.publish(WORKFLOW_ID);
 		await n8n.waitForWebhook(WEBHOOK_PATH);
 		const live = await waitFor('the endpoint', async () => {
-			const endpoints = ((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt);
+			const endpoints = ((await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt);
 			return endpoints.length === 1 ? endpoints : undefined;
 		});
 		endpointId = live[0].id;
 	}, 900_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('30 events while n8n is down (FAILED, endpoint auto-disabled, SKIPPED): after `n8n start`, with no action by the user, each ran exactly once, the endpoint is ENABLED, a new event runs once', async () => {
 		// n8n called trigger() once at publish.
@@ -164,7 +153,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		expect(failed + skipped).toBe(30);
 		console.log(`outage e2e: 30 events while n8n was stopped: ${failed} FAILED, ${skipped} SKIPPED`);
 
-		const beforeStart = await operator.mark();
+		const beforeStart = await stage.operator.mark();
 		const linesBefore = activationLines().length;
 		const startedAt = Date.now();
 		await n8n.start({ timeoutMs: 300_000 });
@@ -180,7 +169,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		const atStart = activationLines(linesBefore);
 		console.log(`outage e2e: n8n log at start:\n${atStart.map((l) => l.slice(0, 400)).join('\n')}`);
 		expect(atStart.some((l) => l.includes('Clearinghouse Trigger activated (init)'))).toBe(true);
-		const fromN8n = (await operator.requests(beforeStart)).filter((r: any) => String(r.path).startsWith('/api/v1/'));
+		const fromN8n = (await stage.operator.requests(beforeStart)).filter((r: any) => String(r.path).startsWith('/api/v1/'));
 		const calls = fromN8n.map((r: any) => `${r.method} ${String(r.path).replace(/[0-9a-f-]{36}/g, ':id')}`);
 		console.log(
 			`outage e2e: requests from n8n after start: ${JSON.stringify(calls.reduce((m: Record<string, number>, c: string) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {}))}`,
@@ -199,23 +188,23 @@ describe('no event lost while n8n is down (real n8n)', () => {
 
 	test('a restart where nothing was lost: nothing replayed, no duplicate run', async () => {
 		await n8n.stop();
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.waitForWebhook(WEBHOOK_PATH);
 		const before = n8n.finishedExecutions(WORKFLOW_ID).length;
 		await waitFor('the activation recovery', async () =>
-			(await operator.requests(mark)).some((r: any) => r.method === 'GET' && String(r.path).startsWith('/api/v1/webhooks/deliveries')),
+			(await stage.operator.requests(mark)).some((r: any) => r.method === 'GET' && String(r.path).startsWith('/api/v1/webhooks/deliveries')),
 		);
 		// Past the fallback delay of trigger() (10 s): it must not recover a second time.
 		await sleep(12_000);
-		const replays = (await operator.requests(mark)).filter((r: any) => /\/replay$/.test(String(r.path)));
+		const replays = (await stage.operator.requests(mark)).filter((r: any) => /\/replay$/.test(String(r.path)));
 		expect(replays).toEqual([]);
 		expect(n8n.finishedExecutions(WORKFLOW_ID)).toHaveLength(before);
 		expect(await count()).toEqual({ events: 32, lost: 0, doubled: 0 });
 	});
 
 	test('where n8n gives the trigger no call (the endpoint disabled while n8n stays up): "Keep my trigger healthy" re-enables and replays, each event runs once', async () => {
-		await operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { status: 'DISABLED' });
+		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { status: 'DISABLED' });
 		await createOrders(3, 200);
 		await waitFor('every delivery settled', settled);
 		expect((await deliveries()).filter((d) => d.status === 'SKIPPED').length).toBeGreaterThanOrEqual(3);
@@ -242,11 +231,13 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		const db = new DatabaseSync(join(n8n.userFolder, '.n8n', 'database.sqlite'), { timeout: 30_000 });
 		let released = false;
 		try {
-			const attemptsBefore = Math.max(0, ...((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((a) => a.seq as number));
+			const attemptsBefore = Math.max(0, ...((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).map((a) => a.seq as number));
 			db.exec('BEGIN IMMEDIATE');
 			await createOrders(1, 120);
 			const eventId = await waitFor('a refused attempt', async () => {
-				const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === webhookUrl && a.seq > attemptsBefore);
+				const attempts = ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter(
+					(a) => a.url === webhookUrl && a.seq > attemptsBefore,
+				);
 				const refused = attempts.find((a) => a.statusCode === null || a.statusCode < 200 || a.statusCode > 299);
 				return refused ? (refused.headers['x-service-webhook-id'] as string) : undefined;
 			});
@@ -255,7 +246,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 			await waitFor('the run', async () => runsByEvent().has(eventId) || undefined);
 			await waitFor('every delivery settled', settled);
 			await sleep(3_000);
-			const attempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.headers['x-service-webhook-id'] === eventId);
+			const attempts = ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.headers['x-service-webhook-id'] === eventId);
 			// Figures for docs/trigger.md: what n8n answered, attempt by attempt.
 			console.log(`outage e2e, database locked: attempts ${JSON.stringify(attempts.map((a) => a.statusCode ?? a.error))}`);
 			expect(attempts.length).toBeGreaterThanOrEqual(2);

@@ -19,9 +19,9 @@ import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
 import { freePort } from '../../harness/ports';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, graph } from '../../harness/workflows';
-import { SandboxClient, walletOf } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -88,12 +88,10 @@ class LossyProxy {
 }
 
 describe('recovering from lost answers, crashes and re-runs, in a real n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let proxy: LossyProxy;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
-	let state: any;
 	const run = randomBytes(3).toString('hex');
 	const lossyCredential = { id: 'chLossyProxy0001', name: 'Clearinghouse through a lossy proxy' };
 	const lossyPath = `lossy-${run}`;
@@ -103,13 +101,13 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	let example1: WorkflowInput;
 
 	/** The sandbox's orders whose memo starts with `prefix`, counted by memo. */
-	const orders = (prefix: string) => operator.ordersByMemo(prefix);
+	const orders = (prefix: string) => stage.operator.ordersByMemo(prefix);
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-	const paymentPosts = (since: number) => operator.paymentPosts(since);
-	const outbox = async (channel: string) => ((await operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
+	const paymentPosts = (since: number) => stage.operator.paymentPosts(since);
+	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
 	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
 	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')));
+		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
 
 	/** The payee list of Examples 1 and 5 replaced by `rows`, as a user edits it: the Payees node's JSON. */
 	function withPayees(workflow: WorkflowInput, id: string, rows: Array<Record<string, string>>): WorkflowInput {
@@ -121,12 +119,9 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	}
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ timeScale: 1 });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
-		proxy = await LossyProxy.start(sandbox.mainUrl.replace(/\/+$/, ''));
-		const [alice, bob] = state.users;
-		const bobEth = walletOf(bob, 'ethereum');
+		stage = await startSandboxStage({ timeScale: 1 });
+		proxy = await LossyProxy.start(stage.sandbox.mainUrl.replace(/\/+$/, ''));
+		const { alice, bobEth } = stage;
 
 		// (a) Webhook → Pay one item (Derived key, the node's default), through the lossy proxy.
 		const lossy = graph(
@@ -223,9 +218,9 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		example1 = shipped('1-scheduled-batch-payouts.json');
 
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox), {
-			...sandboxCredential(sandbox, lossyCredential.id, lossyCredential.name),
-			data: { apiKey: sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: sandbox.rewardsUrl },
+		await n8n.importCredential(sandboxCredential(stage.sandbox), {
+			...sandboxCredential(stage.sandbox, lossyCredential.id, lossyCredential.name),
+			data: { apiKey: stage.sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: stage.sandbox.rewardsUrl },
 		});
 		await n8n.importWorkflows([{ ...lossy, pinData: {} }, { ...lossyRetry, pinData: {} }, batch, recover, example1]);
 		await n8n.start({ timeoutMs: 240_000 });
@@ -240,14 +235,19 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		}
 	}, 480_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await proxy?.close();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, proxy, stage?.sandbox));
+
+	/** POSTs the body to the workflow's production webhook (answered 200) and returns the execution it started, and how many finished before. */
+	async function runByHook(workflowId: string, path: string, body: object) {
+		const before = n8n.finishedExecutions(workflowId).length;
+		const response = await fetch(n8n.webhookUrl(path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		expect(response.status).toBe(200);
+		const all = await n8n.waitForExecutions(workflowId, before + 1, 120_000);
+		return { execution: all[all.length - 1], before };
+	}
 
 	beforeEach(async () => {
-		await operator.clearFaults();
+		await stage.operator.clearFaults();
 		if (proxy) {
 			proxy.dropPayments = false;
 			proxy.dropFirstPerKey = 0;
@@ -257,16 +257,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	test('(a) the answer of a committed order is lost on every try: the error says the service may have it and only Retry is safe; Retry makes no second order', async () => {
 		const memo = `lossy-${run}`;
 		proxy.dropPayments = true;
-		const mark = await operator.mark();
-		const before = n8n.finishedExecutions('recoverLossy00001').length;
-		const response = await fetch(n8n.webhookUrl(lossyPath), {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ amount: '17.5', memo }),
-		});
-		expect(response.status).toBe(200);
-		const all = await n8n.waitForExecutions('recoverLossy00001', before + 1, 120_000);
-		const failed = all[all.length - 1];
+		const mark = await stage.operator.mark();
+		const { execution: failed, before } = await runByHook('recoverLossy00001', lossyPath, { amount: '17.5', memo });
 		expect(failed.status).toBe('error');
 		const error = failed.data.resultData.error as { message?: string; description?: string };
 		expect(error.message).toBe(
@@ -285,7 +277,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 
 		// The network is back; the person does what the error says: Retry from the executions list.
 		proxy.dropPayments = false;
-		const retryMark = await operator.mark();
+		const retryMark = await stage.operator.mark();
 		await rest.retryExecution(failed.id, false);
 		const after = await n8n.waitForExecutions('recoverLossy00001', before + 2, 120_000);
 		const retried = after[after.length - 1];
@@ -303,16 +295,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		// n8n's Retry On Fail then runs execute() again and its answer passes.
 		proxy.dropFirstPerKey = 4;
 		const dropped = proxy.dropped;
-		const mark = await operator.mark();
-		const before = n8n.finishedExecutions('recoverLossyRetry').length;
-		const response = await fetch(n8n.webhookUrl(retryPath), {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ amount: '23.5', memo }),
-		});
-		expect(response.status).toBe(200);
-		const all = await n8n.waitForExecutions('recoverLossyRetry', before + 1, 120_000);
-		const execution = all[all.length - 1];
+		const mark = await stage.operator.mark();
+		const { execution } = await runByHook('recoverLossyRetry', retryPath, { amount: '23.5', memo });
 		expect(execution.status).toBe('success');
 		const [derived] = nodeItems(execution.data, 'Pay (Derived)') as any[];
 		const [business] = nodeItems(execution.data, 'Pay (Business Key)') as any[];
@@ -332,8 +316,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	test('(b) n8n killed (SIGKILL) in the middle of a batch of 20 with Business Keys: Example 5 finds what exists and pays only the rest, 20 orders in all', async () => {
 		const prefix = `CR-${run}-`;
 		// Each order takes 400 ms at the sandbox, so the kill lands mid-batch.
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 20, delayMs: 400 });
-		const mark = await operator.mark();
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 20, delayMs: 400 });
+		const mark = await stage.operator.mark();
 		const execute = await n8n.spawnProcess(['execute', `--id=${batch.id}`, '--rawOutput'], {
 			name: 'n8n-execute-killed',
 			env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
@@ -345,7 +329,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			await sleep(50);
 		}
 		await execute.stop('SIGKILL');
-		await operator.clearFaults();
+		await stage.operator.clearFaults();
 		// Requests that were in flight at the kill finish at the sandbox (it read their bodies first).
 		await sleep(1_000);
 		const paidBefore = await orders(prefix);
@@ -354,7 +338,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		expect(madeBefore).toBeLessThan(20);
 		expect(Object.values(paidBefore).every((n) => n === 1)).toBe(true);
 
-		const recoverMark = await operator.mark();
+		const recoverMark = await stage.operator.mark();
 		const result = await n8n.execute(recover.id);
 		if (result.code !== 0 || !result.run) throw new Error(`example 5 failed\n${result.stdout.slice(-3000)}`);
 		const found = nodeItems(result.run.data, 'Find existing orders') as any[];
@@ -387,14 +371,14 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		const [first] = nodeItems(run1.run.data, 'Summary') as any[];
 		expect(first).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1 });
 		const funded = first.orders.find((o: any) => o.reference === 'INV-1001');
-		await operator.deposit(funded.paymentOrderId, funded.amountUsd);
+		await stage.operator.deposit(funded.paymentOrderId, funded.amountUsd);
 		const deadline = Date.now() + 60_000;
-		while ((await operator.api('GET', `/payment-orders/${funded.paymentOrderId}`)).status !== 'FUNDED') {
+		while ((await stage.operator.api('GET', `/payment-orders/${funded.paymentOrderId}`)).status !== 'FUNDED') {
 			if (Date.now() > deadline) throw new Error('INV-1001 was not FUNDED within 60 s');
 			await sleep(300);
 		}
 
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const run2 = await n8n.execute(example1.id);
 		if (run2.code !== 0 || !run2.run) throw new Error(`example 1 (again) failed\n${run2.stdout.slice(-3000)}`);
 		const [second] = nodeItems(run2.run.data, 'Summary') as any[];

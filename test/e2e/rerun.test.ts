@@ -10,9 +10,9 @@ import { networkInterfaces } from 'node:os';
 import { executionError, nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, graph, type NodeSpec } from '../../harness/workflows';
-import { SandboxClient, walletOf } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -23,13 +23,9 @@ function lanAddress(): string | undefined {
 }
 
 describe('re-runs a person starts, in a real n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
-	let alice: any;
-	let bobEth: string;
-	let bobSol: string;
 	let listener: Server | undefined;
 	let listenerHits = 0;
 	let remoteBaseUrl = '';
@@ -45,8 +41,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 			'create',
 			{
 				mode: 'standard',
-				fromUserId: alice.id,
-				toAddress: bobEth,
+				fromUserId: stage.alice.id,
+				toAddress: stage.bobEth,
 				toChain: '={{ $json.chain }}',
 				asset: 'USDC',
 				amountUsd: '={{ $json.amount }}',
@@ -99,7 +95,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 	const setCode = (code: string) => (nodes: any[]) => nodes.map((n) => (n.name === 'Items' ? { ...n, parameters: { ...n.parameters, jsCode: code } } : n));
 
 	/** The sandbox's orders whose memo starts with `prefix-`: memo → count. */
-	const orders = (prefix: string) => operator.ordersByMemo(`${prefix}-`);
+	const orders = (prefix: string) => stage.operator.ordersByMemo(`${prefix}-`);
 	const once = (prefix: string, numbers: number[]) => Object.fromEntries(numbers.map((n) => [`${prefix}-${n}`, 1]));
 	const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, n) => from + n);
 
@@ -114,12 +110,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 	};
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		operator = new SandboxClient(sandbox);
-		const state = await operator.state();
-		[alice] = state.users;
-		bobEth = walletOf(state.users[1], 'ethereum');
-		bobSol = walletOf(state.users[1], 'solana');
+		stage = await startSandboxStage();
 
 		// A listener on a non-loopback address of this machine: the "remote" Base URL. It must see no request.
 		const address = lanAddress();
@@ -143,7 +134,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 						type: 'n8n-nodes-base.code',
 						typeVersion: 2,
 						parameters: {
-							jsCode: `return [{ json: { reference: 'sub-${run}-1', amount: '1', chain: 'ethereum', address: '${bobEth}' } }, { json: { reference: 'sub-${run}-2', amount: '2', chain: 'solana', address: '${bobSol}' } }];`,
+							jsCode: `return [{ json: { reference: 'sub-${run}-1', amount: '1', chain: 'ethereum', address: '${stage.bobEth}' } }, { json: { reference: 'sub-${run}-2', amount: '2', chain: 'solana', address: '${stage.bobSol}' } }];`,
 						},
 					},
 					pay({ toAddress: '={{ $json.address }}' }),
@@ -186,8 +177,8 @@ describe('re-runs a person starts, in a real n8n', () => {
 			pinData: {},
 		};
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox), {
-			...sandboxCredential(sandbox, remote.id, remote.name),
+		await n8n.importCredential(sandboxCredential(stage.sandbox), {
+			...sandboxCredential(stage.sandbox, remote.id, remote.name),
 			data: {
 				apiKey: 'not-sent',
 				baseUrl: remoteBaseUrl || 'https://api.clearinghouse.example',
@@ -212,8 +203,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 	});
 
 	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
+		await stopAll(n8n, stage?.sandbox);
 		await new Promise((resolve) => (listener ? listener.close(resolve) : resolve(undefined)));
 	});
 
@@ -240,38 +230,38 @@ describe('re-runs a person starts, in a real n8n', () => {
 		await rest.saveNodes(ids.batch, setCode(itemsCode(prefix, 20, [])));
 		// A person's re-run comes later: at least a second, so Expires In counts to another expiresAt (whole seconds).
 		await new Promise((resolve) => setTimeout(resolve, 1100));
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const second = await executeWorkflow(ids.batch);
 		expect(second.status).toBe('success');
 		expect(await orders(prefix)).toEqual(once(prefix, range(1, 20)));
 		const out = nodeItems(second.data, 'Pay');
 		expect(out.map((o) => o.created)).toEqual(range(1, 20).map((n) => n >= 8));
 		// Items 1-7 met the 409 (their expiry counted from the first run) and were found by key; 8-20 were made.
-		const posts = (await operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
+		const posts = (await stage.operator.requests(mark)).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(posts.map((r) => r.status)).toEqual([...range(1, 7).map(() => 409), ...range(8, 20).map(() => 201)]);
 	});
 
 	test('Find by Keys after the batch: 20 found with their status, the 21st not found, one listing for all items', async () => {
 		const prefix = `batch-${run}`;
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const execution = await executeWorkflow(ids.find);
 		expect(execution.status).toBe('success');
 		const out = nodeItems(execution.data, 'Pay');
 		expect(out.map((o) => o.found)).toEqual(range(1, 21).map((n) => n <= 20));
 		expect(out.slice(0, 20).map((o) => [o.idempotencyKey, o.status])).toEqual(range(1, 20).map((n) => [`${prefix}-${n}`, 'AWAITING_FUNDS']));
-		const reads = (await operator.requests(mark)).filter((r) => r.path.startsWith('/api/v1/'));
+		const reads = (await stage.operator.requests(mark)).filter((r) => r.path.startsWith('/api/v1/'));
 		expect(reads.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/payment-orders']);
 	});
 
 	test('a sub-workflow pays, fails at item 2; fix it; Retry the parent: 2 orders, the first found', async () => {
 		const prefix = `sub-${run}`;
 		// Item 2 pays bob's solana wallet, not yet active: the service refuses it (400).
-		await operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status: 'PENDING' });
+		await stage.operator.call('POST', 'wallets/activate', { address: stage.bobSol, chain: 'solana', status: 'PENDING' });
 		const first = await executeWorkflow(ids.parent);
 		expect(first.status).toBe('error');
 		expect(await orders(prefix)).toEqual(once(prefix, [1]));
 		// The fix: the wallet is activated (the child is left as published, so the retry runs the same child).
-		await operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status: 'ACTIVE' });
+		await stage.operator.call('POST', 'wallets/activate', { address: stage.bobSol, chain: 'solana', status: 'ACTIVE' });
 		const retried = await retry(first, false);
 		const childRuns = n8n.finishedExecutions(ids.child);
 		const lastChild = childRuns[childRuns.length - 1];

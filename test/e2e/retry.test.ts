@@ -10,8 +10,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { N8nRest } from '../../harness/n8nRest';
 import { executionError, nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient, walletOf } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
@@ -26,13 +26,9 @@ interface Payment {
 }
 
 describe("Derived keys under n8n's Retry, in a real n8n", () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
-	let alice: any;
-	let bobEth: string;
-	let bobSol: string;
 	const run = randomBytes(3).toString('hex');
 	const credential = { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' };
 	const workflows: Record<string, WorkflowInput> = {};
@@ -59,7 +55,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 				'create',
 				{
 					mode: 'standard',
-					fromUserId: alice.id,
+					fromUserId: stage.alice.id,
 					toAddress: '={{ $json.address }}',
 					toChain: '={{ $json.chain }}',
 					asset: 'USDC',
@@ -99,7 +95,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 	async function trigger(id: string, items: Payment[]): Promise<ExecutionRecord> {
 		const before = n8n.finishedExecutions(id).length;
 		const body = {
-			items: items.map((p) => ({ chain: 'ethereum', address: bobEth, concurrency: 1, expiry: 'inMinutes', ...p })),
+			items: items.map((p) => ({ chain: 'ethereum', address: stage.bobEth, concurrency: 1, expiry: 'inMinutes', ...p })),
 		};
 		const response = await fetch(n8n.webhookUrl(hookPath(id)), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 		expect(response.status).toBe(200);
@@ -115,21 +111,15 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		rest.saveNodes(id, (nodes) => nodes.map((n) => (n.name === 'Pay' ? { ...n, parameters: { ...n.parameters, ...pay } } : n)));
 
 	/** The sandbox's orders whose memo starts with `prefix`, by memo. */
-	const orders = (prefix: string) => operator.ordersByMemo(prefix);
+	const orders = (prefix: string) => stage.operator.ordersByMemo(prefix);
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
-	const paymentPosts = (since: number) => operator.paymentPosts(since);
-	const setBobSolana = (status: 'PENDING' | 'ACTIVE') => operator.call('POST', 'wallets/activate', { address: bobSol, chain: 'solana', status });
+	const paymentPosts = (since: number) => stage.operator.paymentPosts(since);
+	const setBobSolana = (status: 'PENDING' | 'ACTIVE') => stage.operator.call('POST', 'wallets/activate', { address: stage.bobSol, chain: 'solana', status });
 	const five = (memo: string, concurrency: number): Payment[] =>
-		[1, 2, 3, 4, 5].map((n) => ({ amount: n + 0.25, memo: `${memo}-${n}`, concurrency, ...(n === 4 ? { chain: 'solana', address: bobSol } : {}) }));
+		[1, 2, 3, 4, 5].map((n) => ({ amount: n + 0.25, memo: `${memo}-${n}`, concurrency, ...(n === 4 ? { chain: 'solana', address: stage.bobSol } : {}) }));
 
 	beforeAll(async () => {
-		sandbox = await startSandbox();
-		operator = new SandboxClient(sandbox);
-		const state = await operator.state();
-		[alice] = state.users;
-		const bob = state.users[1];
-		bobEth = walletOf(bob, 'ethereum');
-		bobSol = walletOf(bob, 'solana');
+		stage = await startSandboxStage();
 		for (const workflow of [
 			payWorkflow('retryBatch0000001'),
 			payWorkflow('retrySaved0000001'),
@@ -141,7 +131,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 			workflows[workflow.id] = workflow;
 		}
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox));
+		await n8n.importCredential(sandboxCredential(stage.sandbox));
 		await n8n.importWorkflows(Object.values(workflows));
 		await n8n.start();
 		rest = new N8nRest(n8n.baseUrl);
@@ -151,13 +141,10 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		for (const id of Object.keys(workflows)) await n8n.waitForWebhook(hookPath(id), true, 60_000);
 	});
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	beforeEach(async () => {
-		await operator.clearFaults();
+		await stage.operator.clearFaults();
 		await setBobSolana('ACTIVE');
 	});
 
@@ -204,7 +191,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	test('Retry with the currently saved workflow after the failing item was fixed: 5 orders, the fixed item created once', async () => {
 		const memo = `saved-${run}`;
-		const items = five(memo, 1).map((p, n) => (n === 3 ? { ...p, chain: 'unknownchain', address: bobEth } : p));
+		const items = five(memo, 1).map((p, n) => (n === 3 ? { ...p, chain: 'unknownchain', address: stage.bobEth } : p));
 		const first = await trigger('retrySaved0000001', items);
 		expect(first.status).toBe('error');
 		expect(total(await orders(memo))).toBe(3);
@@ -225,7 +212,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		expect(total(before)).toBe(3);
 		await saveWorkflow('retryChanged00001', { amountUsd: "={{ $json.memo.endsWith('-1') ? $json.amount + 1 : $json.amount }}" });
 		await setBobSolana('ACTIVE');
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const retried = await retry(first, true);
 		expect(retried.status).toBe('error');
 		expect(executionError(retried)?.message).toBe("This item's payment order already exists with other values: check it before paying again");
@@ -240,7 +227,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const items: Payment[] = [
 			{ amount: 7, memo: `${memo}-same` },
 			{ amount: 7, memo: `${memo}-same` },
-			{ amount: 8, memo: `${memo}-sol`, chain: 'solana', address: bobSol },
+			{ amount: 8, memo: `${memo}-sol`, chain: 'solana', address: stage.bobSol },
 		];
 		const first = await trigger('retryLoop00000001', items);
 		expect(first.status).toBe('error');
@@ -255,8 +242,8 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	test('Retry On Fail with Expires At = $now + 2 hours, when the first four POSTs commit and answer 500: one order, one request body', async () => {
 		const memo = `now-${run}`;
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
-		const mark = await operator.mark();
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+		const mark = await stage.operator.mark();
 		const execution = await trigger('retryOnFail000001', [{ amount: 9, memo, expiry: 'at' }]);
 		expect(execution.status).toBe('success');
 		const posts = await paymentPosts(mark);
@@ -272,12 +259,12 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		await setBobSolana('PENDING');
 		const first = await trigger('retryOnFail000001', [
 			{ amount: 10, memo: `${memo}-1` },
-			{ amount: 11, memo: `${memo}-2`, chain: 'solana', address: bobSol },
+			{ amount: 11, memo: `${memo}-2`, chain: 'solana', address: stage.bobSol },
 		]);
 		expect(first.status).toBe('error');
 		expect(await orders(memo)).toEqual({ [`${memo}-1`]: 1 });
 		await setBobSolana('ACTIVE');
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
 		const retried = await retry(first, false);
 		expect(retried.status).toBe('success');
 		expect(await orders(memo)).toEqual({ [`${memo}-1`]: 1, [`${memo}-2`]: 1 });
@@ -285,7 +272,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	test('when n8n cannot keep the key lineage (custom data full), the item fails before any request, and so does its Retry', async () => {
 		const memo = `full-${run}`;
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const first = await trigger('retryFull00000001', [{ amount: 12, memo }]);
 		expect(first.status).toBe('error');
 		expect(executionError(first)?.message).toMatch(/^Nothing was sent for this item/);

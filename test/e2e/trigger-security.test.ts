@@ -16,8 +16,8 @@ import { openSecret } from '../../nodes/shared/secretBox';
 import { OPENED_SECRET_TTL_MS } from '../../nodes/ClearinghouseTrigger/endpointSecret';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { signatureHeader } from '../support/signer';
@@ -30,10 +30,8 @@ const SUB = { id: 'e2eSecureSub0001', webhookId: 'c1e7a0d2-6f3b-4b9e-8a11-5d2e7f
 const MAX_VERSION = 2 ** 53 - 1;
 
 describe('a leaked webhook secret in a running n8n (confirmation on, the default)', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let state: any;
 	let mainCredential: ReturnType<typeof sandboxCredential>;
 	let subKey: string;
 
@@ -65,14 +63,14 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
 		type: 'payment_order',
 		created: new Date().toISOString(),
-		accountId: state.accountId,
+		accountId: stage.state.accountId,
 		data: { payment_order: order },
 	});
 	const currentOrder = async (id: string) => {
-		const { returns: _returns, ...order } = await operator.api('GET', `/payment-orders/${id}`);
+		const { returns: _returns, ...order } = await stage.operator.api('GET', `/payment-orders/${id}`);
 		return order;
 	};
-	const createOrder = (amountUsd: number) => operator.createOrder(amountUsd, 'e2e security', `e2e-security-${randomBytes(6).toString('hex')}`);
+	const createOrder = (amountUsd: number) => stage.operator.createOrder(amountUsd, 'e2e security', `e2e-security-${randomBytes(6).toString('hex')}`);
 	const expectNoNewExecution = async (w: { id: string }, before: number) => {
 		await sleep(2_500);
 		expect(executions(w)).toHaveLength(before);
@@ -90,13 +88,14 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 
 	beforeAll(async () => {
 		// Time runs 2x (as in trigger.test.ts): the service's first retry comes 5 s after a failure.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
-		subKey = state.subaccounts[0].apiKey;
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 2 });
+		subKey = stage.state.subaccounts[0].apiKey;
 		n8n = await N8nInstance.create();
-		mainCredential = sandboxCredential(sandbox);
-		const subCredential = { ...sandboxCredential(sandbox, 'chSandboxSubCred1', 'Clearinghouse subaccount'), data: { ...mainCredential.data, apiKey: subKey } };
+		mainCredential = sandboxCredential(stage.sandbox);
+		const subCredential = {
+			...sandboxCredential(stage.sandbox, 'chSandboxSubCred1', 'Clearinghouse subaccount'),
+			data: { ...mainCredential.data, apiKey: subKey },
+		};
 		await n8n.importCredential(mainCredential, subCredential);
 		const workflow = (w: typeof MAIN, name: string, credential: { id: string; name: string }) =>
 			graph(
@@ -119,13 +118,10 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		// Building and packing the package, two imports and a start: minutes on a loaded machine.
 	}, 900_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('the workflow export and the stored static data hold the secret only sealed', async () => {
-		const secret = leakedSecret(MAIN, sandbox.apiKey);
+		const secret = leakedSecret(MAIN, stage.sandbox.apiKey);
 		const file = join(n8n.root, `export-${Date.now()}.json`);
 		const exported = await n8n.cli(['export:workflow', `--id=${MAIN.id}`, `--output=${file}`]);
 		expect(exported.code).toBe(0);
@@ -135,15 +131,15 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(box).toMatch(/^chbox1\./);
 		expect(text).not.toContain(secret);
 		expect(text).not.toContain('whsec_');
-		expect(text).not.toContain(sandbox.apiKey);
+		expect(text).not.toContain(stage.sandbox.apiKey);
 		// What the export holds opens only with the API key and this workflow's and node's ids.
-		expect(openSecret(box, scopeOf(MAIN, sandbox.apiKey))).toBe(secret);
+		expect(openSecret(box, scopeOf(MAIN, stage.sandbox.apiKey))).toBe(secret);
 		expect(openSecret(box, scopeOf(MAIN, subKey))).toBeUndefined();
-		expect(openSecret(box, scopeOf(SUB, sandbox.apiKey))).toBeUndefined();
+		expect(openSecret(box, scopeOf(SUB, stage.sandbox.apiKey))).toBeUndefined();
 	});
 
 	test('a forged DISTRIBUTED event for 250,000 USD on an order that does not exist is acknowledged and runs nothing', async () => {
-		const secret = leakedSecret(MAIN, sandbox.apiKey);
+		const secret = leakedSecret(MAIN, stage.sandbox.apiKey);
 		const before = executions(MAIN).length;
 		const template = await currentOrder((await createOrder(5)).id);
 		await waitFor('the real order event', async () => (executions(MAIN).length > before ? true : undefined));
@@ -171,7 +167,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 	});
 
 	test("a forged max-version event for a real order is refused, and the order's real FUNDED event still runs", async () => {
-		const secret = leakedSecret(MAIN, sandbox.apiKey);
+		const secret = leakedSecret(MAIN, stage.sandbox.apiKey);
 		const order = await createOrder(8);
 		await waitFor('the creation event run', async () => (triggerItems(MAIN).some((i: any) => i.paymentOrder?.id === order.id) ? true : undefined));
 		const before = executions(MAIN).length;
@@ -180,9 +176,9 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(response.status).toBe(503);
 		await expectNoNewExecution(MAIN, before);
 
-		await operator.deposit(order.id, 8);
+		await stage.operator.deposit(order.id, 8);
 		const funded = await waitFor('the FUNDED run', async () => {
-			await operator.call('POST', 'webhooks/flush');
+			await stage.operator.call('POST', 'webhooks/flush');
 			return triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === order.id && i.paymentOrder?.status === 'FUNDED');
 		});
 		expect((funded as any).paymentOrder.version).toBeLessThan(MAX_VERSION);
@@ -190,31 +186,31 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 	});
 
 	test("changing the credential's API key: deliveries are answered 503 and write nothing; unpublish and publish repairs, the next event runs at once", async () => {
-		const oldSecret = leakedSecret(MAIN, sandbox.apiKey);
+		const oldSecret = leakedSecret(MAIN, stage.sandbox.apiKey);
 		const mainUrl = n8n.webhookUrl(path(MAIN));
-		const attemptsToMain = async () => ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === mainUrl);
+		const attemptsToMain = async () => ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === mainUrl);
 		// Nothing in flight from the earlier tests: every attempt from here on is about the new order.
 		await waitFor('no pending delivery', async () => {
-			await operator.call('POST', 'webhooks/flush');
-			return (await operator.api('GET', '/webhooks/deliveries?status=PENDING&limit=1')).total === 0 ? true : undefined;
+			await stage.operator.call('POST', 'webhooks/flush');
+			return (await stage.operator.api('GET', '/webhooks/deliveries?status=PENDING&limit=1')).total === 0 ? true : undefined;
 		});
 		const seen = (await attemptsToMain()).length;
-		const { apiKey: newKey } = await operator.call('POST', 'api-keys', {});
+		const { apiKey: newKey } = await stage.operator.call('POST', 'api-keys', {});
 		await n8n.importCredential({ ...mainCredential, data: { ...mainCredential.data, apiKey: newKey } });
 		// Until the secret n8n's process opened before the change expires, the old box still verifies.
 		await sleep(OPENED_SECRET_TTL_MS + 500);
-		const mark = await operator.mark();
+		const mark = await stage.operator.mark();
 		const before = executions(MAIN).length;
 		const order = await createOrder(9);
 		await waitFor('two refused attempts', async () => {
-			await operator.call('POST', 'webhooks/flush');
+			await stage.operator.call('POST', 'webhooks/flush');
 			return (await attemptsToMain()).slice(seen).length >= 2 || undefined;
 		});
 		const refused = (await attemptsToMain()).slice(seen);
 		expect(refused.every((a) => a.statusCode === 503)).toBe(true);
 		// An unsigned request changes nothing either.
 		expect((await fetch(mainUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(503);
-		const writes = (await operator.requests(mark)).filter((r: any) => /\/webhooks\//.test(String(r.path)) && r.method !== 'GET');
+		const writes = (await stage.operator.requests(mark)).filter((r: any) => /\/webhooks\//.test(String(r.path)) && r.method !== 'GET');
 		expect(writes).toEqual([]);
 		expect(executions(MAIN).length).toBe(before);
 		expect(triggerItems(MAIN).some((i: any) => i.paymentOrder?.id === order.id)).toBe(false);
@@ -228,7 +224,7 @@ describe('a leaked webhook secret in a running n8n (confirmation on, the default
 		expect(renewed).not.toBe(oldSecret);
 		const next = await createOrder(10);
 		const nextRun = await waitFor('the next run', async () => triggerItems(MAIN).find((i: any) => i.paymentOrder?.id === next.id));
-		const nextAttempts = ((await operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter(
+		const nextAttempts = ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter(
 			(a) => a.headers['x-service-webhook-id'] === (nextRun as any).eventId,
 		);
 		expect(nextAttempts.map((a) => a.statusCode)).toEqual([200]);

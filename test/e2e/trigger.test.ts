@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { nowSeconds, signatureHeader } from '../support/signer';
@@ -24,12 +24,11 @@ const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 
 describe('Clearinghouse Trigger in a running n8n', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
-	let state: any;
 
-	const liveEndpoints = async () => ((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
+	const liveEndpoints = async () =>
+		((await stage.operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
 	const executionCount = () => n8n.listExecutions(WORKFLOW_ID).length;
 	const waitForLiveEndpoints = async (count: number, timeoutMs = 30_000) => {
 		const deadline = Date.now() + timeoutMs;
@@ -46,7 +45,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		const response = await fetch(n8n.webhookUrl(WEBHOOK_PATH), { method: 'POST', headers, body });
 		return { status: response.status, text: await response.text() };
 	};
-	const createOrder = (amountUsd: number) => operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
+	const createOrder = (amountUsd: number) => stage.operator.createOrder(amountUsd, 'e2e trigger', `e2e-trigger-${randomBytes(6).toString('hex')}`);
 	/** Nothing may start: wait long enough for a run to show up, then count again. */
 	const expectNoNewExecution = async (before: number) => {
 		await sleep(2_500);
@@ -57,11 +56,9 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		// Time runs 2x: deposits confirm in seconds, while the sandbox's delivery timeout (10 s, also
 		// scaled) stays 5 s, well above n8n's answer time on a busy machine. Faster scales made slow
 		// answers count as failed deliveries, and ten of those disable the endpoint.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 2 });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 2 });
 		n8n = await N8nInstance.create();
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		const workflow = (id: string, name: string, webhookId: string, typeVersion: number) =>
 			graph(
@@ -85,10 +82,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		// Building and packing the package, the imports and a start: minutes on a loaded machine.
 	}, 900_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test("publishing registers exactly one endpoint, at n8n's production webhook URL", async () => {
 		const [endpoint] = await waitForLiveEndpoints(1);
@@ -107,18 +101,18 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		const [item] = nodeItems(created.data, TRIGGER);
 		expect(item).toMatchObject({
 			type: 'payment_order',
-			accountId: state.accountId,
+			accountId: stage.state.accountId,
 			paymentOrder: { id: createdOrder.id, status: 'AWAITING_FUNDS', amountUsd: 12.5 },
 		});
 		expect(String(item.eventId)).toMatch(/^evt_/);
 		expect(nodeItems(created.data, 'Received')).toHaveLength(1);
 
 		// Fund it: deposit events while still AWAITING_FUNDS are dropped by default; FUNDED runs.
-		await operator.deposit(createdOrder.id, 12.5);
+		await stage.operator.deposit(createdOrder.id, 12.5);
 		const deadline = Date.now() + 60_000;
 		let funded: any;
 		while (!funded && Date.now() < deadline) {
-			await operator.call('POST', 'webhooks/flush');
+			await stage.operator.call('POST', 'webhooks/flush');
 			funded = n8n
 				.finishedExecutions(WORKFLOW_ID)
 				.flatMap((e) => nodeItems(e.data, TRIGGER))
@@ -128,7 +122,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		expect(funded).toMatchObject({ paymentOrder: { id: createdOrder.id, status: 'FUNDED' } });
 
 		// Every item n8n ran is one the sandbox signed: event ids match deliveries it made.
-		const attempts = (await operator.call('GET', 'webhooks/attempts')).attempts as any[];
+		const attempts = (await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[];
 		const sentIds = new Set(attempts.map((a) => a.headers['x-service-webhook-id']));
 		for (const execution of n8n.finishedExecutions(WORKFLOW_ID)) {
 			for (const item of nodeItems(execution.data, TRIGGER)) expect(sentIds.has(item.eventId)).toBe(true);
@@ -167,23 +161,24 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		// The secret the trigger stored at create(), opened from the workflow's static data in n8n's
 		// database with the credential's API key (the static data alone holds it sealed).
 		const secret = triggerSecret(n8n.executions.staticData(WORKFLOW_ID), {
-			apiKey: sandbox.apiKey,
+			apiKey: stage.sandbox.apiKey,
 			workflowId: WORKFLOW_ID,
 			nodeId: `${WORKFLOW_ID}-node-0`,
 		});
 		expect(secret).toMatch(/^whsec_/);
 		// A real order the trigger has not seen (bulk orders send no webhooks): the trigger confirms
 		// events with the API, so the event must name an order that exists, at its current version.
-		const ids = async () => new Set(((await operator.api('GET', '/payment-orders?status=AWAITING_FUNDS&limit=1000')).paymentOrders as any[]).map((o) => o.id));
+		const ids = async () =>
+			new Set(((await stage.operator.api('GET', '/payment-orders?status=AWAITING_FUNDS&limit=1000')).paymentOrders as any[]).map((o) => o.id));
 		const known = await ids();
-		await operator.call('POST', 'payment-orders/bulk', { count: 1 });
+		await stage.operator.call('POST', 'payment-orders/bulk', { count: 1 });
 		const [orderId] = [...(await ids())].filter((id) => !known.has(id));
-		const { returns: _returns, ...order } = await operator.api('GET', `/payment-orders/${orderId}`);
+		const { returns: _returns, ...order } = await stage.operator.api('GET', `/payment-orders/${orderId}`);
 		const event = {
 			id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
 			type: 'payment_order',
 			created: new Date().toISOString(),
-			accountId: state.accountId,
+			accountId: stage.state.accountId,
 			data: { payment_order: order },
 		};
 		const raw = JSON.stringify(event);
@@ -204,12 +199,12 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		const before = executionCount();
 		const resent = await deliver(firstAttempt.body, firstAttempt.headers);
 		expect(resent.status).toBe(200);
-		const deliveries = (await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
+		const deliveries = (await stage.operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[];
 		const original = deliveries.find((d) => d.status === 'DELIVERED' && d.eventId && firstAttempt.headers['x-service-webhook-id'].includes(d.eventId));
 		expect(original).toBeDefined();
-		await operator.api('POST', `/webhooks/deliveries/${original.id}/replay`);
-		await operator.call('POST', 'webhooks/flush');
-		const replays = ((await operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[]).filter((d) => d.eventId === original.eventId);
+		await stage.operator.api('POST', `/webhooks/deliveries/${original.id}/replay`);
+		await stage.operator.call('POST', 'webhooks/flush');
+		const replays = ((await stage.operator.api('GET', '/webhooks/deliveries?limit=1000')).deliveries as any[]).filter((d) => d.eventId === original.eventId);
 		expect(replays.length).toBe(2);
 		expect(replays.every((d) => d.status === 'DELIVERED')).toBe(true);
 		await expectNoNewExecution(before);
@@ -235,7 +230,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		// An order event now reaches no endpoint and so starts nothing.
 		const before = executionCount();
 		await createOrder(3);
-		await operator.call('POST', 'webhooks/flush');
+		await stage.operator.call('POST', 'webhooks/flush');
 		await expectNoNewExecution(before);
 
 		await n8n.publish(WORKFLOW_ID);

@@ -12,9 +12,10 @@ import { randomBytes } from 'node:crypto';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { pollFor } from '../../harness/wait';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
-import { SandboxClient } from '../support/sandbox';
 
 jest.setTimeout(300_000);
 
@@ -24,27 +25,17 @@ const CHANGED = { id: 'e2eTrigChanged001', webhookId: 'c1d2e3f4-0000-4a8e-9f53-3
 const LONG_MS = 10 * 365 * 86400_000;
 
 describe('trigger() beside the webhook (real n8n)', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let rest: N8nRest;
 
-	async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000): Promise<T> {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const value = await probe();
-			if (value !== undefined && value !== false) return value;
-			if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-			await sleep(300);
-		}
-	}
 	const liveAt = async (url: string): Promise<any[]> =>
-		((await operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt && e.url === url);
+		((await stage.operator.api('GET', '/webhooks/endpoints')).endpoints as any[]).filter((e) => !e.deletedAt && e.url === url);
 	async function createOrder(amountUsd: number): Promise<any> {
 		const {
 			users: [alice, bob],
-		} = await operator.state();
-		const { paymentOrder } = await operator.api('POST', '/payment', {
+		} = await stage.operator.state();
+		const { paymentOrder } = await stage.operator.api('POST', '/payment', {
 			fromUserId: alice.id,
 			toAddress: bob.wallets[0].address,
 			toChain: bob.wallets[0].chain,
@@ -68,10 +59,9 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		);
 
 	beforeAll(async () => {
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true });
 		n8n = await N8nInstance.create();
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
 		await n8n.importWorkflows([workflow(MANUAL.id, MANUAL.webhookId, credential), workflow(CHANGED.id, CHANGED.webhookId, credential)]);
 		await n8n.start({ timeoutMs: 300_000 });
@@ -79,23 +69,20 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await rest.setupOwner('owner@activation.test', 'Activation-Suite-Passw0rd');
 	}, 600_000);
 
-	afterAll(async () => {
-		await n8n?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('"Listen for test event": the test event runs the workflow once through trigger() in manual mode (no hang), then the test endpoint is removed', async () => {
 		const testUrl = `${n8n.env.WEBHOOK_URL}webhook-test/${MANUAL.webhookId}/webhook`;
 		const { data } = await rest.call('POST', `/workflows/${MANUAL.id}/run`, { triggerToStartFrom: { name: TRIGGER } });
 		expect(data).toEqual({ waitingForWebhook: true });
-		const [endpoint] = await waitFor('the test endpoint', async () => ((await liveAt(testUrl)).length === 1 ? await liveAt(testUrl) : undefined));
+		const [endpoint] = await pollFor('the test endpoint', async () => ((await liveAt(testUrl)).length === 1 ? await liveAt(testUrl) : undefined));
 		const order = await createOrder(3.25);
 		const [run] = await n8n.waitForExecutions(MANUAL.id, 1, 60_000);
 		expect(run).toMatchObject({ mode: 'manual', status: 'success' });
 		expect(nodeItems(run.data, TRIGGER)).toEqual([expect.objectContaining({ paymentOrder: expect.objectContaining({ id: order.id }) })]);
 		expect(nodeItems(run.data, 'Received')).toHaveLength(1);
 		// n8n removes the test webhook after its one call; delete() removes the endpoint after its grace period.
-		await waitFor('the test endpoint deleted', async () => (await liveAt(testUrl)).length === 0, 30_000);
+		await pollFor('the test endpoint deleted', async () => (await liveAt(testUrl)).length === 0, 30_000);
 		expect(n8n.finishedExecutions(MANUAL.id)).toHaveLength(1);
 		console.log(`activation e2e: test event ran as manual execution ${run.id}; test endpoint ${endpoint.id} deleted after the listener ended`);
 	});
@@ -107,16 +94,16 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		} = await rest.call('GET', `/workflows/${CHANGED.id}`);
 		await rest.call('POST', `/workflows/${CHANGED.id}/activate`, { versionId });
 		await n8n.waitForWebhook(`${CHANGED.webhookId}/webhook`);
-		const [endpoint] = await waitFor('the endpoint', async () => ((await liveAt(url)).length === 1 ? await liveAt(url) : undefined));
+		const [endpoint] = await pollFor('the endpoint', async () => ((await liveAt(url)).length === 1 ? await liveAt(url) : undefined));
 		await createOrder(1.5);
 		await n8n.waitForExecutions(CHANGED.id, 1, 60_000);
 
 		// Events owed to the endpoint: it is disabled (as after a run of failures) and two events are SKIPPED.
-		await operator.api('PATCH', `/webhooks/endpoints/${endpoint.id}`, { status: 'DISABLED' });
+		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpoint.id}`, { status: 'DISABLED' });
 		await createOrder(2.5);
 		await createOrder(3.5);
-		await waitFor('two SKIPPED', async () => {
-			const { deliveries } = await operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SKIPPED&limit=10`);
+		await pollFor('two SKIPPED', async () => {
+			const { deliveries } = await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SKIPPED&limit=10`);
 			return deliveries.length === 2 || undefined;
 		});
 
@@ -129,7 +116,7 @@ describe('trigger() beside the webhook (real n8n)', () => {
 		await rest.call('POST', `/workflows/${CHANGED.id}/activate`, { versionId: updated.versionId });
 
 		const runs = await n8n.waitForExecutions(CHANGED.id, 3, 60_000);
-		expect((await operator.api('GET', `/webhooks/endpoints/${endpoint.id}`)).status).toBe('ENABLED');
+		expect((await stage.operator.api('GET', `/webhooks/endpoints/${endpoint.id}`)).status).toBe('ENABLED');
 		// Past the grace period: the endpoint was taken back, not deleted; still the only one at the URL.
 		await sleep(12_000);
 		expect((await liveAt(url)).map((e) => e.id)).toEqual([endpoint.id]);

@@ -21,49 +21,42 @@
  * console would; settling at once would leave no "funded" line for an order whose FUNDED delivery
  * was still queued (seen on a loaded machine).
  */
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser, CHROMIUM } from '../../harness/browser';
+import { Browser } from '../../harness/browser';
 import { exampleFiles, findNode, loadExample } from '../../harness/examples';
 import { N8nInstance } from '../../harness/n8nProcess';
-import { repoRoot } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { describeBrowser, SCREENSHOTS } from './support';
 
 jest.setTimeout(600_000);
 
-const shots = join(repoRoot, '.e2e', 'screenshots');
-// chromium comes from `scripts/services.sh install` (run by `npm test`), as PostgreSQL and Redis do.
-const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 const js = (value: unknown) => JSON.stringify(value);
 
 describeBrowser('the no-code walk in a real browser', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
-	const shot = (name: string) => browser.screenshot(join(shots, `walk-${name}.png`));
+	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `walk-${name}.png`));
 
 	beforeAll(async () => {
 		// As `npm start` does, except for ports; deposits confirm in a few scaled seconds. The delivery
 		// timeout stays the service's real one: scaled down to 1 s, a busy n8n answered too late and
 		// every event was delivered again and again.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
-		operator = new SandboxClient(sandbox);
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
 		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(sandbox));
+		await n8n.importCredential(sandboxCredential(stage.sandbox));
 		// The examples name the default sandbox http://127.0.0.1:4010; this one listens elsewhere.
-		const local = sandbox.mainUrl.replace(/\/+$/, '');
+		const local = stage.sandbox.mainUrl.replace(/\/+$/, '');
 		await n8n.importWorkflows(exampleFiles().map((file) => JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(local))));
 		await n8n.start();
 		browser = await Browser.launch();
 	});
 	afterAll(async () => {
 		await saveAttempts().catch((error: Error) => console.log(`walk: webhook attempts not saved: ${error.message}`));
-		await browser?.close();
-		await n8n?.dispose();
-		await sandbox?.close();
+		await stopAll(browser, n8n, stage?.sandbox);
 	});
 
 	/**
@@ -71,8 +64,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 	 * long it took), kept beside the screenshots, and a one-line summary in the test output.
 	 */
 	async function saveAttempts() {
-		if (!operator) return;
-		const { attempts } = await operator.call<{ attempts: any[] }>('GET', 'webhooks/attempts');
+		if (!stage) return;
+		const { attempts } = await stage.operator.call<{ attempts: any[] }>('GET', 'webhooks/attempts');
 		const rows = attempts.map((a) => {
 			const event = JSON.parse(a.body);
 			const order = event.data?.payment_order;
@@ -91,8 +84,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 				durationMs: a.durationMs,
 			};
 		});
-		mkdirSync(shots, { recursive: true });
-		writeFileSync(join(shots, 'walk-webhook-attempts.json'), JSON.stringify(rows, null, 1));
+		mkdirSync(SCREENSHOTS, { recursive: true });
+		writeFileSync(join(SCREENSHOTS, 'walk-webhook-attempts.json'), JSON.stringify(rows, null, 1));
 		const perDelivery = new Map<string, number>();
 		for (const r of rows) if (r.deliveryId) perDelivery.set(r.deliveryId, (perDelivery.get(r.deliveryId) ?? 0) + 1);
 		const answers: Record<string, number> = {};
@@ -173,15 +166,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		const took = (what: string) => console.log(`walk: ${what} after ${Math.round((Date.now() - started) / 1000)} s`);
 
 		// 0. First visit: n8n asks for the local owner account.
-		await browser.goto(`${n8n.baseUrl}/`);
-		await browser.waitFor('the owner setup form', `location.pathname === '/setup' && document.querySelector('input[name="password"]')`, 120_000);
-		await browser.type('input[name="email"]', 'owner@example.com');
-		await browser.type('input[name="firstName"]', 'Sandbox');
-		await browser.type('input[name="lastName"]', 'Owner');
-		await browser.type('input[name="password"]', 'Sandbox-owner-1');
-		await shot('0-owner-setup');
-		await browser.click('[data-test-id="form-submit-button"]');
-		await browser.waitFor('the editor after setup', `!['/setup', '/signin'].includes(location.pathname)`, 60_000);
+		await browser.setUpOwner(n8n.baseUrl, 'Sandbox', 'Sandbox-owner-1', () => shot('0-owner-setup'));
 		took('owner set up');
 
 		// 1. Publish Examples 2 and 3 as imported (no Slack or Google credential).
@@ -264,7 +249,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		took('Example 1 run');
 
 		// 3. The sandbox console: fund each order from alice's wallet and settle.
-		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.goto(`${stage.sandbox.mainUrl}/`);
 		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
 		for (const memo of memos) await browser.waitFor(`${memo} awaiting funds`, `${statusOf(memo)} === 'AWAITING_FUNDS'`, 60_000, shown);
 		expect(await browser.evaluate(`${row('INV-1004')} === undefined && ${row('INV-1005')} === undefined`)).toBe(true);
@@ -278,7 +263,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 			`document.querySelector('#endpoints').textContent`,
 		);
 		// Every order starts with the order's own sender (alice) as the funding wallet.
-		const state = await operator.state();
+		const state = await stage.operator.state();
 		const alice = state.users.find((u: any) => u.label === 'alice');
 		for (const memo of memos)
 			expect(await browser.evaluate(`${row(memo)}.querySelector('select[data-field="sender"]').value`)).toBe(
@@ -363,7 +348,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		expect(orders.map((o: any) => o.status)).toEqual(['DISTRIBUTED', 'DISTRIBUTED', 'DISTRIBUTED']);
 		// Each line once, however often the service delivered an event (retries, two triggers, unordered):
 		// read from the sandbox's outbox after the executions list, so a late repeat would show.
-		const { messages } = await operator.call<{ messages: Array<{ channel: string; body: any }> }>('GET', 'outbox');
+		const { messages } = await stage.operator.call<{ messages: Array<{ channel: string; body: any }> }>('GET', 'outbox');
 		const slack = messages.filter((m) => m.channel === 'slack').map((m) => String(m.body.text));
 		const ledger = messages.filter((m) => m.channel === 'ledger').map((m) => m.body);
 		for (const memo of memos) {
@@ -378,12 +363,12 @@ describeBrowser('the no-code walk in a real browser', () => {
 	test('every other console button has its visible effect', async () => {
 		// Setup through the API (the walk above stays click-only): two orders and a new, PENDING wallet.
 		const suffix = Date.now().toString(36);
-		await operator.createOrder(10, 'BTN-EXPIRE', `walk-expire-${suffix}`);
-		await operator.createOrder(20, 'BTN-FAIL', `walk-fail-${suffix}`);
+		await stage.operator.createOrder(10, 'BTN-EXPIRE', `walk-expire-${suffix}`);
+		await stage.operator.createOrder(20, 'BTN-FAIL', `walk-fail-${suffix}`);
 		const dave = `0x${'d'.repeat(40)}`;
-		await operator.api('POST', '/add-user-record', { label: `dave-${suffix}`, wallets: [{ address: dave, chain: 'ethereum' }] });
+		await stage.operator.api('POST', '/add-user-record', { label: `dave-${suffix}`, wallets: [{ address: dave, chain: 'ethereum' }] });
 
-		await browser.goto(`${sandbox.mainUrl}/`);
+		await browser.goto(`${stage.sandbox.mainUrl}/`);
 		await browser.waitFor('the console to load', `document.body.dataset.ready === 'true'`);
 		const say = `document.querySelector('#message').textContent`;
 
@@ -453,11 +438,11 @@ describeBrowser('the no-code walk in a real browser', () => {
 		expect(await browser.evaluate(say)).toContain('Fault injected');
 		await shot('11-replay-and-fault');
 		// It answers the next matching request, as listed.
-		await expect(operator.createOrder(5, 'BTN-FAULT', `walk-fault-${suffix}`)).rejects.toThrow(/503/);
+		await expect(stage.operator.createOrder(5, 'BTN-FAULT', `walk-fault-${suffix}`)).rejects.toThrow(/503/);
 		await browser.waitFor('the fault used up', `!document.querySelector('#faults').textContent.includes('^/api/v1/payment$')`, 60_000);
 	});
 
-	const overview = () => operator.call('GET', 'overview');
+	const overview = () => stage.operator.call('GET', 'overview');
 	async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
 		const deadline = Date.now() + timeoutMs;
 		while (!(await check())) {

@@ -13,9 +13,10 @@ import { findNode, loadExample } from '../../harness/examples';
 import { nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
-import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { sandboxCredential } from '../../harness/sandbox';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
+import { pollFor, type Probe } from '../../harness/wait';
 import { action, createOrdersNode, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
 import { QueueCluster } from '../../harness/queue/cluster';
 import { N8nRest } from '../../harness/n8nRest';
@@ -64,17 +65,13 @@ const webhookNode = (path: string): NodeSpec => ({
 });
 
 describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook processes, PostgreSQL, Redis)', () => {
-	let sandbox: SandboxHandle;
-	let operator: SandboxClient;
+	let stage: SandboxStage;
 	let cluster: QueueCluster;
-	let state: any;
-	let alice: any;
-	let bob: any;
 	const expiresAt = new Date(Date.now() + 6 * 3600_000).toISOString();
 
-	const createOrders = (): NodeSpec => createOrdersNode(alice.id, bob.wallets.find((w: any) => w.chain === 'ethereum').address);
+	const createOrders = (): NodeSpec => createOrdersNode(stage.alice.id, stage.bobEth);
 	const listOrdersNode = (): NodeSpec =>
-		action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: alice.id } }, { executeOnce: true });
+		action('List orders', 'paymentOrder', 'getMany', { returnAll: true, filters: { fromUserId: stage.alice.id } }, { executeOnce: true });
 	const orders = (prefix: string, count: number): OrderInput[] =>
 		Array.from({ length: count }, (_, i) => ({ key: `${prefix}-${i}`, memo: `${prefix}-${i}`, amountUsd: 1 + (i % 7) + 0.25, expiresAt }));
 
@@ -99,7 +96,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	async function sandboxOrders(): Promise<any[]> {
 		const all: any[] = [];
 		for (let offset = 0; ; offset += 100) {
-			const page = (await operator.api('GET', `/payment-orders?limit=100&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`)).paymentOrders as any[];
+			const page = (await stage.operator.api('GET', `/payment-orders?limit=100&offset=${offset}&status=${PAYMENT_ORDER_STATUSES.join(',')}`))
+				.paymentOrders as any[];
 			all.push(...page);
 			if (page.length < 100) return all;
 		}
@@ -108,12 +106,9 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	beforeAll(async () => {
 		// timeScale 1: the service's own 10 s attempt timeout. The trigger answers when its run has
 		// ended, so a loaded machine can still exceed it: the tests accept the retries that follows.
-		sandbox = await startSandbox({ allowLoopbackWebhooks: true, timeScale: 1 });
-		operator = new SandboxClient(sandbox);
-		state = await operator.state();
-		[alice, bob] = state.users;
+		stage = await startSandboxStage({ allowLoopbackWebhooks: true, timeScale: 1 });
 		cluster = await QueueCluster.start();
-		const credential = sandboxCredential(sandbox);
+		const credential = sandboxCredential(stage.sandbox);
 		await cluster.main.importCredential(credential);
 		const ref = { id: credential.id, name: credential.name };
 		await cluster.main.importWorkflows([
@@ -146,10 +141,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		await cluster.waitForWebhook(LIST_PATH);
 	}, 900_000);
 
-	afterAll(async () => {
-		await cluster?.dispose();
-		await sandbox?.close();
-	});
+	afterAll(() => stopAll(cluster, stage?.sandbox));
 
 	test('a batch of payment orders with business keys runs on a worker, with the same results as in a single process', async () => {
 		const queued = orders(`q-batch-${run}`, 12);
@@ -165,8 +157,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 					['Orders', 'Create orders'],
 				],
 				{
-					id: sandboxCredential(sandbox).id,
-					name: sandboxCredential(sandbox).name,
+					id: sandboxCredential(stage.sandbox).id,
+					name: sandboxCredential(stage.sandbox).name,
 				},
 			),
 		);
@@ -200,7 +192,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	});
 
 	test('Get Many with Return All runs on a worker and returns what a single process returns (several pages)', async () => {
-		await operator.call('POST', 'payment-orders/bulk', { count: 230, fromUserId: alice.id });
+		await stage.operator.call('POST', 'payment-orders/bulk', { count: 230, fromUserId: stage.alice.id });
 		const reference = await cluster.cli.execute(IDS.listRef);
 		expect(reference.code).toBe(0);
 		const referenceIds = nodeItems(reference.run!.data, 'List orders').map((o) => o.id);
@@ -213,7 +205,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		const queuedIds = nodeItems(execution.data, 'List orders').map((o) => o.id);
 		expect(queuedIds.length).toBeGreaterThan(230);
 		expect(queuedIds).toEqual(referenceIds);
-		const expected = (await sandboxOrders()).filter((o) => o.fromUserId === alice.id || o.sender?.userId === alice.id).length;
+		const expected = (await sandboxOrders()).filter((o) => o.fromUserId === stage.alice.id || o.sender?.userId === stage.alice.id).length;
 		expect(expected === 0 || queuedIds.length === expected).toBe(true);
 	});
 
@@ -221,14 +213,14 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		const batch = orders(`kill-${run}`, 40);
 		const isPaymentPost = (r: { method: string; path: string }) => r.method === 'POST' && r.path === '/api/v1/payment';
 		// Slow answers, so the batch is surely in flight when the worker dies.
-		await operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 1000, delayMs: 400 });
-		const mark = await operator.mark();
+		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 1000, delayMs: 400 });
+		const mark = await stage.operator.mark();
 		const before = maxExecutionId();
 		expect(await post(BATCH_PATH, { orders: batch })).toBe(200);
 		let posted = 0;
 		const deadline = Date.now() + 60_000;
 		while (posted < 8 && Date.now() < deadline) {
-			posted = (await operator.requests(mark)).filter(isPaymentPost).length;
+			posted = (await stage.operator.requests(mark)).filter(isPaymentPost).length;
 			await sleep(100);
 		}
 		const victim = cluster.store.list(IDS.batch).find((e) => e.id > before);
@@ -236,7 +228,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		const worker = cluster.workerOf(victim!.id);
 		expect(worker).toBeDefined();
 		await worker!.stop('SIGKILL');
-		await operator.clearFaults();
+		await stage.operator.clearFaults();
 		try {
 			const createdBeforeRetry = (await sandboxOrders()).filter((o) => String(o.memo).startsWith(`kill-${run}-`)).length;
 			expect(createdBeforeRetry).toBeGreaterThan(0);
@@ -287,7 +279,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const all = await memos();
 			expect(all).toHaveLength(batch.length);
 			for (const input of batch) expect(all.filter((o) => o.memo === input.memo)).toHaveLength(1);
-			const posts = (await operator.requests(mark)).filter(isPaymentPost);
+			const posts = (await stage.operator.requests(mark)).filter(isPaymentPost);
 			const perKey = new Map<string, number>();
 			for (const p of posts) {
 				// Every POST, also one cut off by the kill during the injected delay: the sandbox reads
@@ -310,7 +302,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 	});
 
 	describe('the trigger behind nginx (hash on X-Service-Webhook-Id), acknowledging when the workflow has finished', () => {
-		const liveEndpoints = async () => ((await operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
+		const liveEndpoints = async () =>
+			((await stage.operator.api<{ endpoints: any[] }>('GET', '/webhooks/endpoints')).endpoints ?? []).filter((e) => !e.deletedAt);
 		/** Every execution of the trigger workflow: the event ids it got, and whether its business step ran. */
 		const runs = () =>
 			cluster.store.list(IDS.trigger).map((e) => ({
@@ -325,19 +318,12 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 						: [],
 			}));
 		const settle = () => settled(cluster, IDS.trigger);
-		const createOrder = (amountUsd: number) => operator.createOrder(amountUsd, 'queue trigger', `queue-trigger-${randomBytes(6).toString('hex')}`);
-		const waitFor = async <T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 90_000): Promise<T> => {
-			const deadline = Date.now() + timeoutMs;
-			while (Date.now() < deadline) {
-				const value = await probe();
-				if (value !== undefined && value !== false) return value;
-				await sleep(300);
-			}
-			throw new Error(`timed out waiting for ${what}\n${await diagnosis()}`);
-		};
+		const createOrder = (amountUsd: number) => stage.operator.createOrder(amountUsd, 'queue trigger', `queue-trigger-${randomBytes(6).toString('hex')}`);
+		/** Waits (90 s unless told) for what the cluster brings about; a timeout says what it saw. */
+		const waitFor = <T>(what: string, probe: Probe<T>, timeoutMs = 90_000) => pollFor(what, probe, timeoutMs, { explain: diagnosis });
 		/** What a timed-out wait saw: the routing, the sandbox's deliveries, the runs, the processes' last log lines. */
 		const diagnosis = async () => {
-			const deliveries = await operator.api('GET', '/webhooks/deliveries?limit=8').catch((error: Error) => error.message);
+			const deliveries = await stage.operator.api('GET', '/webhooks/deliveries?limit=8').catch((error: Error) => error.message);
 			const processes = [...cluster.webhooks, ...cluster.workers].map((p) => `--- ${p.name} (running ${p.running})\n${p.logTail(1500)}`);
 			return [
 				`front door: ${JSON.stringify(cluster.proxy.log.slice(-10))}`,
@@ -361,10 +347,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		/** A new event about an existing order, signed now with the trigger's stored secret (from its static data). */
 		const freshSignedEvent = async (orderId: string, bump: number) => {
 			const triggerNode = JSON.parse(readFileSync(RECIPE, 'utf8')).nodes.find((n: any) => n.type === TRIGGER_NODE);
-			const secret = triggerSecret(cluster.store.staticData(IDS.trigger), { apiKey: sandbox.apiKey, workflowId: IDS.trigger, nodeId: triggerNode.id })!;
+			const secret = triggerSecret(cluster.store.staticData(IDS.trigger), { apiKey: stage.sandbox.apiKey, workflowId: IDS.trigger, nodeId: triggerNode.id })!;
 			expect(secret).toBeDefined();
 			const base = JSON.parse(attempt.body);
-			const current = await operator.api('GET', `/payment-orders/${orderId}`);
+			const current = await stage.operator.api('GET', `/payment-orders/${orderId}`);
 			const event = {
 				...base,
 				id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
@@ -383,7 +369,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 
 		beforeAll(async () => {
 			// The recipe exactly as shipped, with this run's credential and a fresh webhook id.
-			const credential = sandboxCredential(sandbox);
+			const credential = sandboxCredential(stage.sandbox);
 			const recipe = JSON.parse(readFileSync(RECIPE, 'utf8')) as WorkflowInput;
 			recipe.id = IDS.trigger;
 			expect(recipe.nodes.map((n) => n.name)).toEqual([TRIGGER, BUSINESS, 'Your business step']);
@@ -447,7 +433,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				expect(nodeItems(execution.data, BUSINESS).map((o) => o.id)).toEqual(r.orderIds);
 				expect(cluster.workerOf(r.id)).toBeDefined();
 			}
-			const attempts = (await operator.call('GET', 'webhooks/attempts')).attempts as any[];
+			const attempts = (await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[];
 			attempt = attempts.find((a) => a.statusCode === 200 && JSON.parse(a.body).data.payment_order.id === created[0].id);
 			expect(attempt).toBeDefined();
 		});
@@ -491,7 +477,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const routed = await waitFor('an acknowledged retry', async () => {
 				const seen = cluster.proxy.log.slice(from).filter((r) => r.eventId === eventId);
 				if (seen.slice(1).some((r) => r.answered === 200)) return seen;
-				await operator.call('POST', 'webhooks/flush');
+				await stage.operator.call('POST', 'webhooks/flush');
 				return undefined;
 			});
 			// Every attempt reached the same webhook process; a retry that met the run in flight got 409.
@@ -534,13 +520,16 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			try {
 				const webhookId = randomUUID();
 				await cluster.main.importWorkflow(
-					stressWorkflow(IDS.stress, webhookId, 'whenFinished', receiver.url, { id: sandboxCredential(sandbox).id, name: sandboxCredential(sandbox).name }),
+					stressWorkflow(IDS.stress, webhookId, 'whenFinished', receiver.url, {
+						id: sandboxCredential(stage.sandbox).id,
+						name: sandboxCredential(stage.sandbox).name,
+					}),
 				);
 				await cluster.main.publish(IDS.stress);
 				await cluster.waitForWebhook(`${webhookId}/webhook`);
 				const secret = await waitFor("the stress trigger's secret", () => {
 					try {
-						return stressSecret(cluster, IDS.stress, sandbox.apiKey);
+						return stressSecret(cluster, IDS.stress, stage.sandbox.apiKey);
 					} catch {
 						return undefined;
 					}
@@ -601,8 +590,9 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			/** The endpoint's events before the last outage (all delivered): count() is about the events after. */
 			let eventsBefore = new Set<string>();
 
-			const endpoint = () => operator.api('GET', `/webhooks/endpoints/${endpointId}`);
-			const endpointDeliveries = async (): Promise<any[]> => (await operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
+			const endpoint = () => stage.operator.api('GET', `/webhooks/endpoints/${endpointId}`);
+			const endpointDeliveries = async (): Promise<any[]> =>
+				(await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=1000`)).deliveries;
 			const envelope = (d: any) => `evt_${d.eventId}_payment_order`;
 			const deliveriesSettled = async () => (await endpointDeliveries()).every((d) => !ON_ITS_WAY.has(d.status));
 			/** Successful business steps per event id, counted in n8n's executions (PostgreSQL). */
@@ -629,10 +619,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const healthRuns = () => cluster.main.finishedExecutions(IDS.health);
 			const recoverItems = (e: ExecutionRecord) =>
 				(e.data.resultData.runData.Recover ? nodeItems(e.data, 'Recover') : []).filter((i) => i.endpointId === endpointId);
-			const outbox = async () => ((await operator.call('GET', 'outbox?channel=trigger-health')).messages as any[]).map((m) => m.body);
+			const outbox = async () => ((await stage.operator.call('GET', 'outbox?channel=trigger-health')).messages as any[]).map((m) => m.body);
 			/** What the service was asked since a mark: re-enables of the endpoint, and replays (of any delivery). */
 			const requestsSince = async (mark: number) => {
-				const all = await operator.requests(mark);
+				const all = await stage.operator.requests(mark);
 				return {
 					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}`),
 					replays: all.filter((r) => r.method === 'POST' && REPLAY_PATH.test(r.path)),
@@ -653,7 +643,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const exhaustRetries = async () => {
 				for (let flushes = 0; flushes < 80; flushes++) {
 					if (await deliveriesSettled()) return flushes;
-					await operator.call('POST', 'webhooks/flush');
+					await stage.operator.call('POST', 'webhooks/flush');
 				}
 				throw new Error(`deliveries still pending after 80 flushes\n${await diagnosis()}`);
 			};
@@ -748,7 +738,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			/** Example 6 as shipped but for its schedule (every 20 s, not 15 min), with this sandbox's outbox. */
 			const importHealth = async () => {
 				const health = JSON.parse(
-					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(sandbox.mainUrl.replace(/\/+$/, '')),
+					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
 				) as WorkflowInput;
 				health.id = IDS.health;
 				const schedule = findNode(health, 'Every 15 minutes');
@@ -764,14 +754,14 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				endpointId = mine.id;
 				// This endpoint alone (the stress workflow, when it ran, was unpublished; an endpoint its
 				// unpublishing has not deleted yet goes now).
-				for (const e of live) if (e.id !== endpointId) await operator.api('DELETE', `/webhooks/endpoints/${e.id}`);
+				for (const e of live) if (e.id !== endpointId) await stage.operator.api('DELETE', `/webhooks/endpoints/${e.id}`);
 				const first = await createOrder(5);
 				await waitFor('the event before the outage', () => runs().some((r) => r.orderIds.includes(first.id) && r.business.length > 0) || undefined);
 				await allDelivered();
 
 				await stopFront();
 				const outage = await outageEvents();
-				const mark = await operator.mark();
+				const mark = await stage.operator.mark();
 				const nginxFrom = cluster.nginx.log().length;
 				const executionsBefore = maxExecutionId();
 				const started = Date.now();
@@ -805,7 +795,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				const totals = await count();
 				expect(totals).toEqual({ events: 31, lost: 0, doubled: 0 });
 				const executions = cluster.store.list(IDS.trigger).length;
-				const mark = await operator.mark();
+				const mark = await stage.operator.mark();
 
 				await stopFront();
 				// The main process is down, so no schedule fires: let a run queued before the stop end.

@@ -2,42 +2,22 @@
  * The CLI contract (first stdout lines, clean exit on signals) and the data file.
  * @slow: starts the CLI under ts-node several times; test:fast leaves it out (scripts/test-fast.sh).
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createOrder, getOrder, paymentBody, setup } from './helpers';
+import { createOrder, Env, getOrder, paymentBody, setup, startCli } from './helpers';
 import { Client } from '../support/sandbox';
 
-const ROOT = path.resolve(__dirname, '../..');
-
-function startCli(args: string[]): Promise<{ lines: string[]; child: ReturnType<typeof spawn> }> {
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	return new Promise((resolve, reject) => {
-		let out = '';
-		let err = '';
-		const timer = setTimeout(() => reject(new Error(`CLI did not get ready: ${out} ${err}`)), 30_000);
-		child.stderr!.on('data', (c) => (err += c));
-		child.stdout!.on('data', (c) => {
-			out += c;
-			if (out.includes('SANDBOX_READY\n')) {
-				clearTimeout(timer);
-				resolve({ lines: out.split('\n'), child });
-			}
-		});
-		child.on('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`CLI exited ${code}: ${err}`));
-		});
-	});
+/** The CLI's stdout lines, once it is ready. */
+async function startCliLines(args: string[]): Promise<{ lines: string[]; child: ChildProcess }> {
+	const { out, child } = await startCli(args);
+	return { lines: out.split('\n'), child };
 }
 
 describe('CLI', () => {
 	it('prints the base URLs and key first, then SANDBOX_READY, serves, and exits cleanly on SIGTERM', async () => {
-		const { lines, child } = await startCli(['--port', '0', '--rewards-port', '0', '--api-key', 'sk_cli_test', '--time-scale', '10']);
+		const { lines, child } = await startCliLines(['--port', '0', '--rewards-port', '0', '--api-key', 'sk_cli_test', '--time-scale', '10']);
 		expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
 		expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);
 		expect(lines[2]).toBe('CLEARINGHOUSE_API_KEY=sk_cli_test');
@@ -70,45 +50,50 @@ describe('CLI', () => {
 });
 
 describe('data file', () => {
+	const newDataFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+	/** A second sandbox started on the data file the first one left, closed after `check`. */
+	async function restartedOn(file: string, check: (b: Env) => Promise<void>): Promise<void> {
+		const b = await setup({ dataFile: file });
+		try {
+			await check(b);
+		} finally {
+			await b.sb.close();
+		}
+	}
+
 	it('saves on close and loads at start', async () => {
-		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const file = newDataFile();
 		const a = await setup({ dataFile: file });
 		const created = await a.api.post('/payment', paymentBody(a, { idempotencyKey: 'persist-1' }));
 		expect(created.status).toBe(201);
 		await a.sb.close();
 		expect(fs.existsSync(file)).toBe(true);
-		const b = await setup({ dataFile: file });
-		try {
+		await restartedOn(file, async (b) => {
 			const got = await b.api.get(`/payment-orders/${created.body.paymentOrderId}`);
 			expect(got.status).toBe(200);
 			expect(got.body.status).toBe('AWAITING_FUNDS');
 			const replay = await b.api.post('/payment', paymentBody(a, { idempotencyKey: 'persist-1' }));
 			expect(replay.status).toBe(409); // same key, different body (a new expiresAt): the key survived the restart
-		} finally {
-			await b.sb.close();
-		}
+		});
 	});
 
 	it('re-arms the waits in progress once at start: a cancel requested before the restart settles after it', async () => {
-		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const file = newDataFile();
 		const a = await setup({ dataFile: file });
 		const order = await createOrder(a);
 		expect((await a.api.post(`/payment-orders/${order.id}/cancel`, {})).status).toBe(202);
 		await a.sb.close(); // before the cancel's 5 s settle
-		const b = await setup({ dataFile: file });
-		try {
+		await restartedOn(file, async (b) => {
 			expect((await getOrder(b, order.id)).status).toBe('AWAITING_FUNDS');
 			// The only wait due within 10 s is the cancel's settle: armed once, so one task runs.
 			const advanced = await b.op.post('/clock/advance', { seconds: 10 });
 			expect(advanced.body.tasksRun).toBe(1);
 			expect((await getOrder(b, order.id)).status).toBe('CANCELED');
-		} finally {
-			await b.sb.close();
-		}
+		});
 	});
 
 	it('loads a data file written before Order.internal had its name (orders keep it under x)', async () => {
-		const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
+		const file = newDataFile();
 		const a = await setup({ dataFile: file });
 		const order = await createOrder(a);
 		await a.sb.close();
@@ -118,14 +103,11 @@ describe('data file', () => {
 			delete o.internal;
 		}
 		fs.writeFileSync(file, JSON.stringify(data));
-		const b = await setup({ dataFile: file });
-		try {
+		await restartedOn(file, async (b) => {
 			expect((await getOrder(b, order.id)).status).toBe('AWAITING_FUNDS');
 			const operatorView = await b.op.get(`/payment-orders/${order.id}`);
 			expect(operatorView.body.x).toMatchObject({ accountId: a.state.accountId, returnRevision: 0 });
 			expect(operatorView.body.internal).toBeUndefined();
-		} finally {
-			await b.sb.close();
-		}
+		});
 	});
 });

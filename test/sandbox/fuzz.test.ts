@@ -5,12 +5,12 @@
  * must survive, its peak RSS stay under a stated bound, and a normal request work afterwards.
  * @slow: starts the sandbox CLI in its own process and sends it thousands of requests; test:fast leaves it out (scripts/test-fast.sh).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import * as path from 'node:path';
 
-const ROOT = path.resolve(__dirname, '../..');
+import { startCli } from './helpers';
+
 const SEED = Number(process.env.FUZZ_SEED ?? 0x13f00d);
 const GENERATED = 3000;
 const CONCURRENCY = 24;
@@ -33,35 +33,17 @@ interface Sandbox {
 	apiKey: string;
 }
 
-function startCli(): Promise<Sandbox> {
-	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', '--port', '0', '--rewards-port', '0'], {
-		cwd: ROOT,
-		stdio: ['ignore', 'pipe', 'pipe'],
-	});
-	return new Promise((resolve, reject) => {
-		let out = '';
-		let err = '';
-		const timer = setTimeout(() => reject(new Error(`sandbox did not get ready: ${out} ${err}`)), 60_000);
-		child.stderr!.on('data', (c) => (err = (err + c).slice(-4000)));
-		child.stdout!.on('data', (c) => {
-			out += c;
-			if (!out.includes('SANDBOX_READY\n')) return;
-			clearTimeout(timer);
-			const value = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(out)![1];
-			const hostPort = (u: string) => ({ host: new URL(u).hostname, port: Number(new URL(u).port) });
-			resolve({
-				child,
-				main: hostPort(value('CLEARINGHOUSE_BASE_URL')),
-				rewards: hostPort(value('CLEARINGHOUSE_REWARDS_URL')),
-				mainUrl: value('CLEARINGHOUSE_BASE_URL'),
-				apiKey: value('CLEARINGHOUSE_API_KEY'),
-			});
-		});
-		child.on('exit', (code) => {
-			clearTimeout(timer);
-			reject(new Error(`sandbox exited ${code}: ${err}`));
-		});
-	});
+async function startSandboxCli(): Promise<Sandbox> {
+	const { child, out } = await startCli(['--port', '0', '--rewards-port', '0'], 60_000);
+	const value = (k: string) => new RegExp(`^${k}=(.*)$`, 'm').exec(out)![1];
+	const hostPort = (u: string) => ({ host: new URL(u).hostname, port: Number(new URL(u).port) });
+	return {
+		child,
+		main: hostPort(value('CLEARINGHOUSE_BASE_URL')),
+		rewards: hostPort(value('CLEARINGHOUSE_REWARDS_URL')),
+		mainUrl: value('CLEARINGHOUSE_BASE_URL'),
+		apiKey: value('CLEARINGHOUSE_API_KEY'),
+	};
 }
 
 /** Peak and current RSS of a process in MB, from /proc (Linux). */
@@ -178,6 +160,8 @@ const NASTY_TARGETS = [
 ];
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND', 'FOO', 'G ET', 'get', '', 'CONNECT'];
 const VERSIONS = ['HTTP/1.1', 'HTTP/1.0', 'HTTP/2.0', 'HTTP/9.9', 'HTTP/1.1 extra', '', 'HTTP/1.1\x00', 'HTTP\\1.1', 'http/1.1'];
+/** Where the generated bodies go (with the key): endpoints that parse and validate a JSON body. */
+const BODY_TARGETS = ['/api/v1/payment', '/api/v1/quotes', '/api/v1/payment-orders/nope/transactions', '/api/v1/webhooks/endpoints', '/api/v1/rulesets'];
 const CONTENT_TYPES = [
 	'text/plain',
 	'application/x-www-form-urlencoded',
@@ -277,13 +261,7 @@ function generate(seed: number, count: number, key: string): Case[] {
 			};
 		} else if (kind === 3) {
 			// Bodies with the key: broken JSON, deep nesting, bad UTF-8, prototype keys, wrong shapes.
-			const target = r.pick([
-				'/api/v1/payment',
-				'/api/v1/quotes',
-				'/api/v1/payment-orders/nope/transactions',
-				'/api/v1/webhooks/endpoints',
-				'/api/v1/rulesets',
-			]);
+			const target = r.pick(BODY_TARGETS);
 			c = {
 				name: 'body',
 				bytes: withBody('POST', api === 'rewards' ? '/api/v1/rewards/rules' : target, badBody(), [
@@ -379,7 +357,7 @@ async function pool<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>
 
 let sb: Sandbox;
 beforeAll(async () => {
-	sb = await startCli();
+	sb = await startSandboxCli();
 }, 90_000);
 afterAll(async () => {
 	if (sb?.child.exitCode === null) {

@@ -1,4 +1,7 @@
-/** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits; webhooks to a receiver. */
+/** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits; webhooks to a receiver; the CLI in its own process. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as path from 'node:path';
+
 import { Receiver } from '../../harness/receiver';
 import { startSandbox } from '../../harness/sandbox';
 import { waitFor } from '../../harness/wait';
@@ -58,15 +61,34 @@ export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
 	};
 }
 
+/** An instant order from alice to bob's wallet on `chain`, priced by the quote; the API's answer. */
+export function payWithQuote(env: Env, quoteId: string, chain: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+	return env.api.post('/payment', {
+		fromUserId: env.alice.id,
+		toAddress: wallet(env.bob, chain),
+		toChain: chain,
+		asset: 'USDC',
+		amountUsd,
+		mode: 'instant',
+		quoteId,
+		...extra,
+	});
+}
+
 export async function createOrder(env: Env, extra: Record<string, unknown> = {}): Promise<any> {
 	const r = await env.api.post('/payment', paymentBody(env, extra));
 	if (r.status !== 201) throw new Error(`create failed ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body.paymentOrder;
 }
 
+/** Simulates a chain transfer of USDC to the order (from alice on ethereum unless `extra` says otherwise); the operator API's answer. */
+export function deposit(env: Env, orderId: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+	return env.op.post('/deposits', { paymentOrderId: orderId, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd, ...extra });
+}
+
 /** Simulates a chain transfer from alice and submits its hash; returns the hash. */
 export async function fund(env: Env, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
-	const d = await env.op.post('/deposits', { paymentOrderId: orderId, sender, chain, asset: 'USDC', amountUsd });
+	const d = await deposit(env, orderId, amountUsd, { sender, chain });
 	if (d.status !== 201) throw new Error(`deposit failed ${JSON.stringify(d.body)}`);
 	const t = await env.api.post(`/payment-orders/${orderId}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain }] });
 	if (t.status !== 200 || t.body.data.transfersProcessed !== 1) throw new Error(`attribution failed ${JSON.stringify(t.body)}`);
@@ -97,4 +119,36 @@ export async function addEndpoint(env: Env, url: string): Promise<{ id: string; 
 	const r = await env.api.post('/webhooks/endpoints', { url, description: 'test', eventTypes: ['payment_order'] });
 	if (r.status !== 201) throw new Error(`endpoint create failed ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body;
+}
+
+/**
+ * Waits for a sandbox CLI process to print SANDBOX_READY, and resolves with its stdout so far (the base
+ * URLs and key first). Rejects when it exits before, or is not ready within `timeoutMs`, with the end of its stderr.
+ */
+export function sandboxReady(child: ChildProcess, timeoutMs = 30_000): Promise<string> {
+	return new Promise((resolve, reject) => {
+		let out = '';
+		let err = '';
+		const timer = setTimeout(() => reject(new Error(`the sandbox did not get ready: ${out} ${err}`)), timeoutMs);
+		child.stderr!.on('data', (c) => (err = (err + c).slice(-4000)));
+		child.stdout!.on('data', (c) => {
+			out += c;
+			if (!/SANDBOX_READY\r?\n/.test(out)) return;
+			clearTimeout(timer);
+			resolve(out);
+		});
+		child.on('exit', (code) => {
+			clearTimeout(timer);
+			reject(new Error(`the sandbox exited ${code}: ${err}`));
+		});
+	});
+}
+
+/** The sandbox CLI of this checkout (`sandbox/main.ts` under ts-node) in its own process, once ready: the child and its stdout so far. */
+export async function startCli(args: string[], timeoutMs = 30_000): Promise<{ child: ChildProcess; out: string }> {
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], {
+		cwd: path.resolve(__dirname, '../..'),
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
+	return { child, out: await sandboxReady(child, timeoutMs) };
 }

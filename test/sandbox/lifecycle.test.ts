@@ -1,5 +1,21 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
-import { Env, Receiver, addEndpoint, orderEvents, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet } from './helpers';
+import {
+	Env,
+	Receiver,
+	addEndpoint,
+	orderEvents,
+	createOrder,
+	deposit,
+	fund,
+	future,
+	getOrder,
+	paymentBody,
+	payWithQuote,
+	setup,
+	waitFor,
+	waitStatus,
+	wallet,
+} from './helpers';
 import { verifySignature } from '../support/signer';
 
 let env: Env;
@@ -140,16 +156,7 @@ describe('standard order to DISTRIBUTED', () => {
 		const q = await env.api.post('/quotes', { toChain: 'solana', asset: 'USDC', amountUsd: 50, toAddress: wallet(env.bob, 'solana') });
 		expect(q.status).toBe(201);
 		expect(q.body).toMatchObject({ serviceable: true, mode: 'instant', status: 'ACTIVE', feeBps: expect.any(Number) });
-		const r = await env.api.post('/payment', {
-			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'solana'),
-			toChain: 'solana',
-			asset: 'USDC',
-			amountUsd: 50,
-			mode: 'instant',
-			quoteId: q.body.quoteId,
-			memo: null,
-		});
+		const r = await payWithQuote(env, q.body.quoteId, 'solana', 50, { memo: null });
 		expect(r.status).toBe(201);
 		expect(r.body.paymentOrder).toMatchObject({
 			mode: 'instant',
@@ -161,15 +168,7 @@ describe('standard order to DISTRIBUTED', () => {
 		await fund(env, r.body.paymentOrderId, 50, 'solana');
 		await waitStatus(env, r.body.paymentOrderId, 'DISTRIBUTED');
 		// the quote is consumed
-		const again = await env.api.post('/payment', {
-			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'solana'),
-			toChain: 'solana',
-			asset: 'USDC',
-			amountUsd: 50,
-			mode: 'instant',
-			quoteId: q.body.quoteId,
-		});
+		const again = await payWithQuote(env, q.body.quoteId, 'solana', 50);
 		expect(again.status).toBe(400);
 	});
 });
@@ -178,14 +177,7 @@ describe('deposit attribution', () => {
 	it('answers transfersProcessed 0 for an unindexed hash until the indexer sees it', async () => {
 		const o = await createOrder(env);
 		// a partial amount keeps the order AWAITING_FUNDS, so the repeated submission below still answers 200
-		const d = await env.op.post('/deposits', {
-			paymentOrderId: o.id,
-			sender: wallet(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 60,
-			indexed: false,
-		});
+		const d = await deposit(env, o.id, 60, { indexed: false });
 		const body = { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] };
 		const first = await env.api.post(`/payment-orders/${o.id}/transactions`, body);
 		expect(first.status).toBe(200);
@@ -200,14 +192,7 @@ describe('deposit attribution', () => {
 
 	it('rejects a hash that carries more than one funding transfer (400)', async () => {
 		const o = await createOrder(env);
-		const d = await env.op.post('/deposits', {
-			paymentOrderId: o.id,
-			sender: wallet(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 10,
-			transferCount: 2,
-		});
+		const d = await deposit(env, o.id, 10, { transferCount: 2 });
 		const r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.status).toBe(400);
 		expect(r.body.error).toBe('multiple_transfers_in_hash');
@@ -219,11 +204,11 @@ describe('deposit attribution', () => {
 
 	it('attributes only deposits from ACTIVE registered sender wallets, and only while AWAITING_FUNDS', async () => {
 		const o = await createOrder(env);
-		const stranger = await env.op.post('/deposits', { paymentOrderId: o.id, sender: '0x' + '12'.repeat(20), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		const stranger = await deposit(env, o.id, 100, { sender: '0x' + '12'.repeat(20) });
 		let r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: stranger.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.body.data.transfersProcessed).toBe(0);
 		const u = await env.api.post('/add-user-record', { label: 'erin', wallets: [{ chain: 'ethereum', address: '0x' + 'AB'.repeat(20) }] });
-		const pending = await env.op.post('/deposits', { paymentOrderId: o.id, sender: '0x' + 'ab'.repeat(20), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		const pending = await deposit(env, o.id, 100, { sender: '0x' + 'ab'.repeat(20) });
 		r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: pending.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.body.data.transfersProcessed).toBe(0);
 		await env.op.post('/wallets/activate', { address: '0x' + 'ab'.repeat(20), chain: 'ethereum' });
@@ -232,13 +217,7 @@ describe('deposit attribution', () => {
 		expect(u.status).toBe(201);
 		await waitStatus(env, o.id, 'FUNDED');
 		await env.op.post('/netting/close');
-		const late = await env.op.post('/deposits', {
-			paymentOrderId: o.id,
-			sender: wallet(env.alice, 'ethereum'),
-			chain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: 1,
-		});
+		const late = await deposit(env, o.id, 1);
 		r = await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: late.body.transactionHash, chain: 'ethereum' }] });
 		expect(r.status).toBe(409);
 	});

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, walletOf } from '../support/sandbox';
-import { ALL_STATUSES } from './helpers';
+import { ALL_STATUSES, sandboxReady } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
 const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -102,20 +102,7 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 			shell: windows,
 		},
 	);
-	const lines = await new Promise<string[]>((resolve, reject) => {
-		let out = '';
-		let err = '';
-		const timer = setTimeout(() => reject(new Error(`the sandbox did not get ready: ${out} ${err}`)), 30_000);
-		child!.stderr!.on('data', (c) => (err += c));
-		child!.stdout!.on('data', (c) => {
-			out += c;
-			if (/SANDBOX_READY\r?\n/.test(out)) {
-				clearTimeout(timer);
-				resolve(out.split(/\r?\n/));
-			}
-		});
-		child!.on('exit', (code) => reject(new Error(`the sandbox exited ${code}: ${err}`)));
-	});
+	const lines = (await sandboxReady(child)).split(/\r?\n/);
 	// The credential's three values first, then the console's address.
 	expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
 	expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);

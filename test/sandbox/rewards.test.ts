@@ -14,6 +14,8 @@ const def = (payout: Record<string, unknown> = { type: 'fixed', amount: '5.00' }
 	payout,
 	limits: [{ type: 'cap_per_period', amount: '100.00' }],
 });
+/** A definition whose payout is tiered, with these tiers. */
+const tiered = (...tiers: Record<string, string>[]) => def({ type: 'tiered', tiers });
 let n = 0;
 const create = (body: unknown, key: string | null = `k-${++n}`) => env.rewards.post('/rewards/rules', body, key === null ? {} : { 'Idempotency-Key': key });
 
@@ -57,30 +59,10 @@ describe('rewards rules', () => {
 	});
 
 	it.each([
-		[
-			def({
-				type: 'tiered',
-				tiers: [
-					{ from: '0', to: '100', amount: '1' },
-					{ from: '150', amount: '2' },
-				],
-			}),
-			'tiers_gap',
-			'definition.payout.tiers[1].from',
-		],
-		[
-			def({
-				type: 'tiered',
-				tiers: [
-					{ from: '0', to: '100', amount: '1' },
-					{ from: '50', amount: '2' },
-				],
-			}),
-			'tiers_overlap',
-			'definition.payout.tiers[1].from',
-		],
-		[def({ type: 'tiered', tiers: [{ from: '10', amount: '1' }] }), 'tiers_gap', 'definition.payout.tiers[0].from'],
-		[def({ type: 'tiered', tiers: [] }), 'tiers_empty', 'definition.payout.tiers'],
+		[tiered({ from: '0', to: '100', amount: '1' }, { from: '150', amount: '2' }), 'tiers_gap', 'definition.payout.tiers[1].from'],
+		[tiered({ from: '0', to: '100', amount: '1' }, { from: '50', amount: '2' }), 'tiers_overlap', 'definition.payout.tiers[1].from'],
+		[tiered({ from: '10', amount: '1' }), 'tiers_gap', 'definition.payout.tiers[0].from'],
+		[tiered(), 'tiers_empty', 'definition.payout.tiers'],
 		[def({ type: 'fixed', amount: 5 }), 'invalid_amount', 'definition.payout.amount'],
 		[def({ type: 'lottery' }), 'unknown_payout', 'definition.payout.type'],
 		[{ ...def(), measure: { type: 'vibes', metricKey: 'x' } }, 'unknown_measure', 'definition.measure.type'],

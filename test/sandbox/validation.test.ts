@@ -1,5 +1,5 @@
 /** Validation rules, auth, idempotency, quotes, lists, return details and rulesets, status code by status code. */
-import { Env, createOrder, fund, future, getOrder, paymentBody, setup, waitFor, waitStatus, wallet, orders } from './helpers';
+import { Env, createOrder, fund, future, getOrder, paymentBody, payWithQuote, setup, waitFor, waitStatus, wallet, orders } from './helpers';
 import { Client } from '../support/sandbox';
 
 let env: Env;
@@ -221,15 +221,7 @@ describe('quotes', () => {
 	it('a new quote with the same name expires the previous unconsumed one', async () => {
 		const first = await q({ name: 'weekly' });
 		await q({ name: 'weekly' });
-		const use = await env.api.post('/payment', {
-			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'base'),
-			toChain: 'base',
-			asset: 'USDC',
-			amountUsd: 100,
-			mode: 'instant',
-			quoteId: first.body.quoteId,
-		});
+		const use = await payWithQuote(env, first.body.quoteId, 'base', 100);
 		expect(use.status).toBe(400);
 		expect(use.body.error).toBe('quote_not_active');
 	});
@@ -237,29 +229,13 @@ describe('quotes', () => {
 		const a = await q({});
 		expect(Date.parse(a.body.expiresAt)).toBeGreaterThan(Date.now());
 		await env.op.post('/clock/advance', { seconds: 3600 });
-		const use = await env.api.post('/payment', {
-			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'base'),
-			toChain: 'base',
-			asset: 'USDC',
-			amountUsd: 100,
-			mode: 'instant',
-			quoteId: a.body.quoteId,
-		});
+		const use = await payWithQuote(env, a.body.quoteId, 'base', 100);
 		expect(use.status).toBe(400);
 		expect(use.body.error).toBe('quote_not_active');
 	});
 	it('rejects quotes against the terms: mismatch 400, standard quote clamps expiresAt', async () => {
 		const a = await q({ toAddress: wallet(env.bob, 'base') });
-		const mismatch = await env.api.post('/payment', {
-			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'base'),
-			toChain: 'base',
-			asset: 'USDC',
-			amountUsd: 99,
-			mode: 'instant',
-			quoteId: a.body.quoteId,
-		});
+		const mismatch = await payWithQuote(env, a.body.quoteId, 'base', 99);
 		expect(mismatch.status).toBe(400);
 		const s = await q({ mode: 'standard' });
 		const o = await env.api.post('/payment', {

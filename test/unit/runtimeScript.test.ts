@@ -43,11 +43,15 @@ function shell(script: string, env: Record<string, string> = {}) {
 	return { ...result, cache };
 }
 
+/** The script stopped with exit 1 and said why on stderr. */
+function expectStopped(run: ReturnType<typeof shell>, message: string): void {
+	expect(run.status).toBe(1);
+	expect(run.stderr).toContain(message);
+}
+
 describe('which Node runs which n8n', () => {
 	test('n8n 2.x (the default): Node 24, fetched when the Node on PATH is older', () => {
-		const run = shell('bash scripts/runtime.sh node-only');
-		expect(run.status).toBe(1);
-		expect(run.stderr).toContain('unsupported CPU sparc64: install Node 24 yourself');
+		expectStopped(shell('bash scripts/runtime.sh node-only'), 'unsupported CPU sparc64: install Node 24 yourself');
 	});
 
 	test('n8n 2.x: a newer Node on PATH is used as it is', () => {
@@ -58,9 +62,7 @@ describe('which Node runs which n8n', () => {
 	});
 
 	test('n8n 1.x: Node 22 exactly, not the newer Node on PATH', () => {
-		const run = shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '24', CLEARINGHOUSE_N8N_VERSION: '1.123.81' });
-		expect(run.status).toBe(1);
-		expect(run.stderr).toContain('install Node 22 yourself');
+		expectStopped(shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '24', CLEARINGHOUSE_N8N_VERSION: '1.123.81' }), 'install Node 22 yourself');
 	});
 
 	test('CLEARINGHOUSE_NODE_MAJOR chooses another Node; the n8n folder is per version', () => {

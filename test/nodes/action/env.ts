@@ -79,15 +79,17 @@ export function useEnv(options: { reset?: boolean } = {}): Env {
 
 export { walletOf };
 
+/** Parameters of a write operation whose idempotency key is derived (named: version 2 defaults to a Business Key where it has one). */
+function derivedKeyWrite(resource: string, operation: string, parameters: INodeParameters): INodeParameters {
+	return { resource, operation, idempotencyKeyMode: 'derived', ...parameters };
+}
+
 /**
  * Parameters of a valid standard payment from alice to bob. Derived keys, named: version 2 (the node
  * under test) defaults to a Business Key, which these tests give where they mean one.
  */
 export function payment(env: Env, extra: INodeParameters = {}): INodeParameters {
-	return {
-		resource: 'paymentOrder',
-		operation: 'create',
-		idempotencyKeyMode: 'derived',
+	return derivedKeyWrite('paymentOrder', 'create', {
 		mode: 'standard',
 		fromUserId: env.alice.id,
 		toAddress: walletOf(env.bob, 'ethereum'),
@@ -98,33 +100,27 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 		expiresInMinutes: 60,
 		memo: 'invoice 42',
 		...extra,
-	};
+	});
 }
 
 /** Parameters of Set Return Details for an order: alice as the user, her ethereum wallet. */
 export function returnDetails(env: Env, paymentOrderId: string, extra: INodeParameters = {}): INodeParameters {
-	return {
-		resource: 'paymentOrder',
-		operation: 'setReturnDetails',
-		idempotencyKeyMode: 'derived',
+	return derivedKeyWrite('paymentOrder', 'setReturnDetails', {
 		paymentOrderId: { mode: 'id', value: paymentOrderId },
 		userId: env.alice.id,
 		wallets: { wallet: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
 		...extra,
-	};
+	});
 }
 
 /** Parameters of a Receive Ruleset (create) delivering USDC on ethereum to bob. */
 export function ruleset(env: Env, extra: INodeParameters = {}): INodeParameters {
-	return {
-		resource: 'receiveRuleset',
-		operation: 'create',
-		idempotencyKeyMode: 'derived',
+	return derivedKeyWrite('receiveRuleset', 'create', {
 		deliveredAsset: 'USDC',
 		deliveredChain: 'ethereum',
 		toAddress: walletOf(env.bob, 'ethereum'),
 		...extra,
-	};
+	});
 }
 
 export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i) => i.json);

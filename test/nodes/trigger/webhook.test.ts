@@ -95,14 +95,23 @@ function expectRefused(outcome: Outcome, secret?: string): void {
 	if (secret) expect(JSON.stringify(outcome.body)).not.toContain(secret);
 }
 
-/** Waits until the receiver has answered `n` deliveries of the order (sandbox sends on its own; flush hurries it). */
-async function outcomesFor(orderId: string, n: number) {
+/** A delivery the receiver answered. */
+type Answered = (typeof receiver.outcomes)[number];
+
+/**
+ * Waits until the receiver has answered `n` deliveries of the order, or deliveries for which `enough` holds
+ * (sandbox sends on its own; flush hurries it).
+ */
+async function outcomesFor(orderId: string, enough: number | ((mine: Answered[]) => boolean)) {
+	const done = typeof enough === 'number' ? (mine: Answered[]) => mine.length >= enough : enough;
 	return await until(async () => {
 		await flush(sb);
 		const mine = receiver.outcomes.filter((o) => o.rawBody.toString().includes(orderId));
-		return mine.length >= n ? mine : undefined;
+		return done(mine) ? mine : undefined;
 	});
 }
+/** Among the deliveries, the one whose order is FUNDED. */
+const funded = (mine: Answered[]) => mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED');
 
 describe('verification', () => {
 	const order = { id: 'po-verify', status: 'AWAITING_FUNDS', version: 1, inboundTransfers: [] };
@@ -356,11 +365,7 @@ describe('filters', () => {
 		await published({ statuses: ['FUNDED'] });
 		const o = await newOrder(sb, 10);
 		await deposit(sb, o.id, 10);
-		const outcomes = await until(async () => {
-			await flush(sb);
-			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
-			return mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED') ? mine : undefined;
-		});
+		const outcomes = await outcomesFor(o.id, funded);
 		expect(outcomes.every((x) => x.status === 200)).toBe(true);
 		const emitted = outcomes.flatMap((x) => x.items ?? []);
 		expect(emitted.map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
@@ -372,11 +377,7 @@ describe('filters', () => {
 		expect(t.staticData.node().endpointId).toEqual(expect.any(String));
 		const o = await newOrder(sb, 10);
 		await deposit(sb, o.id, 10);
-		const outcomes = await until(async () => {
-			await flush(sb);
-			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
-			return mine.some((x) => JSON.parse(x.rawBody.toString()).data.payment_order.status === 'FUNDED') ? mine : undefined;
-		});
+		const outcomes = await outcomesFor(o.id, funded);
 		expect(outcomes.every((x) => x.status === 200)).toBe(true);
 		expect(outcomes.flatMap((x) => x.items ?? []).map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
 		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
@@ -440,11 +441,7 @@ describe('the test webhook (editor)', () => {
 		endpointIds.push(id);
 		expect(id).not.toBe(String(prod.staticData.node().endpointId));
 		const o = await newOrder(sb);
-		const outcomes = await until(async () => {
-			await flush(sb);
-			const mine = receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
-			return mine.length >= 2 ? mine : undefined;
-		});
+		const outcomes = await outcomesFor(o.id, 2);
 		expect(new Set(outcomes.map((x) => x.path.split('/')[1]))).toEqual(new Set(['webhook', 'webhook-test']));
 		expect(outcomes.every((x) => x.items?.length === 1)).toBe(true);
 	});
@@ -671,13 +668,17 @@ describe('the sealed secret on delivery', () => {
 		(await operator(sb, 'GET', `requests?since=${since}`)).requests
 			.filter((r: any) => r.method !== 'GET' && /\/webhooks\//.test(r.path))
 			.map((r: any) => `${r.method} ${r.path}`);
-
-	it("after the API key changed, deliveries are answered 503 and write nothing; publishing again repairs the endpoint and the service's retry runs once", async () => {
-		const t = await publishedWithDefaults();
+	/** The trigger's credential gets a new API key and this process forgets its opened secrets (as a restart would); the secret before and the request log's position. */
+	async function changeApiKey(t: TriggerUnderTest): Promise<{ oldSecret: string; since: number }> {
 		const oldSecret = secretOf(t);
 		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
 		forgetRenewals();
-		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		return { oldSecret, since: (await operator(sb, 'GET', 'requests?since=0')).lastSeq };
+	}
+
+	it("after the API key changed, deliveries are answered 503 and write nothing; publishing again repairs the endpoint and the service's retry runs once", async () => {
+		const t = await publishedWithDefaults();
+		const { oldSecret, since } = await changeApiKey(t);
 		const o = await newOrder(sb, 10);
 		const [first] = await outcomesFor(o.id, 1);
 		expect(first.status).toBe(503);
@@ -722,10 +723,7 @@ describe('the sealed secret on delivery', () => {
 
 	it('concurrent unverifiable deliveries after a key change are all answered 503 and none writes to the service', async () => {
 		const t = await published();
-		const oldSecret = secretOf(t);
-		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
-		forgetRenewals();
-		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		const { oldSecret, since } = await changeApiKey(t);
 		const outcomes = await Promise.all([1, 2, 3].map(() => signed(t, ping(), { secret: oldSecret })));
 		expect(outcomes.map((o) => o.status)).toEqual([503, 503, 503]);
 		const unsigned = await deliver(sb, t, { 'content-type': 'application/json' }, Buffer.from(ping()));

@@ -1,0 +1,60 @@
+/** What several e2e files share and nothing outside test/e2e uses. */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { CHROMIUM } from '../../harness/browser';
+import type { N8nInstance } from '../../harness/n8nProcess';
+import { repoRoot, runtime } from '../../harness/runtime';
+
+/**
+ * `describe` for the files that drive a real browser. chromium comes from `scripts/services.sh install`
+ * (run by `npm test`), as PostgreSQL and Redis do; without it these files are skipped.
+ */
+export const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
+/** Where the browser files keep their screenshots and other artefacts (git-ignored). */
+export const SCREENSHOTS = join(repoRoot, '.e2e', 'screenshots');
+
+/** Where `n8n` installed the packed package, as its community-node loader finds it. */
+export const installedPackage = (n8n: N8nInstance): string => join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse');
+
+/**
+ * Runs a script in n8n's own Node 24 with n8n's modules, on one expression engine (`legacy` or `vm`), and
+ * resolves with what it printed last (JSON) and the engine n8n reports it ran on. The script sees `path`,
+ * `modules` (n8n's node_modules), `input` (the argument given here) and n8n-workflow's `Expression`, and
+ * defines `async function main()`, whose result is printed; the engine is started before it and disposed after.
+ */
+export async function runInN8nNode<T>(script: string, input: string, engine: string, env?: NodeJS.ProcessEnv): Promise<T & { engine: string }> {
+	const { node, n8nModules } = runtime();
+	const folder = mkdtempSync(join(tmpdir(), 'clearinghouse-n8n-script-'));
+	const file = join(folder, 'script.js');
+	writeFileSync(
+		file,
+		`const path = require('node:path');
+const [modules, input, engine] = process.argv.slice(2);
+require(path.join(modules, 'reflect-metadata'));
+const { Expression } = require(path.join(modules, 'n8n-workflow'));
+${script}
+(async () => {
+	if (engine === 'vm') await Expression.initExpressionEngine({ engine: 'vm', poolSize: 1, maxCodeCacheSize: 1024, bridgeTimeout: 5000, bridgeMemoryLimit: 128 });
+	const result = await main();
+	console.log(JSON.stringify({ engine: Expression.getActiveImplementation(), ...result }));
+	await Expression.disposeExpressionEngine();
+})().catch((error) => {
+	console.error(error);
+	process.exit(1);
+});
+`,
+	);
+	try {
+		const stdout = await new Promise<string>((resolve, reject) => {
+			execFile(node, [file, n8nModules, input, engine], { timeout: 120_000, maxBuffer: 1 << 24, env }, (error, out, err) =>
+				error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out),
+			);
+		});
+		return JSON.parse(stdout.trim().split('\n').at(-1)!) as T & { engine: string };
+	} finally {
+		rmSync(folder, { recursive: true, force: true });
+	}
+}
