@@ -136,7 +136,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		await shot('6-create-panel');
 	});
 
-	// Not yet green in a real n8n (issue 25, note-h4): after the Chain dropdown was opened and left, its
+	// Skipped: not green in a real n8n 2.40.7: after the Chain dropdown was opened and left, its
 	// issue mark did not appear within 30 s, so the tooltips below were never read. Runs after the test above.
 	test.skip('the issue tooltips: "Parameter … is required." and the reason the Chain list gives for a refused key', async () => {
 		const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;

@@ -1,5 +1,5 @@
 /**
- * Issue 23 in a real n8n 2.40.7: no event lost while n8n is down. The sandbox compresses the
+ * No event lost while n8n is down, in a real n8n 2.40.7. The sandbox compresses the
  * service's half-day retry schedule (timeScale 100 000: a delivery ends FAILED in about a second),
  * keeps the service's rules (auto-disable after 10 FAILED deliveries, then SKIPPED) and a 10 s
  * attempt timeout. The trigger has a `trigger()` beside its webhook (activation.ts): n8n then

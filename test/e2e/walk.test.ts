@@ -1,5 +1,5 @@
 /**
- * The no-code walk of issue 15 in a real browser (Debian's chromium over the DevTools protocol),
+ * The no-code walk in a real browser (Debian's chromium over the DevTools protocol),
  * against what `npm start` sets up: the sandbox (demo seed), a local n8n with the packed package, the
  * sandbox credential and the examples imported as shipped. From there only clicks and typing:
  *   create the owner account, publish Examples 2 and 3, change Example 1's payees in its Payees node

@@ -571,7 +571,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		});
 
 		/**
-		 * Issue 23 in queue mode: the main process and both webhook processes stopped (workers,
+		 * No event lost while n8n is down, in queue mode: the main process and both webhook processes stopped (workers,
 		 * PostgreSQL, Redis and nginx stay up), 30 events meanwhile, then everything started again.
 		 * The queue suite's sandbox keeps the service's own timing (timeScale 1: the 10 s attempt
 		 * timeout matters to the tests above), so the half-day retry schedule is run through with the
@@ -582,7 +582,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		 * it (docs/trigger.md) and its checkExists re-enables and catches up. Example 6 (the scheduled
 		 * Recover) is published for the second restart: it runs on a worker beside that, and finds nothing.
 		 */
-		describe('an outage of the main and webhook processes (issue 23)', () => {
+		describe('an outage of the main and webhook processes', () => {
 			const ON_ITS_WAY = new Set(['PENDING', 'DISPATCHED']);
 			const REPLAY_PATH = /^\/api\/v1\/webhooks\/deliveries\/([^/]+)\/replay$/;
 			let endpointId = '';
