@@ -135,19 +135,19 @@ describe('URLs and authentication', () => {
 	});
 
 	test.each([
-		[{ baseUrl: '' }, 'Base URL is empty'],
-		[{ baseUrl: 'not a url' }, 'Base URL is not a valid URL'],
-		[{ baseUrl: 'ftp://example.com' }, 'Base URL must start with https://'],
+		['', 'Base URL is empty'],
+		['not a url', 'Base URL is not a valid URL'],
+		['ftp://example.com', 'Base URL must start with https://'],
 		// http:// only for this machine; a query or fragment is refused, not dropped:
-		[{ baseUrl: 'http://api.example.com' }, 'Base URL must start with https:// (http:// is allowed only for this machine'],
-		[{ baseUrl: 'http://10.0.0.5:4010' }, 'got host "10.0.0.5"'],
-		[{ baseUrl: 'http://127.0.0.1.nip.io:4010' }, 'Base URL must start with https://'],
-		[{ baseUrl: 'https://api.example.com/?region=eu' }, 'Base URL must be the API origin only, without a query (?) or fragment (#) part'],
-		[{ baseUrl: 'https://api.example.com#prod' }, 'without a query (?) or fragment (#) part'],
-		[{ baseUrl: 'https://api.example.com/?' }, 'without a query (?) or fragment (#) part'],
-		[{ baseUrl: 'https://user:pw@api.example.com' }, 'Base URL must not carry a user name or password'],
-	])('a bad credential URL %p fails before any request', async (over, message) => {
-		const error = await sendError({ method: 'GET', path: '/account/limits' }, over);
+		['http://api.example.com', 'Base URL must start with https:// (http:// is allowed only for this machine'],
+		['http://10.0.0.5:4010', 'got host "10.0.0.5"'],
+		['http://127.0.0.1.nip.io:4010', 'Base URL must start with https://'],
+		['https://api.example.com/?region=eu', 'Base URL must be the API origin only, without a query (?) or fragment (#) part'],
+		['https://api.example.com#prod', 'without a query (?) or fragment (#) part'],
+		['https://api.example.com/?', 'without a query (?) or fragment (#) part'],
+		['https://user:pw@api.example.com', 'Base URL must not carry a user name or password'],
+	])('a bad credential URL %p fails before any request', async (baseUrl, message) => {
+		const error = await sendError({ method: 'GET', path: '/account/limits' }, { baseUrl });
 		expect(error).toBeInstanceOf(NodeOperationError);
 		expect(error.message).toContain(message);
 		expect(seen).toHaveLength(0);
