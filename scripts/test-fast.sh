@@ -5,12 +5,13 @@
 # sandbox on free ports each) and most of their time is loading n8n-core into each file's module registry.
 # Jest transpiles only (tsconfig.dev.json: isolatedModules); the type check is `npx tsc -p tsconfig.dev.json`
 # (in `npm run lint`). On the project's Node 24 (scripts/runtime.sh node-only: the Node on PATH when it is
-# 24 or newer, else the cached one, fetched once), the Node that `npm test` and n8n 2.x run on: jest loads
-# each file's modules (n8n-core's ~2,000 for every node test) in about half the CPU time Node 20 takes.
+# 24 or newer, else the cached one, fetched once; without it, the Node on PATH), the Node that `npm test` and
+# n8n 2.x run on: jest loads each file's modules (n8n-core's ~2,000 for every node test) in about half the CPU
+# time Node 20 takes.
 # Extra arguments go to jest; `-i`/`--runInBand` or `--maxWorkers` replace the two workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/runtime.sh node-only
+source scripts/runtime.sh node-only || echo "[test:fast] no Node 24 (see above): the tests run on the Node on PATH, $(node --version), more slowly" >&2
 source scripts/deps.sh
 ignore=()
 while IFS= read -r file; do ignore+=(--testPathIgnorePatterns "$file"); done < <(grep -rlE '^ \* @slow' test/unit test/sandbox test/nodes --include='*.test.ts' | sort)
