@@ -5,7 +5,7 @@ import { parse } from '../schemas';
 import type { Services } from '../services';
 import { ChainTx, SUPPORTED_ASSETS } from '../state';
 import { fail, normalizeAddress, txHashFor, uuid } from '../util';
-import { ok } from './shared';
+import { ok, orderOf } from './shared';
 
 const schemas = {
 	deposit: z.object({
@@ -36,8 +36,7 @@ export function registerChainOperator(r: Router, svc: Services): void {
 		'/sandbox/deposits',
 		(ctx) => {
 			const b = parse(schemas.deposit, ctx.body);
-			const o = core.orders.get(b.paymentOrderId);
-			if (!o) fail(404, 'payment_order_not_found');
+			const o = orderOf(core, b.paymentOrderId);
 			if (!SUPPORTED_ASSETS.some((x) => x.chain === b.chain && x.symbol === b.asset)) fail(400, 'unsupported_asset', `${b.asset} on ${b.chain}`);
 			const tx = recordChainTx({
 				paymentOrderId: o.id,

@@ -5,8 +5,7 @@ import type { Router } from '../router';
 import { parse } from '../schemas';
 import type { Services } from '../services';
 import { ORDER_STATUSES } from '../state';
-import { fail } from '../util';
-import { accountOf, ok, type OperatorState } from './shared';
+import { accountOf, ok, orderOf, type OperatorState } from './shared';
 import { nettingSays } from './words';
 
 const schemas = {
@@ -55,8 +54,7 @@ export function registerOrderOperator(r: Router, svc: Services, state: OperatorS
 		'GET',
 		'/sandbox/payment-orders/:id',
 		(ctx) => {
-			const o = core.orders.get(ctx.params.id);
-			if (!o) fail(404, 'payment_order_not_found');
+			const o = orderOf(core, ctx.params.id);
 			// The operator API names the order's bookkeeping `x`, as it always has.
 			const { internal, ...order } = o;
 			return ok({ ...order, x: internal, returns: engine.returnsBlock(o) });
@@ -68,8 +66,7 @@ export function registerOrderOperator(r: Router, svc: Services, state: OperatorS
 		'POST',
 		'/sandbox/payment-orders/:id/fail-distribution',
 		(ctx) => {
-			const o = core.orders.get(ctx.params.id);
-			if (!o) fail(404, 'payment_order_not_found');
+			const o = orderOf(core, ctx.params.id);
 			o.internal.failNextDistribution = true;
 			return ok({ paymentOrderId: o.id, failNextDistribution: true });
 		},
@@ -80,8 +77,7 @@ export function registerOrderOperator(r: Router, svc: Services, state: OperatorS
 		'POST',
 		'/sandbox/payment-orders/:id/expire',
 		(ctx) => {
-			const o = core.orders.get(ctx.params.id);
-			if (!o) fail(404, 'payment_order_not_found');
+			const o = orderOf(core, ctx.params.id);
 			engine.expire(o);
 			return ok({ paymentOrderId: o.id, status: o.status });
 		},

@@ -1,6 +1,6 @@
-/** What the operator API's topics share: the answer shape, the account a call names, and the state only the operator API keeps. */
+/** What the operator API's topics share: the answer shape, the account and order a call names, and the state only the operator API keeps. */
 import type { Core } from '../core';
-import type { Account } from '../state';
+import type { Account, Order } from '../state';
 import { fail } from '../util';
 
 export const ok = (body: unknown = { ok: true }, status = 200) => ({ status, body });
@@ -11,6 +11,13 @@ export function accountOf(core: Core, subaccountId?: string): Account {
 	const a = core.accounts.get(subaccountId);
 	if (!a || !a.parentId) fail(404, 'subaccount_not_found');
 	return a;
+}
+
+/** The payment order with this id, of any account (404 otherwise). */
+export function orderOf(core: Core, id: string): Order {
+	const o = core.orders.get(id);
+	if (!o) fail(404, 'payment_order_not_found');
+	return o;
 }
 
 export interface OutboxMessage {
