@@ -1,22 +1,22 @@
 /**
  * What a real-n8n test file (test/e2e, test/queue) starts once for all its tests, in its beforeAll: the
- * sandbox in this process, its operator client and the seed as it started (its first user pays, the
- * second is paid); and the one way it stops what it started, in its afterAll.
+ * sandbox in this process, its operator client and the seed as it started (alice pays, bob is paid);
+ * and the one way it stops what it started, in its afterAll.
  */
 import type { SandboxOptions } from '../sandbox/server';
 import { startSandbox } from './sandbox';
-import { SandboxClient } from './sandboxClient';
+import { SandboxClient, userOf, walletOf } from './sandboxClient';
 
 export interface SandboxStage {
 	sandbox: Awaited<ReturnType<typeof startSandbox>>;
 	operator: SandboxClient;
 	/** The operator API's state at start (users, wallets, account). */
 	state: any;
-	/** The seed's first user: the payer of the files' orders. */
+	/** The seed's alice: the payer of the files' orders. */
 	alice: any;
-	/** The seed's second user: the payee. */
+	/** The seed's bob: the payee. */
 	bob: any;
-	/** Bob's wallet addresses on ethereum and solana (undefined where the seed gives him none). */
+	/** Bob's wallet addresses on ethereum and solana (every seed with users gives him both). */
 	bobEth: string;
 	bobSol: string;
 }
@@ -25,9 +25,9 @@ export async function startSandboxStage(options: SandboxOptions = {}): Promise<S
 	const sandbox = await startSandbox(options);
 	const operator = new SandboxClient(sandbox);
 	const state = await operator.state();
-	const [alice, bob] = state.users;
-	const address = (chain: string): string => bob?.wallets.find((w: { chain: string }) => w.chain === chain)?.address;
-	return { sandbox, operator, state, alice, bob, bobEth: address('ethereum'), bobSol: address('solana') };
+	const alice = userOf(state, 'alice');
+	const bob = userOf(state, 'bob');
+	return { sandbox, operator, state, alice, bob, bobEth: walletOf(bob, 'ethereum'), bobSol: walletOf(bob, 'solana') };
 }
 
 type Stoppable = { dispose(): Promise<unknown> } | { close(): Promise<unknown> };
