@@ -96,7 +96,12 @@ function batchKeys(ctx: IExecuteFunctions, count: number): string[] | undefined 
 		try {
 			keys.push(validateIdempotencyKey(raw, 'Business Key'));
 		} catch (error) {
-			throw operationError(ctx, `Item ${n + 1}: ${(error as Error).message}`, 0, 'Every order of the batch needs a valid Business Key before its keys can be checked (or leave Business Key empty).');
+			throw operationError(
+				ctx,
+				`Item ${n + 1}: ${(error as Error).message}`,
+				0,
+				'Every order of the batch needs a valid Business Key before its keys can be checked (or leave Business Key empty).',
+			);
 		}
 	}
 	return keys;

@@ -206,7 +206,7 @@ const properties: INodeProperties[] = [
 			typeOptions: { minValue: 0, maxValue: 2160 },
 			default: DEFAULT_REUSE_WINDOW_HOURS,
 			description:
-				'How long before this execution began an order found by its Business Key may have been made and still count as this item\'s payment (a re-run after a fix, a crash or an outage finishing the same batch). An older one fails the item: its key was most likely used by an earlier period (put the period in the key). 0: only orders made by this execution and its retries.',
+				"How long before this execution began an order found by its Business Key may have been made and still count as this item's payment (a re-run after a fix, a crash or an outage finishing the same batch). An older one fails the item: its key was most likely used by an earlier period (put the period in the key). 0: only orders made by this execution and its retries.",
 		},
 		{
 			displayName: 'Check Account Limits First',
@@ -346,7 +346,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const found: FoundCheck = { key, keyKind, lineage, reuseWindowHours };
 	if (keyKind === 'custom' && isDryRun(this)) {
 		// A dry run says which items already have an order, and what a real run would do with it.
-		const existing = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(body.subaccountId), itemIndex, alsoRecent: false });
+		const existing = await orderByKeyInRun.call(this, {
+			key,
+			runKeys: () => runBusinessKeys(this),
+			subaccountId: optionalText(body.subaccountId),
+			itemIndex,
+			alsoRecent: false,
+		});
 		if (existing) noteFinding(this, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
 	}
 
@@ -387,7 +393,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const read = await currentOrder.call(this, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
 	const current = read?.order ?? order;
 	checkFoundOrder(this, itemIndex, current, found, read?.skewMs ?? 0);
-	const addresses = Array.isArray(response.depositAddresses) && response.depositAddresses.length > 0 ? {} : await addressesFor.call(this, itemIndex, current, request.subaccountId);
+	const addresses =
+		Array.isArray(response.depositAddresses) && response.depositAddresses.length > 0
+			? {}
+			: await addressesFor.call(this, itemIndex, current, request.subaccountId);
 	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
 }
 
@@ -404,7 +413,12 @@ function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: nu
 	const raw = options.reuseWindowHours ?? DEFAULT_REUSE_WINDOW_HOURS;
 	const hours = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
 	if (!Number.isFinite(hours) || hours < 0) {
-		throw operationError(ctx, `Reuse Orders Made Within (Hours) must be a number of hours, 0 or more (got ${JSON.stringify(raw)})`, itemIndex, 'Nothing was sent for this item.');
+		throw operationError(
+			ctx,
+			`Reuse Orders Made Within (Hours) must be a number of hours, 0 or more (got ${JSON.stringify(raw)})`,
+			itemIndex,
+			'Nothing was sent for this item.',
+		);
 	}
 	return hours;
 }
@@ -425,8 +439,7 @@ function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs: number
 	if (state === 'dead') {
 		return {
 			message: `Payee unpaid: this item's ${keyName} belongs to payment order ${id} (${made}), which can no longer pay: ${why}`,
-			description:
-				`Nothing new was created, and this key will only ever return that order. Only a new key pays: ${found.keyKind === 'custom' ? "give this payment a new Business Key (e.g. add the period or a suffix: {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}-2)" : 'run the workflow anew for this item'}.`,
+			description: `Nothing new was created, and this key will only ever return that order. Only a new key pays: ${found.keyKind === 'custom' ? "give this payment a new Business Key (e.g. add the period or a suffix: {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}-2)" : 'run the workflow anew for this item'}.`,
 		};
 	}
 	if (state === 'unknown') {
@@ -635,7 +648,10 @@ function withFundsSeen(
 	let missing = '';
 	try {
 		const left = toPips(order.amountUsd) - toPips(seenUsd);
-		missing = left > 0n ? ` ${fromPips(left).text} USD is still missing: send only that, once the transfers already seen are confirmed.` : ' That covers the amount: send nothing more.';
+		missing =
+			left > 0n
+				? ` ${fromPips(left).text} USD is still missing: send only that, once the transfers already seen are confirmed.`
+				: ' That covers the amount: send nothing more.';
 	} catch {
 		missing = ' Check the order (Payment Order → Get) before sending more.';
 	}

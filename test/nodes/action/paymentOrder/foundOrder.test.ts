@@ -39,7 +39,9 @@ describe('a Business Key from an earlier period is loud', () => {
 		expect(second).toHaveLength(3);
 		second.forEach((item, n) => {
 			expect(item.error).toMatch(
-				new RegExp(`^Business Key "EMP-${n + 1}" was already used 31 days before this execution began, by payment order ${String(first[n].id)} \\(made .*, status AWAITING_FUNDS\\): nothing new was paid`),
+				new RegExp(
+					`^Business Key "EMP-${n + 1}" was already used 31 days before this execution began, by payment order ${String(first[n].id)} \\(made .*, status AWAITING_FUNDS\\): nothing new was paid`,
+				),
 			);
 		});
 		expect(await orderCount(env)).toBe(3);
@@ -50,7 +52,9 @@ describe('a Business Key from an earlier period is loud', () => {
 		await env.run(params, { items: payees('FIX', 1), executionId: '1' });
 		await advance(31 * DAY);
 		await expect(env.run(params, { items: payees('FIX', 1), executionId: '2' })).rejects.toMatchObject({
-			description: expect.stringMatching(/put the period or the invoice number in the key, e\.g\. \{\{ \$json\.employeeId \}\}-\{\{ \$now\.toFormat\('yyyy-MM'\) \}\}.*Reuse Orders Made Within \(Hours\) above 744 \(now 12\)/),
+			description: expect.stringMatching(
+				/put the period or the invoice number in the key, e\.g\. \{\{ \$json\.employeeId \}\}-\{\{ \$now\.toFormat\('yyyy-MM'\) \}\}.*Reuse Orders Made Within \(Hours\) above 744 \(now 12\)/,
+			),
 		});
 	});
 
@@ -105,7 +109,11 @@ describe('the paths that finish a batch stay quiet', () => {
 describe('a dead order found by its key: the payee is unpaid, only a new key pays', () => {
 	test.each([
 		['expired', async (id: string) => env.op('POST', `/payment-orders/${id}/expire`), /can no longer pay: it is EXPIRED/],
-		['cancelled', async (id: string) => env.client.api('POST', `/payment-orders/${id}/cancel`, {}), /can no longer pay: (it is CANCELED|its cancellation was requested)/],
+		[
+			'cancelled',
+			async (id: string) => env.client.api('POST', `/payment-orders/${id}/cancel`, {}),
+			/can no longer pay: (it is CANCELED|its cancellation was requested)/,
+		],
 	] as const)('%s: the re-run fails the item; Find by Keys says keyState "dead"', async (_, kill, why) => {
 		const params = payroll(farExpiry());
 		const [order] = json(await env.run(params, { items: payees('DEAD', 1), executionId: '1' }));
@@ -151,7 +159,9 @@ describe('a found order awaiting funds says where to pay and what was already se
 		const [created] = json(await env.run(payroll(), { items: payees('COL', 1), executionId: '1' }));
 		const [found] = json(await env.run(payroll({ expiresInMinutes: 61 }), { items: payees('COL', 1), executionId: '2' }));
 		const [replayed] = json(await env.run(payroll(farExpiry()), { items: payees('COL2', 1), executionId: '3' }));
-		const [replayedAgain] = json(await env.run(payroll({ expiresAt: replayed.expiresAt, expiry: 'at' }), { items: payees('COL2', 1), executionId: '4' }));
+		const [replayedAgain] = json(
+			await env.run(payroll({ expiresAt: String(replayed.expiresAt), expiry: 'at' }), { items: payees('COL2', 1), executionId: '4' }),
+		);
 		const columns = (o: IDataObject) => Object.keys(o).sort();
 		expect(columns(found)).toEqual(columns(created));
 		expect(columns(replayedAgain)).toEqual(columns(created));
@@ -177,13 +187,18 @@ test('one listing per run answers every 409: N items cost the pages of one listi
 test('a dry run says which items already have an order, and which a real run would fail', async () => {
 	const params = payroll(farExpiry());
 	await env.run(params, { items: payees('DRY', 1), executionId: '1' });
-	const dry = (executionId: string) => env.run({ ...params, options: { dryRun: true } }, { items: [...payees('DRY', 1), { json: { employeeId: 'DRY-new', amount: '5' } }], executionId });
+	const dry = (executionId: string) =>
+		env.run({ ...params, options: { dryRun: true } }, { items: [...payees('DRY', 1), { json: { employeeId: 'DRY-new', amount: '5' } }], executionId });
 	const [existing, fresh] = json(await dry('2'));
-	expect(existing.checks).toEqual(expect.arrayContaining([expect.stringMatching(/^Business Key "DRY-1" already belongs to payment order .*: a real run returns that order/)]));
+	expect(existing.checks).toEqual(
+		expect.arrayContaining([expect.stringMatching(/^Business Key "DRY-1" already belongs to payment order .*: a real run returns that order/)]),
+	);
 	expect(JSON.stringify(fresh.checks)).not.toContain('already belongs');
 	await advance(31 * DAY);
 	const [old] = json(await dry('3'));
-	expect(old.checks).toEqual(expect.arrayContaining([expect.stringMatching(/a real run fails this item\. Business Key "DRY-1" was already used 31 days before/)]));
+	expect(old.checks).toEqual(
+		expect.arrayContaining([expect.stringMatching(/a real run fails this item\. Business Key "DRY-1" was already used 31 days before/)]),
+	);
 	expect(await orderCount(env)).toBe(1);
 });
 
@@ -192,11 +207,12 @@ describe('before paying: which keys are already used', () => {
 		const params = payroll(farExpiry());
 		const [live, dead] = json(await env.run(params, { items: payees('FK', 2), executionId: '1' }));
 		await env.op('POST', `/payment-orders/${String(dead.id)}/expire`);
-		const out = json(
-			await env.run({ resource: 'paymentOrder', operation: 'findByKeys', businessKey: '={{ $json.employeeId }}' }, { items: payees('FK', 3) }),
-		);
+		const out = json(await env.run({ resource: 'paymentOrder', operation: 'findByKeys', businessKey: '={{ $json.employeeId }}' }, { items: payees('FK', 3) }));
 		expect(out.map((o) => o.keyState)).toEqual(['live', 'dead', 'unused']);
-		expect(out[0]).toMatchObject({ id: live.id, note: expect.stringMatching(/^This key was used on .* by payment order .* \(status AWAITING_FUNDS\)\. Create with this key returns that order/) });
+		expect(out[0]).toMatchObject({
+			id: live.id,
+			note: expect.stringMatching(/^This key was used on .* by payment order .* \(status AWAITING_FUNDS\)\. Create with this key returns that order/),
+		});
 	});
 
 	test('Check Batch Against Limits with Business Key lists the used keys (when, which order, status) in one listing', async () => {
@@ -213,7 +229,9 @@ describe('before paying: which keys are already used', () => {
 		]);
 		expect(String(report.keysNote)).toMatch(/^1 of the 3 Business Keys already have an order \(items 1\)/);
 		expect((await env.requests()).filter((r) => r.path === '/api/v1/payment-orders')).toHaveLength(1);
-		const [plain] = json(await env.run({ resource: 'account', operation: 'checkBatch', amountUsd: '={{ $json.amount }}' } as never, { items: payees('CB', 3) }));
+		const [plain] = json(
+			await env.run({ resource: 'account', operation: 'checkBatch', amountUsd: '={{ $json.amount }}' } as never, { items: payees('CB', 3) }),
+		);
 		expect(plain.keysUsed).toBeUndefined();
 	});
 });
