@@ -70,7 +70,7 @@ describe('example workflows in a real n8n', () => {
 	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
-		expect(exampleFiles()).toHaveLength(7);
+		expect(exampleFiles()).toHaveLength(8);
 		const withCode: string[] = [];
 		for (const file of exampleFiles()) {
 			const workflow = loadExample(file);
