@@ -265,6 +265,9 @@ export function makeHandler(o: ServeOptions) {
 			res.end(why ?? page.body);
 			return;
 		}
+		// Every answer of the public APIs says it comes from the sandbox: a credential whose Environment is
+		// Local Sandbox sends no write until it has seen this (nodes/shared/transport.ts).
+		if (!isOperator) res.setHeader('x-clearinghouse-sandbox', '1');
 		let status = 500;
 		let raw: Buffer | null = null;
 		let parsedBody: unknown = null;
