@@ -1,5 +1,6 @@
 /** CLI: `npm run sandbox -- [--port 4010] [--rewards-port 4011] [--seed demo|empty] [--time-scale N] [--data-file PATH] [--api-key KEY] [--allow-loopback-webhooks] [--resolve-webhook-hosts] [--host H]`. */
-import { startSandbox, SandboxOptions } from './server';
+import { isLoopbackAddress, publicHostName, urlHost } from './edge';
+import { startSandbox, type Sandbox, type SandboxOptions } from './server';
 
 function parseArgs(argv: string[]): SandboxOptions {
 	const o: SandboxOptions = { port: 4010, rewardsPort: 4011 };
@@ -56,10 +57,34 @@ function parseArgs(argv: string[]): SandboxOptions {
 	return o;
 }
 
+/**
+ * Bound beyond loopback: the names the servers answer, and the URLs n8n in a container enters in its
+ * credential (host.docker.internal: Docker Desktop has it, Linux needs --add-host).
+ */
+function reachLines(opts: SandboxOptions, sb: Sandbox): string[] {
+	const host = opts.host ?? '127.0.0.1';
+	if (isLoopbackAddress(host)) return [];
+	const [mainPort, rewardsPort] = [sb.mainUrl, sb.rewardsUrl].map((u) => new URL(u).port);
+	const docker = 'host.docker.internal';
+	const named = (opts.publicHosts ?? []).map(publicHostName).includes(docker);
+	return [
+		`Listening on: ${urlHost(host)} (ports ${mainPort} and ${rewardsPort}); it answers only the Host names ${sb.hostNames.main.join(', ')}`,
+		`n8n in Docker: Base URL http://${docker}:${mainPort}, Rewards URL http://${docker}:${rewardsPort}` +
+			(named ? '' : ` (start the sandbox with --public-host ${docker} first)`) +
+			`; on Linux run the container with --add-host=${docker}:host-gateway`,
+	];
+}
+
 async function main(): Promise<void> {
 	const opts = parseArgs(process.argv.slice(2));
 	const sb = await startSandbox(opts);
-	const state = (await (await fetch(`${sb.operatorUrl}/state`)).json()) as {
+	// The seed, read as any client on this machine would (sb.operatorUrl is a loopback or the bound address).
+	const answer = await fetch(`${sb.operatorUrl}/state`);
+	if (!answer.ok) {
+		await sb.close();
+		throw new Error(`its operator API at ${sb.operatorUrl} answered HTTP ${answer.status} when reading the seed: ${(await answer.text()).slice(0, 200)}`);
+	}
+	const state = (await answer.json()) as {
 		users: { id: string; label: string; accountId: string; wallets: { chain: string; address: string; status: string }[] }[];
 		subaccounts: { id: string; apiKey: string }[];
 	};
@@ -72,6 +97,7 @@ async function main(): Promise<void> {
 		`Rewards API:  ${sb.rewardsUrl}/api/v1/rewards`,
 		`Console:      ${sb.mainUrl}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`,
 		`Operator API: ${sb.operatorUrl}   (GET /sandbox/state lists ids and wallets)`,
+		...reachLines(opts, sb),
 	];
 	for (const u of state.users) {
 		out.push(`User ${u.label}: id ${u.id} (account ${u.accountId})`);
