@@ -101,8 +101,9 @@ export const FLAGS: Flag[] = [
 		name: 'allow-loopback-webhooks',
 		value: 'PORTS',
 		default: 'off: loopback URLs are refused',
-		help: "accepts webhook endpoints on 127.0.0.1, localhost and [::1] (http or https) on these ports only, comma-separated, e.g. 5678: an n8n on this machine",
-		missing: "--allow-loopback-webhooks takes the ports it admits: --allow-loopback-webhooks=5678 (n8n's port; several: =5678,5679). It no longer admits every local port",
+		help: 'accepts webhook endpoints on 127.0.0.1, localhost and [::1] (http or https) on these ports only, comma-separated, e.g. 5678: an n8n on this machine',
+		missing:
+			"--allow-loopback-webhooks takes the ports it admits: --allow-loopback-webhooks=5678 (n8n's port; several: =5678,5679). It no longer admits every local port",
 		set: (o, v) => (o.allowLoopbackWebhooks = (v as string).split(',').map((p) => port('allow-loopback-webhooks', p, 1))),
 	},
 	{
