@@ -275,6 +275,8 @@ export function makeHandler(o: ServeOptions) {
 		const target = parseTarget(req.url);
 		const path = target?.path ?? String(req.url ?? '').slice(0, 200);
 		const isOperator = !!o.operator && !!target && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		// The Date header tells the sandbox's clock (moved by the operator), as a real server's tells its own.
+		res.setHeader('date', new Date(o.core.now()).toUTCString());
 		const page = o.operator && target && method === 'GET' ? consoleAsset(path) : undefined;
 		if (page) {
 			// The browser console (sandbox/console/): served under the operator API's own rules.

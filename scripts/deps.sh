@@ -8,14 +8,14 @@
 # and a real n8n runs from its own runtime) and run a pnpm-only guard (`npx only-allow pnpm`) that
 # stops a plain npm install. So one install serves Node 20 (`npm run test:unit`) and Node 24 alike.
 # A lock newer than the install (a checkout, a merge, an edit of package.json's other fields) needs no
-# install when the installed tree is still the lock's: every installed package at the lock's version and
-# integrity, and every package of the lock that is missing an optional one (another platform's binary).
+# install when every package the lock lists is installed at the lock's version and integrity (an optional
+# one, another platform's binary, may be missing; a package the lock no longer lists may stay until the
+# next install: nothing the lock describes imports it).
 installed_matches_lock() {
   node -e '
     const lock = require("./package-lock.json").packages, installed = require("./node_modules/.package-lock.json").packages;
-    const same = Object.keys(installed).every((k) => lock[k] && lock[k].version === installed[k].version && lock[k].integrity === installed[k].integrity);
-    const missing = Object.keys(lock).filter((k) => k && !(k in installed) && !lock[k].optional);
-    process.exit(same && missing.length === 0 ? 0 : 1);
+    const differ = Object.keys(lock).filter((k) => k && (installed[k] ? installed[k].version !== lock[k].version || installed[k].integrity !== lock[k].integrity : !lock[k].optional));
+    process.exit(differ.length === 0 ? 0 : 1);
   ' 2>/dev/null
 }
 if [ ! -f node_modules/.package-lock.json ] || { [ package-lock.json -nt node_modules/.package-lock.json ] && ! installed_matches_lock; }; then
