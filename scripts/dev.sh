@@ -9,7 +9,7 @@
 # The nodes resolve n8n-workflow from this clone's node_modules (the devDependency), as under n8n-node dev.
 #   N8N_PORT                  n8n's port (default 5678); any other N8N_* setting passes through
 #   CLEARINGHOUSE_DEV_FOLDER  n8n's user folder, kept between runs (default ~/.cache/clearinghouse-n8n-dev)
-# The sandbox is not started here: run `npm run sandbox -- --allow-loopback-webhooks` in another terminal
+# The sandbox is not started here: run `npm run sandbox -- --allow-loopback-webhooks=5678` in another terminal
 # (or use `npm start`: the sandbox, n8n, the credential and the examples, with the package packed, not linked).
 set -euo pipefail
 cd "$(dirname "$0")/.."
