@@ -27,7 +27,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 		const error = await failure(env.run(payment(env, { toAddress: '={{ $json.to }}', amountUsd: '={{ $json.n }}', options: { concurrency: 1 } }), { items }));
 		expect(error.context.itemIndex).toBe(2);
 		expect(error.message).toMatch(
-			/^Recipient Address "0x0+dead" is not a registered wallet .* \(2 other items of this run already succeeded: 2 payment orders made or found\)$/,
+			/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .* \(2 other items of this run already succeeded: 2 payment orders made or found\)$/,
 		);
 		expect(error.description).toMatch(
 			/^Before this error, 2 of 3 items of this run succeeded \(items 1, 2\): 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
@@ -57,7 +57,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 
 	test('the first item failing: no progress note (nothing succeeded)', async () => {
 		const error = await failure(env.run(payment(env, { toAddress: dead })));
-		expect(error.message).toMatch(/^Recipient Address "0x0+dead" is not a registered wallet .*once the wallet is ACTIVE$/);
+		expect(error.message).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .*once the service has made it ACTIVE\.$/);
 		expect(error.description).not.toMatch(/Before this error/);
 	});
 
