@@ -95,14 +95,14 @@ export function sentPairs(request: FailedRequest | undefined): Array<{ chainPath
 }
 
 /**
- * True when GET /supported-assets may tell which field a refusal is about: an invalid-request status
- * (400, 422) for a request that sends a chain or an asset, or an answer that names a chain or asset
- * field. Decided from what was sent, not from the answer's wording.
+ * True when GET /supported-assets may tell which field a refusal is about: an answer that names a
+ * chain or asset field, or an invalid-request status (400, 422) naming no other field, for a request
+ * that sends a chain. Decided from what was sent, not from the answer's wording.
  */
 export function needsSupportedAssets(payload: JsonObject, statusCode = 400, request?: FailedRequest): boolean {
 	const path = text(payload.path);
 	if (CHAIN_FIELDS.test(path) || ASSET_FIELDS.test(path) || typeof payload.chain === 'string') return true;
-	return (statusCode === 400 || statusCode === 422) && sentPairs(request).length > 0;
+	return path === '' && (statusCode === 400 || statusCode === 422) && sentPairs(request).length > 0;
 }
 
 /** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
