@@ -360,6 +360,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return replayedOrder(current ?? order, response, key, lineage, 'replay', undefined, keyKind === 'derived');
 }
 
+/** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
+export function rowReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
+	const mapped = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+	const json = this.getInputData()[itemIndex]?.json ?? {};
+	const candidates: unknown[] = [];
+	if (keyMode(this, itemIndex) === 'custom') {
+		candidates.push(
+			mapped
+				? json[String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim()]
+				: itemParameter(this, 'idempotencyKey', itemIndex, ''),
+		);
+	}
+	candidates.push(mapped ? json.memo : itemParameter(this, 'memo', itemIndex, ''));
+	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
+	if (found === undefined) return undefined;
+	const text = String(found).trim();
+	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
 /** How far back Create looks for the order holding a Business Key the service says is taken. */
 const CONFLICT_LOOKUP_DAYS = 90;
 
