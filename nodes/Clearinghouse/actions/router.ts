@@ -206,7 +206,7 @@ export function withProgress(
 	operation: string,
 	row?: { itemIndex: number; rowName: (index: number) => string; keyMode?: string },
 ) {
-	if (row && total > 1 && !error.message.startsWith('Row ')) {
+	if (row && total > 1 && !/^Row \d/.test(error.message)) {
 		error.message = `${row.rowName(row.itemIndex)}, n8n item ${row.itemIndex}: ${error.message}`;
 	}
 	const succeeded: number[] = [];
