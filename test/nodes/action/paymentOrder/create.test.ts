@@ -289,7 +289,7 @@ describe('Create with Order Fields → Map Automatically', () => {
 	});
 
 	test("a contractor table maps as it is: the panel's labels and common names, any case, the sender given once", async () => {
-		const table = (name: string, wallet: string, amount: unknown, invoice: string) => ({
+		const table = (name: string, wallet: string, amount: string | number, invoice: string): IDataObject => ({
 			Name: name,
 			Wallet: wallet,
 			Chain: 'ethereum',
