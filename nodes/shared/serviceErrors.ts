@@ -143,10 +143,9 @@ function accountFix(body: IDataObject, what: 'sender' | 'recipient' | 'either'):
 	return `If the ${what === 'sender' ? 'sender' : 'recipient'} is a user of a subaccount, pay from that subaccount: set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it${newWallet}.`;
 }
 
-/** Payment Order → Create (and Quote → Create) refused for a field the node cannot check itself: who pays whom. */
+/** Payment Order → Create refused for a field the node cannot check itself: who pays whom. */
 function partyMessage(apiCode: string, path: string, statusCode: number, request: FailedRequest | undefined): string | undefined {
-	const orderPath = request?.path === '/payment' || request?.path === '/quotes';
-	if (!orderPath || request?.method !== 'POST' || statusCode !== 400) return undefined;
+	if (request?.path !== '/payment' || request.method !== 'POST' || statusCode !== 400) return undefined;
 	const body = request.body ?? {};
 	const chain = text(body.toChain);
 	const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
