@@ -1,7 +1,7 @@
 import { startSandbox as startInProcess, type Sandbox, type SandboxOptions } from '../sandbox/server';
 
 /** A sandbox in this process or another (URLs without /api/v1, as the credential wants them). */
-export type SandboxHandle = Omit<Sandbox, 'services'>;
+export type SandboxHandle = Omit<Sandbox, 'services' | 'hostNames'>;
 
 /** The sandbox in this process, on free ports unless given. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {

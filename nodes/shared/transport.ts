@@ -351,7 +351,7 @@ export async function apiRequestWithStatus(
 	this: ApiContext,
 	request: ApiRequest,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<{ statusCode: number; body: unknown }> {
+): Promise<{ statusCode: number; body: unknown; date?: string }> {
 	const credentials = await apiCredentials(this);
 	const target = apiUrl(credentials, request.api ?? 'main', request.path);
 	if ('problem' in target) {
@@ -393,7 +393,10 @@ export async function apiRequestWithStatus(
 		}
 		reachedBefore = true;
 		const { statusCode } = response;
-		if (statusCode >= 200 && statusCode < 300) return { statusCode, body: response.body };
+		if (statusCode >= 200 && statusCode < 300) {
+			const date = response.headers?.date;
+			return { statusCode, body: response.body, date: typeof date === 'string' ? date : undefined };
+		}
 		if (safeToRepeat && attempt < policy.maxAttempts && RETRYABLE_STATUSES.has(statusCode)) {
 			const asked = parseRetryAfter(response.headers?.['retry-after']);
 			if (asked === undefined || asked <= policy.maxRetryAfterMs) {
