@@ -8,12 +8,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	return await startInProcess({ port: 0, rewardsPort: 0, ...options });
 }
 
-/** The credential data for a sandbox, as `n8n import:credentials` takes it. */
+/** The credential data for a sandbox, as `n8n import:credentials` takes it: Environment → Local Sandbox (no real money). */
 export function sandboxCredential(sandbox: Pick<Sandbox, 'apiKey' | 'mainUrl' | 'rewardsUrl'>, id = 'chSandboxCred001', name = 'Clearinghouse sandbox') {
 	return {
 		id,
 		name,
 		type: 'clearinghouseApi',
-		data: { apiKey: sandbox.apiKey, baseUrl: sandbox.mainUrl, rewardsUrl: sandbox.rewardsUrl },
+		data: { apiKey: sandbox.apiKey, baseUrl: sandbox.mainUrl, rewardsUrl: sandbox.rewardsUrl, environment: 'sandbox' },
 	};
 }
