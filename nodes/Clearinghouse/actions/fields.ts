@@ -243,6 +243,7 @@ const keyFieldsAfterMode: INodeProperties[] = [
 		displayName: 'Allow Derived Keys in Editor and Sub-Workflow Runs',
 		name: 'allowDerivedInNewRuns',
 		type: 'boolean',
+		validateType: 'boolean',
 		default: false,
 		description:
 			'Whether to send Derived keys from a run started in the editor or as a sub-workflow with a Production credential (a localhost Base URL included). Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.',

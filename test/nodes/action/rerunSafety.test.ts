@@ -107,7 +107,7 @@ describe('strict input: refused before any request', () => {
 	});
 
 	test.each([
-		['a zero-width space', '={{ "INV-1\u200b" + "001" }}', /invisible or control character U\+200B/],
+		['a zero-width space', '={{ "INV-1\u200b" + "001" }}', /invisible, space-like or control character U\+200B/],
 		['NaN from an expression', '={{ Number("x") }}', /must be text, or a whole number|must not be "NaN"/],
 		['a huge number from an expression', '={{ 1e21 }}', /must be text, or a whole number up to/],
 	])('Create with a Business Key holding %s sends nothing', async (_what, idempotencyKey, rule) => {

@@ -11,12 +11,12 @@ import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, 
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
-import { guardOrder } from './createGuards';
+import { countSent, guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, usdAmount } from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
 import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
@@ -355,7 +355,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(this, options, itemIndex);
-	if (options.checkLimits === true) {
+	if (switchParameter(this, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
 		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
 	}
 	const found: FoundCheck = { key, keyKind, lineage, reuseWindowHours };
@@ -374,6 +374,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	body.idempotencyKey = key;
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
 	const { request, first } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
+	countSent(this, itemIndex, request.amountUsd);
 	const startedMs = Date.now();
 	let response: IDataObject;
 	try {
