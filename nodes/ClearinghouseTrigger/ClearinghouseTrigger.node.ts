@@ -89,7 +89,7 @@ export class ClearinghouseTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
+					'Publish the workflow and this trigger starts it for each payment order event chosen in Events below: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
 				name: 'notice',
 				type: 'notice',
 				default: '',

@@ -17,6 +17,7 @@ import {
 } from '../spendLimits';
 import { isToolRun } from '../toolDescriptions';
 import { limitBreaches } from './accountLimits';
+import { inputValue } from './inputItem';
 
 /**
  * Payment Order → Create's guards around the spend limits (actions/spendLimits.ts): read once per
@@ -63,11 +64,11 @@ function readLimits(ctx: IExecuteFunctions): SpendLimits {
 
 /** The amount of one item as execute() reads it, or undefined when it does not parse (the item fails on its own). */
 function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | undefined {
-	const raw =
-		ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData'
-			? ctx.getInputData()[itemIndex]?.json?.amountUsd
-			: ctx.getNodeParameter('amountUsd', itemIndex, '');
 	try {
+		const raw =
+			ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData'
+				? inputValue(ctx.getInputData()[itemIndex]?.json ?? {}, 'amountUsd')
+				: ctx.getNodeParameter('amountUsd', itemIndex, '');
 		return parseUsdAmount(raw);
 	} catch {
 		return undefined;
