@@ -37,6 +37,8 @@ export interface CoreOptions {
 	 * taken for a timeout (which the sandbox then retries, as the service would).
 	 */
 	attemptTimeoutMs?: number;
+	/** Word every refusal of the public APIs differently from the sandbox's own texts (router.ts reworded()). */
+	rewordErrors?: boolean;
 	log: boolean;
 }
 

@@ -226,6 +226,23 @@ function errorRes(e: unknown, core: Core): Res {
 }
 
 /**
+ * Option rewordErrors: every refusal of the public APIs as another service that follows the spec
+ * might word it, `{error: sentence}` alone (the spec's error body), with no code, message or path and
+ * the sandbox's words in another order. A test double for clients that must not read the sandbox's
+ * wording (the nodes decide from what they sent).
+ */
+export function reworded(r: Res): Res {
+	if (r.status < 400 || !r.body || typeof r.body !== 'object') return r;
+	const body = r.body as Record<string, unknown>;
+	const said = [body.error, body.message].filter((part): part is string => typeof part === 'string').join(' ');
+	const words = said
+		.split(/[\s_]+/)
+		.filter(Boolean)
+		.reverse();
+	return { ...r, body: { error: `Declined by the server, status ${r.status}${words.length ? `; reasons given: ${words.join(' ')}` : ''}` } };
+}
+
+/**
  * The operator API and the console have no key: only clients on this machine, and no cross-origin
  * browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin). The Host is one of the
  * sandbox's own names already (makeHandler refuses any other first).
@@ -318,7 +335,7 @@ export function makeHandler(o: ServeOptions) {
 				return real;
 			})();
 			status = r.status;
-			send(res, r);
+			send(res, !isOperator && o.core.opts.rewordErrors ? reworded(r) : r);
 		} catch (e) {
 			const r = errorRes(e, o.core);
 			status = r.status;

@@ -15,7 +15,7 @@ import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 import type { SupportedAsset } from './serviceErrors';
-import { describeServiceError, needsSupportedAssets } from './serviceErrors';
+import { describeServiceError, namesNoField, needsSupportedAssets } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -252,16 +252,27 @@ function errorBody(body: unknown): JsonObject {
  */
 async function apiError(ctx: ApiContext, statusCode: number, body: unknown, request: ApiRequest): Promise<NodeApiError> {
 	const payload = errorBody(body);
-	let assets: SupportedAsset[] | undefined;
-	if (statusCode < 500 && needsSupportedAssets(payload) && request.path !== '/supported-assets') {
+	// Reads that tell which field a refusal is about from what was sent (never from the answer's words).
+	const read = async (path: string, qs?: IDataObject): Promise<unknown> => {
 		try {
-			const list = await apiRequestWithStatus.call(ctx, { method: 'GET', path: '/supported-assets' }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 });
-			if (Array.isArray(list.body)) assets = (list.body as IDataObject[]).map((a) => ({ chain: String(a.chain), symbol: String(a.symbol) }));
+			return (await apiRequestWithStatus.call(ctx, { method: 'GET', path, qs }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 })).body;
 		} catch {
-			// The list only helps: the error is reported without it.
+			return undefined; // they only help: the error is reported without them
 		}
+	};
+	let assets: SupportedAsset[] | undefined;
+	if (statusCode < 500 && needsSupportedAssets(payload, statusCode, request) && request.path !== '/supported-assets') {
+		const list = await read('/supported-assets');
+		if (Array.isArray(list)) assets = (list as IDataObject[]).map((a) => ({ chain: String(a.chain), symbol: String(a.symbol) }));
 	}
-	const { message, description, apiField } = describeServiceError(statusCode, payload, request, assets);
+	let limits: IDataObject | undefined;
+	if (statusCode === 400 && request.method === 'POST' && request.path === '/payment' && namesNoField(payload)) {
+		// A refused order that names no field: the account limits are one cause the node can check.
+		const subaccountId = request.body?.subaccountId;
+		const answer = await read('/account/limits', typeof subaccountId === 'string' && subaccountId !== '' ? { subaccountId } : undefined);
+		if (answer && typeof answer === 'object' && !Array.isArray(answer)) limits = answer as IDataObject;
+	}
+	const { message, description, apiField } = describeServiceError(statusCode, payload, request, assets, limits);
 	const error = new NodeApiError(ctx.getNode(), payload, { message, description, httpCode: String(statusCode), itemIndex: request.itemIndex });
 	if (apiField && apiField in (ctx.getNode().parameters ?? {})) error.context.parameter = apiField;
 	return error;

@@ -183,6 +183,14 @@ export function nettingView(o: Order, openEpoch: number): string {
 			return `distribution failed: retried when netting window ${openEpoch} closes`;
 		case 'DISTRIBUTED':
 			return o.internal.nettedInEpoch !== undefined ? `delivered at the close of netting window ${o.internal.nettedInEpoch}` : 'delivered';
+		// Dead orders: the payee is unpaid, and a re-run with the same key finds this order again.
+		case 'EXPIRED':
+		case 'REMEDIATING_EXPIRED':
+			return `expired before it was funded: the payee is unpaid${o.receivedTotal > 0 ? ' (what was deposited goes back to its sender)' : ''}. To pay them, create a new order with a new Business Key`;
+		case 'CANCELED':
+			return 'canceled: the payee is unpaid. To pay them, create a new order with a new Business Key';
+		case 'REFUNDED':
+			return `refunded${o.refundReason ? ` (${o.refundReason})` : ''}: the deposit went back to its sender and the payee is unpaid. To pay them, create a new order with a new Business Key`;
 		default:
 			return '';
 	}

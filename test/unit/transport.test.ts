@@ -271,7 +271,7 @@ describe('error mapping', () => {
 		[
 			400,
 			{ error: 'recipient_not_active', message: 'Recipient 0x11 on ethereum is not a registered wallet of the account', path: 'toAddress' },
-			'Recipient Address is not a registered wallet of the account. A recipient becomes active when its wallet is registered to a user (User → Create or Update, Wallets) and the service activates it, which is not instant: run this again once the wallet is ACTIVE',
+			'Recipient Address: recipient 0x11 on ethereum is not a registered wallet of the account',
 			/API code recipient_not_active, HTTP 400, field toAddress\)\. The service rejected the request as invalid/,
 		],
 		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'Subaccount ID: subaccount is paused', /ACTIVE with KYB APPROVED/],

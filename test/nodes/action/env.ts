@@ -5,7 +5,7 @@ import { createRunExecutionData } from 'n8n-workflow';
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { SANDBOX_PROOF_HEADER } from '../../../nodes/shared/transport';
 import { startSandbox } from '../../../harness/sandbox';
-import type { Sandbox } from '../../../sandbox/server';
+import type { Sandbox, SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
 import { runNode, type RunOptions } from '../../support/n8nContexts';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
@@ -26,8 +26,8 @@ export interface Env {
 	reset(): Promise<void>;
 }
 
-export async function startEnv(): Promise<Env> {
-	const sb = await startSandbox({ allowLoopbackWebhooks: true });
+export async function startEnv(options: SandboxOptions = {}): Promise<Env> {
+	const sb = await startSandbox({ allowLoopbackWebhooks: true, ...options });
 	const client = new SandboxClient(sb);
 	let since = 0;
 	const op = (method: string, path: string, body?: unknown) => client.call(method, path, body);
@@ -74,8 +74,11 @@ export async function startEnv(): Promise<Env> {
  * The file's Env: started before its tests, reset before each (unless `reset: false`: the tests
  * then share one sandbox's state), closed after them.
  */
-export function useEnv(options: { reset?: boolean } = {}): Env {
-	const env = fixture(startEnv, (e) => e.sb.close());
+export function useEnv(options: { reset?: boolean; sandbox?: SandboxOptions } = {}): Env {
+	const env = fixture(
+		() => startEnv(options.sandbox),
+		(e) => e.sb.close(),
+	);
 	if (options.reset !== false) beforeEach(() => env.reset());
 	return env;
 }

@@ -447,6 +447,37 @@ describe('webhook.ping', () => {
 	});
 });
 
+describe('switches read fail-closed (issue 34)', () => {
+	const ping = () =>
+		JSON.stringify({ id: `evt_ping_${Date.now()}`, type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
+	const event = () =>
+		JSON.stringify({
+			id: `evt_sw_${Date.now()}`,
+			type: 'payment_order',
+			created: new Date().toISOString(),
+			accountId: 'a',
+			data: { payment_order: { id: 'x', status: 'FUNDED', version: 1 } },
+		});
+
+	it.each([
+		['Emit Test Pings', { emitPing: '={{ "yes" }}' }, ping],
+		['Drop Duplicate Deliveries', { dropDuplicates: '={{ 0 }}', confirmWithApi: false }, event],
+		['Confirm Events With the API', { confirmWithApi: '={{ "" }}' }, event],
+	])('%s given neither a clear on nor off: the delivery fails (500), no run starts, the service delivers it again', async (_label, options, body) => {
+		const t = await publishedTrigger({ options });
+		const outcome = await signed(t, body());
+		expect(outcome.status).toBe(500);
+		expect(outcome.items ?? []).toEqual([]);
+	});
+
+	it('an exemption is off for the text "false" and on for "true" (as $vars and $env give them)', async () => {
+		let t = await published({ options: { emitPing: '={{ "false" }}' } });
+		expect(await signed(t, ping())).toMatchObject({ status: 200, body: { received: true, ignored: 'ping' } });
+		t = await published({ options: { emitPing: '={{ "true" }}' } });
+		expect((await signed(t, ping())).items).toHaveLength(1);
+	});
+});
+
 describe('the test webhook (editor)', () => {
 	it('verifies and emits deliveries to the /webhook-test/ URL with its own secret', async () => {
 		const prod = await publishedWithDefaults();
