@@ -4,7 +4,8 @@
 # `npx n8n@latest`: builds once (`npm run build`), links dist/ into the n8n user folder's
 # custom/node_modules (n8n loads custom nodes from there; linking dist/ rather than the whole clone keeps
 # the clone's node_modules out of n8n's node search), runs `tsc --watch`, and starts n8n with
-# N8N_DEV_RELOAD=true, which reloads the nodes whenever dist/ changes: save a .ts file, refresh the editor.
+# N8N_DEV_RELOAD=true, which reloads the nodes whenever dist/ changes: save a .ts file, refresh the editor
+# (n8n starts watching shortly after "Editor is now accessible"; it logs "Hot reload triggered for CUSTOM").
 # Icons and codex files are copied by `npm run build` only: run it again after changing one.
 # The nodes resolve n8n-workflow from this clone's node_modules (the devDependency), as under n8n-node dev.
 #   N8N_PORT                  n8n's port (default 5678); any other N8N_* setting passes through
