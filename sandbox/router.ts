@@ -146,24 +146,35 @@ async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer>
 	if (declared > LIMITS.maxBodyBytes)
 		throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 	const chunks: Buffer[] = [];
-	let size = 0;
+	let size = 0; // the bytes held, counted in traffic.inflightBodyBytes
+	let received = 0;
+	let refusal: ApiError | undefined;
 	try {
 		for await (const c of req) {
 			const chunk = c as Buffer;
+			received += chunk.length;
+			if (received > LIMITS.maxBodyBytes)
+				throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
+			// Refused already: the rest is read and dropped, not kept. Answering and closing while the
+			// client still sends would reset the connection, and the client could lose the answer.
+			if (refusal) continue;
 			size += chunk.length;
 			traffic.inflightBodyBytes += chunk.length;
-			if (size > LIMITS.maxBodyBytes)
-				throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 			if (traffic.inflightBodyBytes > LIMITS.maxInflightBodyBytes) {
-				throw new ApiError(
+				refusal = new ApiError(
 					429,
 					'too_many_large_bodies',
 					{ message: 'Too many large bodies are being received at once; retry' },
 					{ connection: 'close', 'retry-after': '1' },
 				);
+				traffic.inflightBodyBytes -= size;
+				size = 0;
+				chunks.length = 0;
+				continue;
 			}
 			chunks.push(chunk);
 		}
+		if (refusal) throw refusal;
 		return Buffer.concat(chunks);
 	} catch (e) {
 		if (e instanceof ApiError) throw e;
