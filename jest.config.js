@@ -13,7 +13,7 @@ module.exports = {
 		{ ...base, displayName: 'nodes', testMatch: ['<rootDir>/test/nodes/**/*.test.ts'] },
 		{ ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.test.ts'] },
 		{ ...base, displayName: 'queue', testMatch: ['<rootDir>/test/queue/**/*.test.ts'] },
-		// The compatibility suite installs a second n8n (about 14 minutes the first time here), so it
+		// The compatibility suite installs a second n8n (about 14 minutes the first time, on 2 CPU cores), so it
 		// runs only through `npm run test:compat` (scripts/test-compat.sh sets the variable), not in `npm test`.
 		...(process.env.CLEARINGHOUSE_COMPAT === '1' ? [{ ...base, displayName: 'compat', testMatch: ['<rootDir>/test/compat/**/*.test.ts'] }] : []),
 	],

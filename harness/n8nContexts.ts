@@ -39,6 +39,8 @@ export interface TestCredentials {
 	apiKey: string;
 	baseUrl: string;
 	rewardsUrl?: string;
+	/** The credential's Environment: unset is Production, as for a credential saved before the field existed. */
+	environment?: 'production' | 'sandbox';
 }
 
 export interface NodeSetup {
@@ -57,6 +59,8 @@ export interface NodeSetup {
 	webhookId?: string;
 	/** The node's typeVersion; the newest the node declares when unset. */
 	typeVersion?: number;
+	/** As an AI agent's tool: n8n's `<package>.<name>Tool` node type (the input items stand for the model's tool call). */
+	asTool?: boolean;
 }
 
 const credentialType = new ClearinghouseApi();
@@ -73,7 +77,7 @@ function makeNode(nodeType: INodeType, setup: NodeSetup): INode {
 	return {
 		id: setup.nodeId ?? 'node-under-test',
 		name: setup.name ?? nodeType.description.defaults.name ?? nodeType.description.displayName,
-		type: `n8n-nodes-clearinghouse.${nodeType.description.name}`,
+		type: `n8n-nodes-clearinghouse.${nodeType.description.name}${setup.asTool ? 'Tool' : ''}`,
 		typeVersion: setup.typeVersion ?? ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
 		position: [0, 0],
 		parameters: setup.parameters,
@@ -127,6 +131,7 @@ export function additionalDataFor(setup: NodeSetup, extra: Partial<IWorkflowExec
 		apiKey: setup.credentials.apiKey,
 		baseUrl: setup.credentials.baseUrl,
 		rewardsUrl: setup.credentials.rewardsUrl ?? '',
+		...(setup.credentials.environment === undefined ? {} : { environment: setup.credentials.environment }),
 	};
 	const credentialsHelper = {
 		getParentTypes: () => [],

@@ -5,6 +5,7 @@
  * sandbox with the public demo key; a dropped `--data-file`, without persistence).
  */
 import { parseArgs } from 'node:util';
+import { publicHostName } from './edge';
 import type { SandboxOptions } from './server';
 import { DEMO_API_KEY } from './state';
 
@@ -20,13 +21,15 @@ export interface Flag {
 	/** The default, as the help states it. */
 	default?: string;
 	help: string;
+	/** What to say when the value is missing, when it needs more than "needs a value". */
+	missing?: string;
 	/** Writes the flag into the options; throws a message naming the flag when the value does not fit. */
 	set(o: SandboxOptions, value: string | true): void;
 }
 
-function port(flag: string, v: string): number {
+function port(flag: string, v: string, min = 0): number {
 	const n = /^\d{1,5}$/.test(v) ? Number(v) : NaN;
-	if (!(n >= 0 && n <= 65535)) throw new Error(`--${flag} must be a port number from 0 to 65535 (0: any free port), not "${v}"`);
+	if (!(n >= min && n <= 65535)) throw new Error(`--${flag} must be a port number from ${min} to 65535${min === 0 ? ' (0: any free port)' : ''}, not "${v}"`);
 	return n;
 }
 
@@ -49,8 +52,15 @@ export const FLAGS: Flag[] = [
 		name: 'host',
 		value: 'ADDRESS',
 		default: '127.0.0.1',
-		help: 'address both ports listen on',
+		help: 'address both ports listen on; 0.0.0.0: every interface (n8n in Docker), which exposes the API and its public demo key to whoever reaches the port',
 		set: (o, v) => (o.host = v as string),
+	},
+	{
+		name: 'public-host',
+		value: 'NAMES',
+		default: 'none: 127.0.0.1, localhost, [::1] and the --host address only',
+		help: 'more host names both servers answer, comma-separated (any other Host header gets 421), e.g. host.docker.internal for n8n in Docker',
+		set: (o, v) => (o.publicHosts = (v as string).split(',').map((name) => publicHostName(name))),
 	},
 	{
 		name: 'api-key',
@@ -89,9 +99,12 @@ export const FLAGS: Flag[] = [
 	},
 	{
 		name: 'allow-loopback-webhooks',
-		default: 'off',
-		help: 'accepts webhook endpoints on 127.0.0.1, localhost and [::1] (http or https): an n8n on this machine',
-		set: (o) => (o.allowLoopbackWebhooks = true),
+		value: 'PORTS',
+		default: 'off: loopback URLs are refused',
+		help: 'accepts webhook endpoints on 127.0.0.1, localhost and [::1] (http or https) on these ports only, comma-separated, e.g. 5678: an n8n on this machine',
+		missing:
+			"--allow-loopback-webhooks takes the ports it admits: --allow-loopback-webhooks=5678 (n8n's port; several: =5678,5679). It no longer admits every local port",
+		set: (o, v) => (o.allowLoopbackWebhooks = (v as string).split(',').map((p) => port('allow-loopback-webhooks', p, 1))),
 	},
 	{
 		name: 'resolve-webhook-hosts',
@@ -102,7 +115,7 @@ export const FLAGS: Flag[] = [
 	{
 		name: 'log',
 		default: 'off',
-		help: 'writes unexpected errors (a failed save, a scheduled task that threw) to stderr',
+		help: 'writes unexpected errors (a failed save, a scheduled task that threw) and refused Host headers to stderr',
 		set: (o) => (o.log = true),
 	},
 	{
@@ -140,6 +153,7 @@ export function parseCli(argv: string[]): Parsed {
 }
 
 function needsValue(f: Flag): string {
+	if (f.missing) return f.missing;
 	return `--${f.name} needs a value: --${f.name} ${f.value} (one that starts with - goes as --${f.name}=-…)`;
 }
 
@@ -190,7 +204,8 @@ export function helpText(): string {
 		'',
 		'Examples:',
 		`  ${COMMAND} --port 4020 --rewards-port 4021`,
-		`  ${COMMAND} --data-file ./sandbox-state.json --allow-loopback-webhooks`,
+		`  ${COMMAND} --data-file ./sandbox-state.json --allow-loopback-webhooks=5678`,
+		`  ${COMMAND} --host 0.0.0.0 --public-host host.docker.internal --allow-loopback-webhooks=5678`,
 		'',
 	].join('\n');
 }

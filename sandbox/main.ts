@@ -6,7 +6,8 @@
  */
 import * as fs from 'node:fs';
 import { COMMAND, helpText, parseCli } from './cli';
-import { startSandbox, SandboxOptions } from './server';
+import { isLoopbackAddress, publicHostName, urlHost } from './edge';
+import { startSandbox, type Sandbox, type SandboxOptions } from './server';
 
 /**
  * npm (10 and 11: @npmcli/run-script) runs a bin as `npm → sh -c '<bin> …' → node` and forwards SIGTERM
@@ -49,6 +50,24 @@ function alive(pid: number): boolean {
 	}
 }
 
+/**
+ * Bound beyond loopback: the names the servers answer, and the URLs n8n in a container enters in its
+ * credential (host.docker.internal: Docker Desktop has it, Linux needs --add-host).
+ */
+function reachLines(opts: SandboxOptions, sb: Sandbox): string[] {
+	const host = opts.host ?? '127.0.0.1';
+	if (isLoopbackAddress(host)) return [];
+	const [mainPort, rewardsPort] = [sb.mainUrl, sb.rewardsUrl].map((u) => new URL(u).port);
+	const docker = 'host.docker.internal';
+	const named = (opts.publicHosts ?? []).map(publicHostName).includes(docker);
+	return [
+		`Listening on: ${urlHost(host)} (ports ${mainPort} and ${rewardsPort}); it answers only the Host names ${sb.hostNames.main.join(', ')}`,
+		`n8n in Docker: Base URL http://${docker}:${mainPort}, Rewards URL http://${docker}:${rewardsPort}` +
+			(named ? '' : ` (start the sandbox with --public-host ${docker} first)`) +
+			`; on Linux run the container with --add-host=${docker}:host-gateway`,
+	];
+}
+
 async function main(): Promise<void> {
 	let opts: SandboxOptions;
 	try {
@@ -64,7 +83,13 @@ async function main(): Promise<void> {
 		return;
 	}
 	const sb = await startSandbox(opts);
-	const state = (await (await fetch(`${sb.operatorUrl}/state`)).json()) as {
+	// The seed, read as any client on this machine would (sb.operatorUrl is a loopback or the bound address).
+	const answer = await fetch(`${sb.operatorUrl}/state`);
+	if (!answer.ok) {
+		await sb.close();
+		throw new Error(`its operator API at ${sb.operatorUrl} answered HTTP ${answer.status} when reading the seed: ${(await answer.text()).slice(0, 200)}`);
+	}
+	const state = (await answer.json()) as {
 		users: { id: string; label: string; accountId: string; wallets: { chain: string; address: string; status: string }[] }[];
 		subaccounts: { id: string; apiKey: string }[];
 	};
@@ -77,6 +102,7 @@ async function main(): Promise<void> {
 		`Rewards API:  ${sb.rewardsUrl}/api/v1/rewards`,
 		`Console:      ${sb.mainUrl}/   (in a browser: orders, wallets, deliveries; fund, settle, replay with a click)`,
 		`Operator API: ${sb.operatorUrl}   (GET /sandbox/state lists ids and wallets)`,
+		...reachLines(opts, sb),
 	];
 	for (const u of state.users) {
 		out.push(`User ${u.label}: id ${u.id} (account ${u.accountId})`);

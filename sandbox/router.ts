@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth, Core } from './core';
 import { consoleAsset } from './console';
+import { clientIsThisMachine } from './edge';
 import type { LoggedRequest, Traffic } from './operator/traffic';
 import { ApiError, sleep } from './util';
 
@@ -145,24 +146,35 @@ async function readBody(req: IncomingMessage, traffic: Traffic): Promise<Buffer>
 	if (declared > LIMITS.maxBodyBytes)
 		throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 	const chunks: Buffer[] = [];
-	let size = 0;
+	let size = 0; // the bytes held, counted in traffic.inflightBodyBytes
+	let received = 0;
+	let refusal: ApiError | undefined;
 	try {
 		for await (const c of req) {
 			const chunk = c as Buffer;
+			received += chunk.length;
+			if (received > LIMITS.maxBodyBytes)
+				throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
+			// Refused already: the rest is read and dropped, not kept. Answering and closing while the
+			// client still sends would reset the connection, and the client could lose the answer.
+			if (refusal) continue;
 			size += chunk.length;
 			traffic.inflightBodyBytes += chunk.length;
-			if (size > LIMITS.maxBodyBytes)
-				throw new ApiError(413, 'payload_too_large', { message: `Bodies are limited to ${LIMITS.maxBodyBytes} bytes` }, { connection: 'close' });
 			if (traffic.inflightBodyBytes > LIMITS.maxInflightBodyBytes) {
-				throw new ApiError(
+				refusal = new ApiError(
 					429,
 					'too_many_large_bodies',
 					{ message: 'Too many large bodies are being received at once; retry' },
 					{ connection: 'close', 'retry-after': '1' },
 				);
+				traffic.inflightBodyBytes -= size;
+				size = 0;
+				chunks.length = 0;
+				continue;
 			}
 			chunks.push(chunk);
 		}
+		if (refusal) throw refusal;
 		return Buffer.concat(chunks);
 	} catch (e) {
 		if (e instanceof ApiError) throw e;
@@ -224,22 +236,45 @@ function errorRes(e: unknown, core: Core): Res {
 	return { status: 500, body: { error: 'internal_error', message: String((e as Error)?.message ?? e) } };
 }
 
-const isLoopback = (addr: string | undefined) => !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+/**
+ * Option rewordErrors: every refusal of the public APIs as another service that follows the spec
+ * might word it, `{error: sentence}` alone (the spec's error body), with no code, message or path and
+ * the sandbox's words in another order. A test double for clients that must not read the sandbox's
+ * wording (the nodes decide from what they sent).
+ */
+export function reworded(r: Res): Res {
+	if (r.status < 400 || !r.body || typeof r.body !== 'object') return r;
+	const body = r.body as Record<string, unknown>;
+	const said = [body.error, body.message].filter((part): part is string => typeof part === 'string').join(' ');
+	const words = said
+		.split(/[\s_]+/)
+		.filter(Boolean)
+		.reverse();
+	return { ...r, body: { error: `Declined by the server, status ${r.status}${words.length ? `; reasons given: ${words.join(' ')}` : ''}` } };
+}
 
 /**
- * The operator API has no key: only loopback clients, a loopback Host (no DNS rebinding), and no
- * cross-origin browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin).
+ * The operator API and the console have no key: only clients on this machine, and no cross-origin
+ * browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin). The Host is one of the
+ * sandbox's own names already (makeHandler refuses any other first).
  */
 function operatorRefusal(req: IncomingMessage): string | null {
-	if (!isLoopback(req.socket.remoteAddress)) return 'operator API is loopback-only';
-	const host = req.headers.host ?? '';
-	if (!LOOPBACK_HOST.test(host)) return 'operator API needs a loopback Host header';
+	if (!clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
 	const origin = req.headers.origin;
-	if (origin !== undefined && origin !== `http://${host}`) return 'operator API refuses cross-origin requests';
+	if (origin !== undefined && origin !== `http://${req.headers.host}`) return 'operator API refuses cross-origin requests';
 	const site = req.headers['sec-fetch-site'];
 	if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'operator API refuses cross-site requests';
 	return null;
+}
+
+/**
+ * A request for a name that is not the sandbox's (a DNS-rebinding page, a proxy's mistake): 421 and a
+ * fixed sentence, before anything is read, logged, counted or changed.
+ */
+function refuseForeignHost(res: ServerResponse): void {
+	const text = 'Misdirected request: this sandbox answers only its own host names (add one with --public-host)\n';
+	res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' });
+	res.end(text);
 }
 
 /** The header on every answer of both servers that marks them as the local sandbox (no real money). */
@@ -251,6 +286,8 @@ export interface ServeOptions {
 	operator?: Router;
 	traffic: Traffic;
 	core: Core;
+	/** The Host header values this server answers (lower case, with the port): filled once it listens. */
+	hostNames: ReadonlySet<string>;
 }
 
 /** The request handler of one public server (and, on the main server, the operator API under /sandbox). */
@@ -258,6 +295,10 @@ export function makeHandler(o: ServeOptions) {
 	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		// Every answer says it comes from the sandbox: nodes whose credential says `environment: sandbox` write only where they see it.
 		res.setHeader(SANDBOX_HEADER, '1');
+		if (!o.hostNames.has((req.headers.host ?? '').toLowerCase())) {
+			if (o.core.opts.log) console.error(`[sandbox] ${o.api}: refused Host ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))} (421)`);
+			return refuseForeignHost(res);
+		}
 		const method = (req.method ?? 'GET').toUpperCase();
 		const target = parseTarget(req.url);
 		const path = target?.path ?? String(req.url ?? '').slice(0, 200);
@@ -305,7 +346,7 @@ export function makeHandler(o: ServeOptions) {
 				return real;
 			})();
 			status = r.status;
-			send(res, r);
+			send(res, !isOperator && o.core.opts.rewordErrors ? reworded(r) : r);
 		} catch (e) {
 			const r = errorRes(e, o.core);
 			status = r.status;

@@ -12,4 +12,6 @@ status=0
 bash scripts/services.sh install browser || status=$?
 if [ "$status" = 3 ]; then echo "[test:e2e] the browser tests (console.test.ts, walk.test.ts, nodesPanel.test.ts) will be skipped: no chromium" >&2
 elif [ "$status" != 0 ]; then exit "$status"; fi
-exec bash scripts/jest.sh --selectProjects e2e "$@"
+# The user's arguments first: --selectProjects takes every word after it as a project name, so a test
+# path after it would silently select nothing and the whole project would run.
+exec bash scripts/jest.sh "$@" --selectProjects e2e

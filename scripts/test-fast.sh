@@ -17,5 +17,6 @@ ignore=()
 while IFS= read -r file; do ignore+=(--testPathIgnorePatterns "$file"); done < <(grep -rlE '^ \* @slow' test/unit test/sandbox test/nodes --include='*.test.ts' | sort)
 workers=(--maxWorkers=2)
 for arg in "$@"; do case "$arg" in -i | --runInBand | --maxWorkers* | -w*) workers=() ;; esac; done
-# The user's arguments before the ignore list: jest would read a path after it as one more pattern to ignore.
-exec bash scripts/jest.sh --selectProjects unit sandbox nodes "${workers[@]}" "$@" "${ignore[@]}"
+# The user's arguments first: --selectProjects and the ignore list would each read a path after them as one
+# more project name or pattern to ignore.
+exec bash scripts/jest.sh "$@" --selectProjects unit sandbox nodes "${workers[@]}" "${ignore[@]}"

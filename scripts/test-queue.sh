@@ -8,4 +8,5 @@ cd "$(dirname "$0")/.."
 source scripts/runtime.sh
 source scripts/deps.sh
 bash scripts/services.sh install queue
-exec bash scripts/jest.sh --selectProjects queue "$@"
+# The user's arguments first (--selectProjects would take a path after it as a project name).
+exec bash scripts/jest.sh "$@" --selectProjects queue

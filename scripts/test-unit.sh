@@ -11,4 +11,5 @@ if [ "$major" -lt 20 ]; then
   source scripts/runtime.sh node-only
 fi
 source scripts/deps.sh
-exec bash scripts/jest.sh --selectProjects unit sandbox nodes "$@"
+# The user's arguments first (--selectProjects would take a path after it as a project name).
+exec bash scripts/jest.sh "$@" --selectProjects unit sandbox nodes

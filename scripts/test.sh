@@ -24,4 +24,4 @@ fi
 npm run build
 npm run lint
 node scripts/verify.mjs
-exec bash scripts/jest.sh "${projects[@]}" "$@"
+exec bash scripts/jest.sh "$@" "${projects[@]}"  # the user's arguments first, as in test-unit.sh

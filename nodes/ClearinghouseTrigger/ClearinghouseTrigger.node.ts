@@ -8,13 +8,14 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
+import { readSwitch, storedAt, type SwitchKind } from '../shared/switches';
 import { confirmOrder } from './confirm';
 import type { EventOptions, TriggerMemory } from './events';
-import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
+import { decide, memoryFor, orderStateKey, recordEmitted } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { deliverySecret } from './endpointSecret';
 import { EVENTS_SUBTITLE, eventOptions, passUnknownStatusesDefault, passUnknownStatusesFields } from './eventOptions';
@@ -88,7 +89,7 @@ export class ClearinghouseTrigger implements INodeType {
 			},
 			{
 				displayName:
-					'Publish the workflow and this trigger starts it for every payment order event: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
+					'Publish the workflow and this trigger starts it for each payment order event chosen in Events below: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -255,15 +256,13 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 		deliveryId: header(req.headers[DELIVERY_ID_HEADER]) ?? null,
 	};
 
-	// Process memory first (it sees every delivery of this process), topped up from the static-data
-	// mirror (what this or another process saved).
+	// Process memory (it sees every delivery of this process), topped up from a static-data mirror
+	// that earlier versions wrote. Deliveries no longer write it: n8n saves a delivery's whole
+	// copy of the static data, loaded when the delivery began, so a write here overwrote what an
+	// activation wrote meanwhile (its endpoint, secret and `lastRecovery`).
 	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
-	const response = await answerEvent(ctx, event, base, memory, triggerKey);
-	// n8n saves static data only from a delivery that starts no run (docs/trigger.md), so the mirror
-	// is written there and only there: a snapshot on every delivery was work n8n then discarded.
-	if (!response.workflowData) state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS);
-	return response;
+	return await answerEvent(ctx, event, base, memory, triggerKey);
 }
 
 /** Keeps a trace of an event dropped because the API has no such order for this credential (404). */
@@ -284,6 +283,21 @@ function noteDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown):
 	});
 }
 
+/**
+ * An option that guards which events run the workflow, read fail-closed (shared/switches.ts): a value
+ * that is neither a clear on nor a clear off fails the delivery (n8n answers 500, nothing runs, the
+ * service delivers it again), naming the option and the value.
+ */
+function eventSwitch(ctx: IWebhookFunctions, path: string, fallback: boolean, label: string, kind: SwitchKind): boolean {
+	const stored = storedAt(ctx.getNode().parameters, path);
+	try {
+		return readSwitch(stored, stored === undefined ? fallback : ctx.getNodeParameter(path, fallback), fallback, label, kind);
+	} catch (error) {
+		const { field, rule } = error as { field: string; rule: string };
+		throw new NodeOperationError(ctx.getNode(), `${field} ${rule.replace('Nothing was sent', 'No run was started for this delivery')}`);
+	}
+}
+
 /** What a verified event leads to: a run of the workflow, or an answer that starts none. */
 async function answerEvent(
 	ctx: IWebhookFunctions,
@@ -294,7 +308,7 @@ async function answerEvent(
 ): Promise<IWebhookResponseData> {
 	const data = (event.data ?? {}) as IDataObject;
 	if (event.type === 'webhook.ping') {
-		const emitPing = ctx.getNodeParameter('options.emitPing', false) as boolean;
+		const emitPing = eventSwitch(ctx, 'options.emitPing', false, 'Emit Test Pings', 'exemption');
 		if (!emitPing) return ignored('ping');
 		return { workflowData: [[{ json: { ...base, message: data.message ?? null } }]] };
 	}
@@ -305,8 +319,8 @@ async function answerEvent(
 	// With confirmation, every decision below is made on the order the API returns now, never on
 	// what only the payload claims (a forged version cannot mark the real events stale).
 	let order = eventOrder;
-	const confirm = ctx.getNodeParameter('options.confirmWithApi', true) as boolean;
-	const dropDuplicates = ctx.getNodeParameter('options.dropDuplicates', true) as boolean;
+	const confirm = eventSwitch(ctx, 'options.confirmWithApi', true, 'Confirm Events With the API', 'guard');
+	const dropDuplicates = eventSwitch(ctx, 'options.dropDuplicates', true, 'Drop Duplicate Deliveries', 'guard');
 	if (confirm) {
 		// A repeat of an emitted event id needs no API request (checked again after it, as always).
 		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
@@ -324,9 +338,9 @@ async function answerEvent(
 
 	const options: EventOptions = {
 		statuses: ctx.getNodeParameter('statuses', []) as string[],
-		passUnknownStatuses: ctx.getNodeParameter('passUnknownStatuses', passUnknownStatusesDefault(ctx.getNode().typeVersion)) as boolean,
-		includeDepositEvents: ctx.getNodeParameter('options.includeDepositEvents', false) as boolean,
-		dropStaleEvents: ctx.getNodeParameter('options.dropStaleEvents', true) as boolean,
+		passUnknownStatuses: eventSwitch(ctx, 'passUnknownStatuses', passUnknownStatusesDefault(ctx.getNode().typeVersion), 'Pass Unknown Statuses', 'exemption'),
+		includeDepositEvents: eventSwitch(ctx, 'options.includeDepositEvents', false, 'Include Deposit-Only Events', 'exemption'),
+		dropStaleEvents: eventSwitch(ctx, 'options.dropStaleEvents', true, 'Drop Stale Events', 'guard'),
 		dropDuplicates,
 	};
 
@@ -337,7 +351,7 @@ async function answerEvent(
 		// fails to start it): the service tries again later.
 		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
-	const decision = decide(memory, event.id, order, options);
+	const decision = decide(memory, event.id, order, options, eventOrder);
 	if (!decision.emit) return ignored(decision.reason);
 	const record = () => recordEmitted(memory, event.id as string, order);
 	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
@@ -346,7 +360,7 @@ async function answerEvent(
 	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
 	trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
 
-	const json: IDataObject = { ...base, kind: decision.kind, paymentOrder: order };
+	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: orderStateKey(order, decision.kind), paymentOrder: order };
 	if (confirm) json.eventPaymentOrder = eventOrder;
 	return { workflowData: [[{ json }]] };
 }

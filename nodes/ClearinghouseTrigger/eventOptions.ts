@@ -58,6 +58,7 @@ export const passUnknownStatusesFields: INodeProperties[] = [
 		displayName: 'Pass Unknown Statuses',
 		name: 'passUnknownStatuses',
 		type: 'boolean',
+		validateType: 'boolean',
 		default: true,
 		description:
 			'Whether to emit events whose order status is not one the service documented when this node was written (the service adds statuses over time). On for triggers added before version 3 of this node, which keep it; new triggers start with it off.',
@@ -67,6 +68,7 @@ export const passUnknownStatusesFields: INodeProperties[] = [
 		displayName: 'Pass Unknown Statuses',
 		name: 'passUnknownStatuses',
 		type: 'boolean',
+		validateType: 'boolean',
 		default: false,
 		description:
 			'Whether to also start the workflow for order statuses this node does not know yet (the service adds statuses over time; Events cannot name them). Off: only the chosen events. Triggers added with an older version of this node keep it on.',

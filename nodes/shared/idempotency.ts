@@ -6,12 +6,24 @@ import { FieldError } from './fieldError';
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /**
- * Characters a key may not hold: control characters (C0, DEL, C1), format characters (zero-width
- * space/joiners, the BOM, soft hyphen, bidi marks, embeddings, overrides and isolates), line and
- * paragraph separators. Two keys that look alike on screen must be the same key.
+ * Characters a key may not hold, because two keys that look alike on screen must be the same key
+ * (and so the same payment): control characters (Cc), format characters (Cf: zero-width space and
+ * joiners, the BOM, soft hyphen, bidi marks and isolates, tag characters U+E0000-U+E007F), every
+ * other default-ignorable code point (variation selectors, U+034F, Hangul fillers U+115F, U+1160,
+ * U+3164, U+FFA0, ...), line and paragraph separators, every space but the ASCII one (no-break space,
+ * U+2000-U+200A, U+3000, ...), and U+2800 (the blank Braille pattern, shown as a space).
  */
-// eslint-disable-next-line no-control-regex
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|(?! )\p{Zs}/u;
+
+/** Where the first invisible character of `text` is (1-based, in characters), and its code point as U+XXXX. */
+export function invisibleCharacter(text: string): { position: number; codePoint: string } | undefined {
+	let position = 0;
+	for (const char of text) {
+		position++;
+		if (INVISIBLE.test(char)) return { position, codePoint: `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` };
+	}
+	return undefined;
+}
 
 /** Text that reads as a number n8n or JavaScript made, not as a business reference. */
 const NUMBER_LIKE = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)e[+-]?\d+)$/i;
@@ -34,12 +46,11 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 	if (text.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
 		throw new FieldError(field, `must be at most ${IDEMPOTENCY_KEY_MAX_LENGTH} characters (got ${text.length})`);
 	}
-	const invisible = INVISIBLE.exec(text);
+	const invisible = invisibleCharacter(text);
 	if (invisible) {
-		const code = invisible[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
 		throw new FieldError(
 			field,
-			`must hold printable characters only: it contains the invisible or control character U+${code} at position ${invisible.index + 1}`,
+			`must hold printable characters only: it contains the invisible, space-like or control character ${invisible.codePoint} at position ${invisible.position}`,
 		);
 	}
 	if (NUMBER_LIKE.test(text)) {
@@ -136,8 +147,9 @@ export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdA
 }
 
 /**
- * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): the sandbox, where a
- * payment made twice costs nothing. Anything unparsable counts as not loopback.
+ * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): where the API key may go
+ * over plain http. It says nothing about money (a local proxy can lead to the real service): only
+ * the credential's Environment does. Anything unparsable counts as not loopback.
  */
 export function isLoopbackUrl(raw: unknown): boolean {
 	let host: string;

@@ -1,6 +1,8 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
+import { parseUsdAmount, type UsdAmount } from './amounts';
 import { chainDisplayName, fieldLabelOfPath, LIMIT_WORDS, replaceApiNames } from './labels';
+import { limitBreaches } from './limits';
 
 /**
  * A service error (4xx/5xx) said in the panel's words: the headline names the field's panel label,
@@ -20,8 +22,11 @@ export interface SupportedAsset {
 	symbol: string;
 }
 
-/** What failed, as far as this module needs it. */
+/** What failed, as far as this module needs it: the request the node sent. */
 export interface FailedRequest {
+	method?: string;
+	/** Path below /api/v1 (`/payment`). */
+	path?: string;
 	body?: IDataObject;
 	qs?: IDataObject;
 }
@@ -71,10 +76,99 @@ function text(value: unknown): string {
 	return typeof value === 'string' ? value.trim() : '';
 }
 
-/** True when the valid chains or assets would help the reader: the error is about a chain or an asset. */
-export function needsSupportedAssets(payload: JsonObject): boolean {
+/** The (chain, asset) pairs a request sends: an order's or quote's, a ruleset's, each wallet's chain (asset empty). */
+export function sentPairs(request: FailedRequest | undefined): Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> {
+	const body = request?.body ?? {};
+	const pairs: Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> = [];
+	if (typeof body.toChain === 'string') pairs.push({ chainPath: 'toChain', chain: body.toChain, assetPath: 'asset', asset: text(body.asset) || undefined });
+	if (typeof body.deliveredChain === 'string')
+		pairs.push({ chainPath: 'deliveredChain', chain: body.deliveredChain, assetPath: 'deliveredAsset', asset: text(body.deliveredAsset) || undefined });
+	for (const list of ['wallets', 'returnWallets']) {
+		const wallets = body[list];
+		if (!Array.isArray(wallets)) continue;
+		wallets.forEach((wallet, i) => {
+			const chain = (wallet as IDataObject | null)?.chain;
+			if (typeof chain === 'string') pairs.push({ chainPath: `${list}[${i}].chain`, chain });
+		});
+	}
+	return pairs;
+}
+
+/**
+ * True when GET /supported-assets may tell which field a refusal is about: an answer that names a
+ * chain or asset field, or an invalid-request status (400, 422) naming no other field, for a request
+ * that sends a chain. Decided from what was sent, not from the answer's wording.
+ */
+export function needsSupportedAssets(payload: JsonObject, statusCode = 400, request?: FailedRequest): boolean {
 	const path = text(payload.path);
-	return CHAIN_FIELDS.test(path) || ASSET_FIELDS.test(path) || payload.error === 'unsupported_corridor' || typeof payload.chain === 'string';
+	if (CHAIN_FIELDS.test(path) || ASSET_FIELDS.test(path) || typeof payload.chain === 'string') return true;
+	return path === '' && (statusCode === 400 || statusCode === 422) && sentPairs(request).length > 0;
+}
+
+/** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
+function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
+	if (!assets || assets.length === 0) return undefined;
+	for (const pair of sentPairs(request)) {
+		if (!assets.some((a) => a.chain === pair.chain)) {
+			return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
+		}
+		if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
+			const on = chainDisplayName(pair.chain);
+			return {
+				path: pair.assetPath,
+				message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
+			};
+		}
+	}
+	return undefined;
+}
+
+/** The account an order is paid from, in words: the body's Subaccount ID, else the credential's own account. */
+function payingAccount(body: IDataObject): string {
+	const sub = text(body.subaccountId);
+	return sub ? `subaccount ${sub} (Subaccount ID)` : "the credential's own account (no Subaccount ID given)";
+}
+
+/**
+ * What to do when a sender or recipient does not belong to the account that pays: with no Subaccount
+ * ID, the usual cause is a user of a subaccount (each user belongs to one account; a subaccount's
+ * order needs its Subaccount ID and a sender of it); a wallet just registered is PENDING until the
+ * service activates it.
+ */
+function accountFix(body: IDataObject, what: 'sender' | 'recipient' | 'either'): string {
+	const newWallet = what === 'sender' ? '' : '; a wallet registered moments ago becomes payable once the service has made it ACTIVE';
+	if (text(body.subaccountId)) {
+		return `Pay from the account the ${what === 'either' ? 'recipient and sender belong' : `${what} belongs`} to: that subaccount's ID in Additional Fields → Subaccount ID, or Subaccount ID removed for a user of the credential's own account${newWallet}.`;
+	}
+	return `If the ${what === 'sender' ? 'sender' : 'recipient'} is a user of a subaccount, pay from that subaccount: set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it${newWallet}.`;
+}
+
+/** Payment Order → Create refused for a field the node cannot check itself: who pays whom. */
+function partyMessage(apiCode: string, path: string, statusCode: number, request: FailedRequest | undefined): string | undefined {
+	if (request?.path !== '/payment' || request.method !== 'POST' || statusCode !== 400) return undefined;
+	const body = request.body ?? {};
+	const chain = text(body.toChain);
+	const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
+	if (path === 'toAddress' || (path === '' && apiCode === 'recipient_not_active')) {
+		return `Recipient Address${quoted(body.toAddress)}${onChain} is not an ACTIVE wallet of ${payingAccount(body)}, the account this order is paid from. ${accountFix(body, 'recipient')}`;
+	}
+	if (path === 'fromUserId') {
+		return `Sender User ID${quoted(body.fromUserId)} is not a user of ${payingAccount(body)}, the account this order is paid from. ${accountFix(body, 'sender')}`;
+	}
+	if (path === '' && apiCode === '') {
+		// No field named: Chain, Asset and the amount's form are checked by the node; who pays whom is what is left.
+		return (
+			`The service refused this order's Sender User ID${quoted(body.fromUserId)} or Recipient Address${quoted(body.toAddress)}${onChain}: both must belong to ${payingAccount(body)}, and the recipient's wallet must be ACTIVE. ` +
+			accountFix(body, 'either')
+		);
+	}
+	return undefined;
+}
+
+/** An answer with neither a field path nor a code (the spec's bare `{error: sentence}`). */
+export function namesNoField(payload: JsonObject): boolean {
+	const code = text(payload.error);
+	return text(payload.path) === '' && (code === '' || code.includes(' '));
 }
 
 /** The value at an API path (`wallets[0].chain`, `headers.if-match` has none) in the body or query. */
@@ -123,39 +217,45 @@ function lowerFirst(s: string): string {
 	return /^[A-Z][a-z]/.test(s) ? s[0].toLowerCase() + s.slice(1) : s;
 }
 
-export function describeServiceError(statusCode: number, payload: JsonObject, request?: FailedRequest, assets?: SupportedAsset[]): ServiceErrorText {
+/**
+ * The error of a refused request in panel words. Which field it is about is decided from what the
+ * node sent and what it can check itself, never from the wording of the answer: first the request's
+ * own chain and asset against GET /supported-assets (`assets`), then the answer's structured `path`
+ * or code, then (an order refused with neither) the account limits (`limits`, GET /account/limits)
+ * and who pays whom. The service's sentence, code and status go to the description.
+ */
+export function describeServiceError(
+	statusCode: number,
+	payload: JsonObject,
+	request?: FailedRequest,
+	assets?: SupportedAsset[],
+	limits?: IDataObject,
+): ServiceErrorText {
 	const code = text(payload.error);
 	const serviceMessage = text(payload.message);
 	// Some answers carry their sentence in `error` (no code); keep whichever sentence there is.
 	const sentence = serviceMessage !== '' ? serviceMessage : code.includes(' ') ? code : '';
 	const apiCode = code !== '' && !code.includes(' ') ? code : '';
-	const path = text(payload.path);
-	const value = valueAtPath(request, path);
 	const body = request?.body ?? {};
+	const refused = statusCode === 400 || statusCode === 422;
+	const unsupported = refused ? unsupportedSent(request, assets) : undefined;
+	const path = unsupported?.path ?? text(payload.path);
+	const value = valueAtPath(request, path);
 	const chain = text(payload.chain) || text(value !== undefined && CHAIN_FIELDS.test(path) ? value : '') || text(body.toChain) || text(body.deliveredChain);
 	const label = path !== '' ? fieldLabelOfPath(path) : CODE_LABELS[apiCode];
+	const amount = typeof body.amountUsd === 'number' ? parseUsdAmountOrUndefined(body.amountUsd) : undefined;
+	const breaches = limits && amount && !unsupported && namesNoField(payload) ? limitBreaches(limits, amount) : [];
 
 	let message: string;
-	if (apiCode === 'recipient_not_active') {
-		const state = /\(([A-Z_]+)\)/.exec(sentence)?.[1];
-		const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
-		const what = state
-			? `is not active yet${onChain} (${state})`
-			: /not a registered wallet/.test(sentence)
-				? `is not a registered wallet of the account${onChain}`
-				: `is not an active registered wallet of the account${onChain}`;
-		message =
-			`Recipient Address${quoted(value ?? body.toAddress)} ${what}. ` +
-			'A recipient becomes active when its wallet is registered to a user (User → Create or Update, Wallets) and the service activates it, which is not instant: run this again once the wallet is ACTIVE';
-	} else if (apiCode === 'limit_exceeded') {
+	const party = unsupported || breaches.length > 0 ? undefined : partyMessage(apiCode, path, statusCode, request);
+	if (unsupported) {
+		message = unsupported.message;
+	} else if (party) {
+		message = party;
+	} else if (apiCode === 'limit_exceeded' || breaches.length > 0) {
 		const limit = text(payload.limit);
-		message = `Amount (USD)${quoted(body.amountUsd)} would exceed the account's ${LIMIT_WORDS[limit] ?? 'limit'}: ${ruleOf(sentence, '')}. Account → Check Batch Against Limits shows a whole batch against the limits before paying`;
-	} else if (/^Unsupported /.test(sentence) && label) {
-		const on = / on (\S+)$/.exec(sentence)?.[1];
-		message = `${label}${quoted(value)} is not supported${on ? ` on ${chainDisplayName(on)}` : ''}.${validValues(path || 'asset', chain, assets)}`.replace(
-			/\.$/,
-			'',
-		);
+		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${LIMIT_WORDS[limit] ?? 'limits'}`;
+		message = `Amount (USD)${quoted(body.amountUsd)} would exceed ${which}. Lower the amount, or check a whole batch first with Account → Check Batch Against Limits.`;
 	} else if (label) {
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
 		const extra = needsSupportedAssets(payload) ? validValues(path || 'asset', chain, assets) : '';
@@ -171,8 +271,16 @@ export function describeServiceError(statusCode: number, payload: JsonObject, re
 	}
 
 	const said = sentence !== '' ? `The service said: "${sentence}" ` : '';
-	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, path ? `field ${path}` : ''].filter(Boolean).join(', ');
+	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
 	const hint = STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.';
-	const top = path.match(/^[A-Za-z]+/)?.[0];
+	const top = path.match(/^[A-Za-z]+/)?.[0] ?? (party && /^Recipient/.test(party) ? 'toAddress' : party && /^Sender/.test(party) ? 'fromUserId' : undefined);
 	return { message, description: `${said}(${ids}). ${hint}`, apiField: top };
+}
+
+function parseUsdAmountOrUndefined(value: unknown): UsdAmount | undefined {
+	try {
+		return parseUsdAmount(value);
+	} catch {
+		return undefined;
+	}
 }

@@ -67,10 +67,29 @@ function renderOrders() {
 	replaceRows('#orders', rows, 'No payment orders yet: run a workflow that creates one.');
 }
 
+/**
+ * Which account a user belongs to, and how an order to them is made: each user belongs to one
+ * account, and an order may pay only wallets of the account it is made for (with a sender of it).
+ */
+function accountOf(user) {
+	if (user.accountId === state.accountId) {
+		return { name: 'main account', pay: "Any key of the main account: the credential's own (no Subaccount ID), a sender of the main account" };
+	}
+	const sub = state.subaccounts.find((s) => s.id === user.accountId);
+	const name = `subaccount ${sub?.name ?? ''}`.trim();
+	return {
+		name: `${name} ${user.accountId}`,
+		pay: `From that subaccount: Additional Fields → Subaccount ID ${user.accountId} with the main account's key, or the subaccount's own key${sub?.apiKey ? ` (${sub.apiKey})` : ''}; Sender User ID of a user of that subaccount`,
+	};
+}
+
 function renderWallets() {
 	const rows = state.users.flatMap((u) =>
 		u.wallets.map(
-			(w) => `<tr data-chain="${esc(w.chain)}" data-address="${esc(w.address)}"><td>${esc(u.label)} <code class="muted">${esc(u.id)}</code></td>
+			(
+				w,
+			) => `<tr data-chain="${esc(w.chain)}" data-address="${esc(w.address)}" data-account="${esc(u.accountId)}"><td>${esc(u.label)} <code class="muted">${esc(u.id)}</code></td>
+			<td class="account">${esc(accountOf(u).name)}</td><td class="pay-with">${esc(accountOf(u).pay)}</td>
 			<td>${esc(w.chain)}</td><td><code>${esc(w.address)}</code></td><td class="status">${esc(w.status)}</td>
 			<td>${w.status === 'ACTIVE' ? '' : '<button data-action="activate">Activate</button>'}</td></tr>`,
 		),
@@ -78,13 +97,27 @@ function renderWallets() {
 	replaceRows('#wallets', rows, 'No users.');
 }
 
+/** Outcomes that need a person: the delivery filter's "only problems". */
+const PROBLEMS = new Set(['failed', 'retrying', 'skipped', 'dropped']);
+
 function renderDeliveries() {
 	const endpoints = new Map(overview.endpoints.map((e) => [e.id, e]));
 	// Which workflow each endpoint belongs to (a trigger names it in the endpoint's description).
 	$('#endpoints').innerHTML = overview.endpoints
 		.map((e) => `<li data-endpoint="${esc(e.id)}"><strong>${esc(e.name)}</strong> · ${esc(e.status)} · <code class="muted">${esc(e.url)}</code></li>`)
 		.join('');
-	const rows = overview.deliveries.map((d) => {
+	const outcome = $('#delivery-outcome').value;
+	const needle = $('#delivery-text').value.trim().toLowerCase();
+	const shown = overview.deliveries.filter((d) => {
+		const e = endpoints.get(d.endpointId);
+		if (outcome === 'problem' && !PROBLEMS.has(d.outcome)) return false;
+		if (outcome === 'queued' && d.outcome !== 'queued' && d.outcome !== 'sending') return false;
+		if (outcome !== '' && outcome !== 'problem' && outcome !== 'queued' && d.outcome !== outcome) return false;
+		const text = [d.memo, d.orderId, d.orderStatus, d.type, d.says, d.id, e?.name, e?.url].join(' ').toLowerCase();
+		return needle === '' || text.includes(needle);
+	});
+	$('#delivery-count').textContent = shown.length === overview.deliveries.length ? '' : `${shown.length} of ${overview.deliveries.length} shown`;
+	const rows = shown.map((d) => {
 		const e = endpoints.get(d.endpointId);
 		const event = d.orderStatus ? `${d.memo || short(d.orderId)} → ${d.orderStatus}` : d.type;
 		const replay = d.replayOf ? `<div class="muted">replay of ${esc(short(d.replayOf))}</div>` : '';
@@ -99,7 +132,12 @@ function renderDeliveries() {
 			<td>${answers}</td><td class="muted">${esc(d.status)} · <code>${esc(short(d.id))}</code></td>
 			<td><button data-action="replay">Replay</button></td></tr>`;
 	});
-	const idle = overview.endpoints.length ? 'No deliveries yet.' : 'No webhook endpoints: publish a workflow with the Clearinghouse Trigger.';
+	const idle =
+		overview.deliveries.length > 0
+			? 'No delivery matches the filter.'
+			: overview.endpoints.length
+				? 'No deliveries yet.'
+				: 'No webhook endpoints: publish a workflow with the Clearinghouse Trigger.';
 	replaceRows('#deliveries', rows, idle);
 	// A disabled endpoint receives nothing (its events are SKIPPED): say so, and why, above the table.
 	$('#endpoint-health').innerHTML = overview.endpoints
@@ -235,6 +273,10 @@ $('#fault').addEventListener('submit', async (event) => {
 	}
 	await refresh();
 });
+
+// The delivery filter applies at once, not at the next refresh.
+$('#delivery-outcome').addEventListener('change', renderDeliveries);
+$('#delivery-text').addEventListener('input', renderDeliveries);
 
 refresh();
 setInterval(refresh, 1500);

@@ -42,7 +42,7 @@ function answerJson(snippet: string | null): Record<string, unknown> | undefined
 		const value = JSON.parse(snippet) as unknown;
 		return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 	} catch {
-		return undefined; // cut at 512 characters, or not JSON
+		return undefined; // not JSON
 	}
 }
 
@@ -54,7 +54,7 @@ export function droppedReason(a: Attempt): string | undefined {
 	return typeof reason === 'string' && reason !== '' ? reason : undefined;
 }
 
-/** The receiver's own sentence (`error` or `message` of a JSON answer, else the text), shortened. */
+/** The receiver's own sentence (`error` or `message` of a JSON answer: all that is kept of it, see keptAnswer), shortened. */
 function receiverSaid(snippet: string | null): string {
 	const json = answerJson(snippet);
 	const said = json ? [json.error, json.message].find((v) => typeof v === 'string' && v.trim() !== '') : snippet;
@@ -183,6 +183,14 @@ export function nettingView(o: Order, openEpoch: number): string {
 			return `distribution failed: retried when netting window ${openEpoch} closes`;
 		case 'DISTRIBUTED':
 			return o.internal.nettedInEpoch !== undefined ? `delivered at the close of netting window ${o.internal.nettedInEpoch}` : 'delivered';
+		// Dead orders: the payee is unpaid, and a re-run with the same key finds this order again.
+		case 'EXPIRED':
+		case 'REMEDIATING_EXPIRED':
+			return `expired before it was funded: the payee is unpaid${o.receivedTotal > 0 ? ' (what was deposited goes back to its sender)' : ''}. To pay them, create a new order with a new Business Key`;
+		case 'CANCELED':
+			return 'canceled: the payee is unpaid. To pay them, create a new order with a new Business Key';
+		case 'REFUNDED':
+			return `refunded${o.refundReason ? ` (${o.refundReason})` : ''}: the deposit went back to its sender and the payee is unpaid. To pay them, create a new order with a new Business Key`;
 		default:
 			return '';
 	}

@@ -55,7 +55,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 			.messages.filter((m) => m.role === 'tool')
 			.map((m) => textOf(m));
 
-	function agentWorkflow(id: string, scenario: string): WorkflowInput {
+	function agentWorkflow(id: string, scenario: string, tool: Record<string, unknown> = {}): WorkflowInput {
 		const fromAi = (key: string, description: string) => `={{ $fromAI('${key}', \`${description}\`, 'string') }}`;
 		return {
 			id,
@@ -107,6 +107,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 						idempotencyKeyMode: 'custom',
 						idempotencyKey: fromAi('invoiceNumber', 'The invoice number exactly as written in the request, e.g. INV-2026-0042. Never invent one.'),
 						spendLimits: { maxAmountPerOrder: '500', allowedRecipients: '__BOB__' },
+						...tool,
 					},
 					credentials: { clearinghouseApi: { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' } },
 				},
@@ -133,6 +134,51 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 
 	let example: WorkflowInput;
 	const ids = { legit: 'e2eAgentLegit001', repeat: 'e2eAgentRepeat01', inject: 'e2eAgentInject01', malformed: 'e2eAgentMalform1' };
+	/**
+	 * Issue 34: the model's arguments reach Create without $fromAI in Amount or Recipient Address. n8n
+	 * offers the model every $fromAI key of the node's stored parameters (here in the Memo, hidden under
+	 * Map Automatically) and hands the tool its arguments as the input item, so `{{ $json.amountUsd }}`
+	 * and Map Automatically read what the model wrote.
+	 */
+	const said = (key: string) => `{{ $fromAI('${key}', 'The ${key} of the invoice, exactly as written', 'string') }}`;
+	const memoOf = (...keys: string[]) => `=${keys.map(said).join(' ')}`;
+	const modelTools: Record<string, { id: string; tool: Record<string, unknown> }> = {
+		json: {
+			id: 'e2eAgentJson0001',
+			tool: {
+				amountUsd: '={{ $json.amountUsd }}',
+				toAddress: '={{ $json.toAddress }}',
+				memo: memoOf('amountUsd', 'toAddress', 'invoiceNumber'),
+				idempotencyKey: '={{ $json.invoiceNumber }}',
+				spendLimits: {},
+			},
+		},
+		automap: {
+			id: 'e2eAgentAutomap1',
+			tool: {
+				dataMode: 'autoMapInputData',
+				businessKeyField: 'invoiceNumber',
+				// The Define Below fields' own $fromAI calls, gone: each key is offered once, from the Memo.
+				amountUsd: '',
+				toAddress: '',
+				idempotencyKey: '',
+				memo: memoOf('fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'invoiceNumber'),
+				spendLimits: {},
+			},
+		},
+		automapLimited: {
+			id: 'e2eAgentAutomap2',
+			tool: {
+				dataMode: 'autoMapInputData',
+				businessKeyField: 'invoiceNumber',
+				// The Define Below fields' own $fromAI calls, gone: each key is offered once, from the Memo.
+				amountUsd: '',
+				toAddress: '',
+				idempotencyKey: '',
+				memo: memoOf('fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'invoiceNumber'),
+			},
+		},
+	};
 
 	beforeAll(async () => {
 		stage = await startSandboxStage();
@@ -143,6 +189,10 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		scenarios.repeat = [pay('repeat', '75'), pay('repeat', '75')];
 		scenarios.inject = [pay('inject', '1000000', UNKNOWN), pay('inject', '50', UNKNOWN)];
 		scenarios.malformed = [pay('malformed', '12,50'), pay('malformed', '12.50')];
+		const mapped = (name: string, amountUsd: string) => ({ ...pay(name, amountUsd), fromUserId: alice.id, toChain: 'ethereum', asset: 'USDC' });
+		scenarios.json = [pay('json', '49999.50')];
+		scenarios.automap = [mapped('automap', '49999.50')];
+		scenarios.automapLimited = [mapped('automapLimited', '49999.50'), mapped('automapLimited', '25')];
 
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox), {
@@ -154,6 +204,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const fill = (workflow: WorkflowInput) =>
 			JSON.parse(JSON.stringify(workflow).replaceAll('__ALICE__', alice.id).replaceAll('__BOB__', stage.bobEth)) as WorkflowInput;
 		await n8n.importWorkflows(Object.entries(ids).map(([scenario, id]) => fill(agentWorkflow(id, scenario))));
+		await n8n.importWorkflows(Object.entries(modelTools).map(([scenario, { id, tool }]) => fill(agentWorkflow(id, scenario, tool))));
 		// Example 7 as shipped, its Chat Model given the scripted model's credential (it ships without one).
 		example = loadExample('7-agent-pays-approved-invoices.json');
 		findNode(example, 'Chat Model').credentials = { openAiApi: { id: 'openAiScripted01', name: 'Scripted model' } };
@@ -216,6 +267,26 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		]);
 		expect(payments).toHaveLength(1);
 		expect(payments[0].body).toMatchObject({ amountUsd: 12.5, idempotencyKey: invoice('malformed') });
+	});
+
+	test.each([
+		['{{ $json.amountUsd }} and {{ $json.toAddress }}', 'json'],
+		['Map Automatically', 'automap'],
+	])("the model's arguments reaching Create through %s pay nothing without limits", async (_how, scenario) => {
+		const { requests } = await runScenario(modelTools[scenario].id);
+		expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
+		const [result] = toolResults(scenario);
+		expect(result).toContain("This node runs as an AI agent's tool, so Amount (USD) comes from the model");
+		expect(result).toContain('Spend Limits → Max Amount per Order (USD) is not set');
+	});
+
+	test('with both limits set, Map Automatically pays within them once and refuses beyond them', async () => {
+		const { payments } = await runScenario(modelTools.automapLimited.id);
+		const [over] = toolResults('automapLimited');
+		expect(over).toContain('Spend limit Max Amount per Order (USD): the order asks for 49999.5 USD, over the limit of 500 USD');
+		expect(payments.map((p) => [p.body.amountUsd, p.body.toAddress, p.body.idempotencyKey, p.status])).toEqual([
+			[25, stage.bobEth, invoice('automapLimited'), 201],
+		]);
 	});
 
 	test('example 7: the agent pays the invoices under the cap once each; the one above waits for a person', async () => {

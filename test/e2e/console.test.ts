@@ -73,6 +73,15 @@ describeBrowser('sandbox console in a real browser', () => {
 			`${alice.wallets[0].chain}|${alice.wallets[0].address}`,
 		);
 		await browser.screenshot(join(SCREENSHOTS, 'console-1-awaiting-funds.png'));
+		// Each user's account and how to pay them: carol belongs to the demo subaccount, paid from it.
+		const carol = state.users.find((u: any) => u.label === 'carol');
+		const carolRow = `#wallets tr[data-address="${carol.wallets[0].address}"]`;
+		expect(await browser.evaluate(`document.querySelector('${carolRow} td.account').textContent`)).toBe(`subaccount Demo subaccount ${carol.accountId}`);
+		expect(await browser.evaluate(`document.querySelector('${carolRow} td.pay-with').textContent`)).toContain(
+			`Additional Fields → Subaccount ID ${carol.accountId}`,
+		);
+		const aliceRow = `#wallets tr[data-address="${alice.wallets[0].address}"]`;
+		expect(await browser.evaluate(`document.querySelector('${aliceRow} td.account').textContent`)).toBe('main account');
 
 		// 10% more than the order's amount: the console shows the surplus and where it goes.
 		await browser.select(`${row} select[data-field="amount"]`, 'over');

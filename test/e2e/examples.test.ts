@@ -102,7 +102,7 @@ describe('example workflows in a real n8n', () => {
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
 		expect(first.summary).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1, createdUsd: 477.75, fundTotalUsd: 477.75 });
-		const refused = /^Recipient Address "0x0+dead" is not a registered wallet of the account on Ethereum\. A recipient becomes active/;
+		const refused = /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet of the credential's own account/;
 		expect(first.summary.failures).toEqual([
 			{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) },
 		]);

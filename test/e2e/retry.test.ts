@@ -215,7 +215,10 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		const mark = await stage.operator.mark();
 		const retried = await retry(first, true);
 		expect(retried.status).toBe('error');
-		expect(executionError(retried)?.message).toBe("This item's payment order already exists with other values: check it before paying again");
+		// The row named as a person sees it (from 1, its memo), with n8n's own zero-based number once.
+		expect(executionError(retried)?.message).toBe(
+			`Row 1 of 5 (${memo}-1), n8n item 0: This item's payment order already exists with other values: check it before paying again`,
+		);
 		const posts = await paymentPosts(mark);
 		expect(posts.map((r) => r.status)).toEqual([409]);
 		expect(await orders(memo)).toEqual(before);

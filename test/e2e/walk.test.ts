@@ -240,7 +240,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
 		await browser.waitFor(
 			'the refused payees in the output panel',
-			`(() => { const t = document.body.innerText; return t.includes('INV-1004') && /not a registered wallet/.test(t) && t.includes('INV-1005')
+			`(() => { const t = document.body.innerText; return t.includes('INV-1004') && /is not an ACTIVE wallet/.test(t) && t.includes('INV-1005')
 				&& t.includes('Chain "tron" is not supported. Valid chains: Base (base), Ethereum (ethereum), Solana (solana)'); })()`,
 			60_000,
 			`document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 3000)`,

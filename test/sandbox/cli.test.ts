@@ -77,6 +77,48 @@ describe('CLI', () => {
 	}, 40_000);
 });
 
+/** Stops a CLI process and waits for it to exit. */
+function stopCli(child: ChildProcess): Promise<number | null> {
+	if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+	return new Promise((resolve) => {
+		child.on('exit', (c) => resolve(c));
+		child.kill('SIGTERM');
+	});
+}
+
+describe('--host beyond loopback', () => {
+	it('0.0.0.0 starts: loopback URLs for this machine, the seed read, the URL a container uses printed', async () => {
+		const { lines, child } = await startCliLines(['--port', '0', '--rewards-port', '0', '--host', '0.0.0.0']);
+		try {
+			expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
+			expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);
+			const [mainPort, rewardsPort] = [lines[0], lines[1]].map((l) => new URL(l.split('=')[1]).port);
+			expect(lines).toContainEqual(expect.stringMatching(/^User alice: id /));
+			expect(lines).toContain(
+				`n8n in Docker: Base URL http://host.docker.internal:${mainPort}, Rewards URL http://host.docker.internal:${rewardsPort} (start the sandbox with --public-host host.docker.internal first); on Linux run the container with --add-host=host.docker.internal:host-gateway`,
+			);
+			expect((await new Client(lines[0].split('=')[1] + '/api/v1', 'sk_sandbox_demo_key').get('/supported-assets')).status).toBe(200);
+			expect((await fetch(`${lines[0].split('=')[1]}/sandbox/state`)).status).toBe(200);
+		} finally {
+			expect(await stopCli(child)).toBe(0);
+		}
+	}, 40_000);
+
+	(process.platform === 'linux' ? it : it.skip)(
+		'a specific address (127.0.0.2, a second loopback address on Linux) starts and is its own URL',
+		async () => {
+			const { lines, child } = await startCliLines(['--port', '0', '--rewards-port', '0', '--host', '127.0.0.2']);
+			try {
+				expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.2:\d+$/);
+				expect((await fetch(`${lines[0].split('=')[1]}/sandbox/state`)).status).toBe(200);
+			} finally {
+				expect(await stopCli(child)).toBe(0);
+			}
+		},
+		40_000,
+	);
+});
+
 describe('data file', () => {
 	const newDataFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
 	/** A second sandbox started on the data file the first one left, closed after `check`. */

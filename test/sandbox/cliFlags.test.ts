@@ -32,7 +32,9 @@ describe('sandbox command flags', () => {
 			'state.json',
 			'--time-scale',
 			'60',
-			'--allow-loopback-webhooks',
+			'--allow-loopback-webhooks=5678,5679',
+			'--public-host',
+			'host.docker.internal,[FD00::1]',
 			'--resolve-webhook-hosts',
 			'--log',
 		];
@@ -44,19 +46,34 @@ describe('sandbox command flags', () => {
 			seed: 'empty',
 			dataFile: 'state.json',
 			timeScale: 60,
-			allowLoopbackWebhooks: true,
+			allowLoopbackWebhooks: [5678, 5679],
+			publicHosts: ['host.docker.internal', '[fd00::1]'],
 			resolveWebhookHosts: true,
 			log: true,
 		});
 	});
 
-	it.each(['--api-key', '--data-file', '--port', '--host', '--seed', '--time-scale', '--rewards-port'])(
+	it.each(['--api-key', '--data-file', '--port', '--host', '--seed', '--time-scale', '--rewards-port', '--public-host'])(
 		'refuses %s given last without its value (it would start with the default instead)',
 		(flag) => {
 			expect(() => parseCli(['--log', flag])).toThrow(`${flag} needs a value`);
 			expect(() => parseCli([`${flag}=`])).toThrow(`${flag} needs a value`);
 		},
 	);
+
+	it('refuses --allow-loopback-webhooks without its ports (it used to admit every local port), naming the new form', () => {
+		const says = "--allow-loopback-webhooks takes the ports it admits: --allow-loopback-webhooks=5678 (n8n's port; several: =5678,5679)";
+		expect(() => parseCli(['--allow-loopback-webhooks'])).toThrow(says);
+		expect(() => parseCli(['--allow-loopback-webhooks', '--log'])).toThrow(says);
+		expect(() => parseCli(['--allow-loopback-webhooks='])).toThrow(says);
+	});
+
+	it('refuses loopback webhook ports and public host names that do not fit, naming the flag', () => {
+		for (const bad of ['0', '65536', 'n8n', '5678,', '5678;5679', ' 5678'])
+			expect(() => parseCli([`--allow-loopback-webhooks=${bad}`])).toThrow('--allow-loopback-webhooks must be a port number from 1 to 65535');
+		for (const bad of ['http://host.docker.internal', 'host.docker.internal:4010', 'a,,b'])
+			expect(() => parseCli(['--public-host', bad])).toThrow('--public-host takes a host name or an IP address without scheme or port');
+	});
 
 	it('refuses a value flag followed by another flag instead of its value', () => {
 		expect(() => parseCli(['--api-key', '--data-file', 'x.json'])).toThrow('--api-key needs a value');

@@ -1,6 +1,7 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state, what the console says. */
 import { Env, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
 import { Client } from '../support/sandbox';
+import { nettingView } from '../../sandbox/operator/words';
 
 let env: Env;
 beforeAll(async () => {
@@ -366,6 +367,22 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 		// A close with nothing funded says so.
 		const idle = (await env.op.post('/netting/close')).body;
 		expect(idle.says).toMatch(new RegExp(`^Netting window ${epoch + 1} closed with no funded orders\\. .*Window ${epoch + 2} is open\\.$`));
+	});
+
+	it('says that the payee of an expired order is unpaid and how to pay them', async () => {
+		const o = await createOrder(env, { memo: 'DEAD-EXPIRED', expiresAt: future(365 * 86400_000) });
+		await env.op.post(`/payment-orders/${o.id}/expire`);
+		const shown = (await overview()).orders.find((x: any) => x.id === o.id);
+		expect(shown.status).toBe('EXPIRED');
+		expect(shown.netting).toBe('expired before it was funded: the payee is unpaid. To pay them, create a new order with a new Business Key');
+	});
+
+	it('says that the payee of a refunded or canceled order is unpaid', () => {
+		const order = (status: string, extra = {}) => ({ status, inboundTransfers: [], receivedTotal: 0, internal: {}, ...extra }) as never;
+		expect(nettingView(order('REFUNDED', { refundReason: 'CANCELED' }), 1)).toBe(
+			'refunded (CANCELED): the deposit went back to its sender and the payee is unpaid. To pay them, create a new order with a new Business Key',
+		);
+		expect(nettingView(order('CANCELED'), 1)).toBe('canceled: the payee is unpaid. To pay them, create a new order with a new Business Key');
 	});
 
 	it('shows the surplus of an overfunded order and where it goes back', async () => {

@@ -190,6 +190,7 @@ test('npx n8n-nodes-clearinghouse-sandbox --help names the npx command and every
 		'--port',
 		'--rewards-port',
 		'--host',
+		'--public-host',
 		'--api-key',
 		'--seed',
 		'--data-file',

@@ -63,3 +63,30 @@ describe('orderFieldsFromItem (Map Automatically)', () => {
 		expect(() => orderFieldsFromItem({ ...row, amountUsd: undefined, ...polluted })).toThrow('"amountUsd" is missing');
 	});
 });
+
+describe('Map Automatically: the columns a table already has', () => {
+	test.each([
+		[{ 'Sender User ID': 'u1', 'Recipient Address': '0xa', Chain: 'base', Asset: 'USDC', 'Amount (USD)': '1', Memo: 'm' }],
+		[{ sender: 'u1', WALLET: '0xa', network: 'base', token: 'USDC', amount: '1', invoice: 'm' }],
+		[{ sender_id: 'u1', wallet_address: '0xa', chain: 'base', stablecoin: 'USDC', amount_usd: '1', 'Invoice Number': 'm' }],
+	])('%j maps to the order fields', (json) => {
+		expect(orderFieldsFromItem(json)).toEqual({ fromUserId: 'u1', toAddress: '0xa', toChain: 'base', asset: 'USDC', amountUsd: '1', memo: 'm' });
+	});
+
+	test('the API name wins over an alias column; two alias columns for one field are refused', () => {
+		expect(orderFieldsFromItem({ ...row, Wallet: '0xother' }).toAddress).toBe('0xabc');
+		const { toAddress, ...rest } = row;
+		void toAddress;
+		expect(() => orderFieldsFromItem({ ...rest, Wallet: '0x1', Address: '0x2' })).toThrow(
+			'Input field "toAddress" is given by 2 columns ("Wallet", "Address")',
+		);
+	});
+
+	test('the sender given once fills rows without one; a row with its own keeps it', () => {
+		const { fromUserId, ...rest } = row;
+		void fromUserId;
+		expect(orderFieldsFromItem(rest, undefined, 'u-all').fromUserId).toBe('u-all');
+		expect(orderFieldsFromItem({ ...rest, Sender: 'u-row' }, undefined, 'u-all').fromUserId).toBe('u-row');
+		expect(() => orderFieldsFromItem(rest)).toThrow('Input field "fromUserId" is missing from the input item (or a column named "Sender User ID" or "Sender")');
+	});
+});

@@ -122,11 +122,49 @@ describe('ci.yml', () => {
 		expect((wf.jobs.unit as any).strategy.matrix.node).toEqual(['20', '24']);
 	});
 
+	test('a quick gate runs first on every pull request: install, lint, build and verify, the fast tests', () => {
+		const quick = commands(wf.jobs.quick);
+		expect(Object.keys(wf.jobs)[0]).toBe('quick');
+		expect(quick).toEqual(['npm ci --ignore-scripts', 'npm run lint', 'npm run verify', 'npm run test:fast']);
+		expect(pkg.scripts.verify).toMatch(/^npm run build && /);
+		expect((wf.jobs.quick as any)['timeout-minutes']).toBeLessThanOrEqual(20);
+	});
+
 	test('runs the sandbox package test on Linux, macOS and Windows with Node 20', () => {
 		const job = wf.jobs['sandbox-package'] as any;
 		expect(job.strategy.matrix.os).toEqual(['ubuntu-latest', 'macos-latest', 'windows-latest']);
 		expect(job.steps.find((step: Step) => step.uses?.startsWith('actions/setup-node@')).with['node-version']).toBe('20');
 		expect(commands(job)).toContain('npx jest test/sandbox/package.test.ts --selectProjects sandbox --ci');
+	});
+});
+
+describe('dependabot.yml', () => {
+	const doc = parseDocument(read('.github/dependabot.yml'), { uniqueKeys: true, prettyErrors: true });
+	const config = doc.toJS() as {
+		version: number;
+		updates: { 'package-ecosystem': string; directory: string; groups?: Record<string, { patterns: string[] }> }[];
+	};
+	const npm = config.updates.find((u) => u['package-ecosystem'] === 'npm')!;
+	/** The group a package name falls in (Dependabot's patterns: `*` is any run of characters). */
+	const groupOf = (name: string) =>
+		Object.entries(npm.groups ?? {}).filter(([, g]) =>
+			g.patterns.some((p) => new RegExp(`^${p.replace(/[.+?^${}()|[\]\\/]/g, '\\$&').replace(/\*/g, '.*')}$`).test(name)),
+		);
+
+	test('updates the npm pins at the root and the GitHub Actions', () => {
+		expect(doc.errors.map(String)).toEqual([]);
+		expect(config.version).toBe(2);
+		expect(config.updates.map((u) => [u['package-ecosystem'], u.directory])).toEqual([
+			['npm', '/'],
+			['github-actions', '/'],
+		]);
+	});
+
+	test('moves the n8n packages together, and every devDependency falls in at most one group', () => {
+		const n8n = Object.keys(pkg.devDependencies).filter((name) => /^(n8n-|@n8n\/)/.test(name));
+		expect(n8n.length).toBeGreaterThanOrEqual(4);
+		for (const name of n8n) expect([name, groupOf(name).map(([g]) => g)]).toEqual([name, ['n8n']]);
+		for (const name of Object.keys(pkg.devDependencies)) expect([name, groupOf(name).length <= 1]).toEqual([name, true]);
 	});
 });
 

@@ -45,7 +45,7 @@ test('a plain error thrown by an operation becomes a NodeOperationError with the
 	);
 	expect(failure).toBeInstanceOf(NodeOperationError);
 	// Item 0 succeeded before item 1 failed: the error says so, after the original text.
-	expect((failure as NodeOperationError).message).toBe('socket hang up (1 other item of this run already succeeded)');
+	expect((failure as NodeOperationError).message).toBe('Row 2 of 3, n8n item 1: socket hang up (1 other row of this run already succeeded)');
 	expect((failure as NodeOperationError).context.itemIndex).toBe(1);
 });
 

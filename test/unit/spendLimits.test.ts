@@ -1,6 +1,14 @@
 /** The spend-limit rules on their own (nodes/Clearinghouse/actions/spendLimits.ts). */
 import { parseUsdAmount } from '../../nodes/shared/amounts';
-import { checkAiFilledFields, checkOrder, checkRunTotal, fromAiProblem, parseSpendLimits } from '../../nodes/Clearinghouse/actions/spendLimits';
+import {
+	addToRunTotal,
+	checkAiFilledFields,
+	checkOrder,
+	checkRunTotal,
+	fromAiProblem,
+	modelInputProblem,
+	parseSpendLimits,
+} from '../../nodes/Clearinghouse/actions/spendLimits';
 
 const order = (extra = {}) => ({
 	fromUserId: 'u1',
@@ -76,4 +84,37 @@ test('an amount or recipient left to the model needs its limit', () => {
 
 test('a limit that is not an amount names the field and the rule', () => {
 	expect(() => parseSpendLimits({ maxAmountPerOrder: '-5' }, {})).toThrow('Spend Limits → Max Amount per Order (USD): must be greater than 0');
+});
+
+test("in an AI agent's tool run every money field is the model's: both limits are required however the fields are written", () => {
+	const none = parseSpendLimits({}, {});
+	expect(() => checkAiFilledFields(none, { amountUsd: '={{ $json.amount }}', toAddress: '0xabc' }, true)).toThrow(
+		/AI agent's tool, so Amount \(USD\) comes from the model/,
+	);
+	expect(() => checkAiFilledFields(none, { amountUsd: '10', toAddress: '0xabc' }, true)).toThrow(/Max Amount per Order \(USD\) is not set/);
+	expect(() => checkAiFilledFields(parseSpendLimits({ maxAmountPerOrder: '5' }, {}), {}, true)).toThrow(/Allowed Recipients is not set/);
+	expect(() => checkAiFilledFields(parseSpendLimits({ maxAmountPerOrder: '5', allowedRecipients: '0xabc' }, {}), {}, true)).not.toThrow();
+});
+
+test('a tool run may not read a guard or a destination from the tool call', () => {
+	for (const raw of [
+		'={{ $json.max }}',
+		'={{ $input.first().json.max }}',
+		"={{ $fromAI('max') }}",
+		"={{ $('Chat').item.json.max }}",
+		{ maxAmountPerOrder: '={{ $json.m }}' },
+	]) {
+		expect(modelInputProblem(raw, 'Spend Limits')).toMatch(/^Spend Limits may not read the AI agent's tool call/);
+	}
+	for (const raw of ['100', '={{ $vars.MAX_ORDER }}', '={{ 50 * 2 }}', undefined]) expect(modelInputProblem(raw, 'Spend Limits')).toBeUndefined();
+});
+
+test('Max Total per Run as a running sum of what is sent', () => {
+	const limits = parseSpendLimits({ maxTotalPerRun: '10' }, {});
+	const sent = addToRunTotal(limits, 0n, parseUsdAmount('4'));
+	expect(addToRunTotal(limits, sent, parseUsdAmount('6'))).toBe(parseUsdAmount('10').pips);
+	expect(() => addToRunTotal(limits, sent, parseUsdAmount('6.0001'))).toThrow(
+		"Spend limit Max Total per Run (USD): this order's 6.0001 USD would bring what this run sends to 10.0001 USD, over the limit of 10 USD",
+	);
+	expect(addToRunTotal(parseSpendLimits({}, {}), 10n ** 12n, parseUsdAmount('600'))).toBe(10n ** 12n + parseUsdAmount('600').pips);
 });

@@ -43,12 +43,35 @@ describe('business keys: printable text, no broken numbers', () => {
 		['a word joiner', 'INV\u2060-1', 'U\\+2060'],
 		['a soft hyphen', 'INV\u00ad-1', 'U\\+00AD'],
 		['a line separator', 'INV\u2028-1', 'U\\+2028'],
+		// Issue 34: each of these made two keys that look the same, so two payments.
+		['a tag character (U+E0000 block)', 'INV-1\u{E0041}001', 'U\\+E0041'],
+		['the cancel tag', 'INV-1001\u{E007F}x', 'U\\+E007F'],
+		['a variation selector', 'INV-1\ufe0f001', 'U\\+FE0F'],
+		['a supplementary variation selector', 'INV-1\u{E0100}001', 'U\\+E0100'],
+		['the combining grapheme joiner', 'INV-1\u034f001', 'U\\+034F'],
+		['the Hangul filler', 'INV-1\u3164001', 'U\\+3164'],
+		['the halfwidth Hangul filler', 'INV-1\uffa0001', 'U\\+FFA0'],
+		['the blank Braille pattern', 'INV-1\u2800001', 'U\\+2800'],
+		['a no-break space inside', 'INV-1\u00a0001', 'U\\+00A0'],
+		['a narrow no-break space', 'INV-1\u202f001', 'U\\+202F'],
+		['an ideographic space', 'INV-1\u3000001', 'U\\+3000'],
+		['an en space', 'INV-1\u2002001', 'U\\+2002'],
+		['the Mongolian vowel separator', 'INV-1\u180e001', 'U\\+180E'],
+		['an interlinear annotation anchor', 'INV-1\ufff9001', 'U\\+FFF9'],
 	])('refuses %s', (_what, key, code) => {
 		const error = refusal(() => validateIdempotencyKey(key, 'Business Key'));
 		expect(error.field).toBe('Business Key');
 		expect(error.message).toMatch(
-			new RegExp(`^Business Key: must hold printable characters only: it contains the invisible or control character ${code} at position \\d+$`),
+			new RegExp(`^Business Key: must hold printable characters only: it contains the invisible, space-like or control character ${code} at position \\d+$`),
 		);
+	});
+
+	test('the position counts characters, not UTF-16 units: a tag after an emoji', () => {
+		expect(refusal(() => validateIdempotencyKey('INV-\u{1F600}\u{E0041}', 'Business Key')).message).toMatch(/U\+E0041 at position 6$/);
+	});
+
+	test.each(['INV-2026-0042', 'Rechnung-Müller-ß', '請求書-42', 'INV 42 (März)', 'ÉCOLE-№7'])('accepts the visible key %p', (key) => {
+		expect(validateIdempotencyKey(key, 'Business Key')).toBe(key);
 	});
 
 	test.each(['NaN', 'nan', 'Infinity', '-Infinity', '1e+21', '1E21', '2.5e-7', '.5e3'])('refuses the text "%s" (how a broken number looks)', (key) => {

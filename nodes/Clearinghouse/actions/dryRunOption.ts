@@ -2,7 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError } from 'n8n-workflow';
 
 import { DryRunStop, dryRunOutput, endDryRun as unmark, findingsOf, startDryRun } from '../../shared/dryRun';
-import { fromAiProblem } from './spendLimits';
+import { switchParameter } from './parameters';
+import { fromAiProblem, modelInputProblem } from './spendLimits';
+import { isToolRun } from './toolDescriptions';
 
 /**
  * Options → Dry Run, on every operation that writes (its Options collection lists it; the read
@@ -17,12 +19,16 @@ export const dryRunOption: INodeProperties = {
 		'Whether to run every check and every read (spend limits, supported assets and chains, account limits) and output the request each item would send, without sending any write. Safe against production: while it is on, the node sends nothing but GET requests.',
 };
 
-/** Marks the run as a dry run when Options → Dry Run is on (item 0's value holds for the run). */
+/**
+ * Marks the run as a dry run when Options → Dry Run is on (item 0's value holds for the run), read
+ * fail-closed: the text "true" or 1 is on, and anything but a real false or on (the text "false",
+ * "yes", 0, an expression giving nothing) stops the run before anything is sent.
+ */
 export function beginDryRun(ctx: IExecuteFunctions): void {
 	const raw = (ctx.getNode().parameters.options as IDataObject | undefined)?.dryRun;
-	const problem = fromAiProblem(raw, 'Dry Run');
+	const problem = fromAiProblem(raw, 'Dry Run') ?? (isToolRun(ctx) ? modelInputProblem(raw, 'Dry Run') : undefined);
 	if (problem) throw new NodeOperationError(ctx.getNode(), problem, { itemIndex: 0 });
-	if (ctx.getNodeParameter('options.dryRun', 0, false) === true) startDryRun(ctx);
+	if (switchParameter(ctx, 'options.dryRun', 0, false, 'Dry Run', 'guard')) startDryRun(ctx);
 }
 
 export function endDryRun(ctx: IExecuteFunctions): void {

@@ -232,9 +232,9 @@ const keyModeBase: INodeProperties = {
 	type: 'options',
 	default: 'custom',
 	options: [],
-	// The details (which re-runs write again with each choice) stay in the README's table.
+	// What to do, in the tooltip itself; the README's table keeps the details.
 	description:
-		'How the key that stops this write from happening twice is chosen. Which re-runs write again with each choice: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
+		'How the key that stops this write from happening twice is chosen. Choose Business Key and map a value that names each write (an invoice number for a payment): running the workflow again then returns what the first run made instead of writing again. Derived keys are new in every new run: only n8n\'s Retry of the same execution reuses them. Details: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
 };
 
 /** The fields after the notice: the same for every keyed write. */
@@ -243,9 +243,10 @@ const keyFieldsAfterMode: INodeProperties[] = [
 		displayName: 'Allow Derived Keys in Editor and Sub-Workflow Runs',
 		name: 'allowDerivedInNewRuns',
 		type: 'boolean',
+		validateType: 'boolean',
 		default: false,
 		description:
-			"Whether to send Derived keys from a run started in the editor or as a sub-workflow against a Base URL other than this computer's. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.",
+			"Whether to send Derived keys with a Production credential (a localhost Base URL included) from a run that is repeated at will: the editor, a sub-workflow, n8n execute, a chat, an evaluation, an AI agent's tool call. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.",
 		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
 	},
 	{

@@ -2,18 +2,18 @@ import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { apiCredentials } from '../../shared/transport';
+import { isSandboxCredential } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
-	isLoopbackUrl,
 	LINEAGE_CUSTOM_DATA_KEY,
 	type Lineage,
 	mintLineage,
 	parseLineage,
 	validateIdempotencyKey,
 } from '../../shared/idempotency';
-import { itemError, itemParameter, operationError } from './parameters';
+import { itemError, itemParameter, operationError, switchParameter } from './parameters';
+import { isToolRun } from './toolDescriptions';
 
 /**
  * Never pay twice: the idempotency protocol of every keyed write (create a payment order, a receive
@@ -93,32 +93,55 @@ export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
 	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, fallback) === 'derived' ? 'derived' : 'custom';
 }
 
-/** Modes in which a person starts a run by hand, or n8n starts a new child execution on every call. */
-const NEW_RUN_MODES: Record<string, string> = {
-	manual: 'started in the editor',
-	integrated: 'started as a sub-workflow (Execute Workflow)',
+/**
+ * Every execution mode of n8n 2.40.7 (n8n-workflow's WorkflowExecuteModeList), and whether a Derived
+ * key is safe in it: only where n8n itself repeats the run with the same lineage (Retry) or a run is
+ * one new event (a trigger's, a webhook call's). The others are started again by a person, a model
+ * or n8n at will, each time a new execution with new keys. A mode not listed here is refused.
+ */
+const DERIVED_KEY_MODES: Record<string, { refused?: string }> = {
+	trigger: {},
+	webhook: {},
+	retry: {},
+	manual: { refused: 'started in the editor' },
+	integrated: { refused: 'started as a sub-workflow (Execute Workflow)' },
+	cli: { refused: 'started from the command line (n8n execute)' },
+	chat: { refused: 'started by a chat message' },
+	evaluation: { refused: 'started by an evaluation' },
+	agent: { refused: "started by n8n's agent" },
+	error: { refused: 'started as an error workflow (n8n starts one for every failed execution, each failed retry included)' },
+	internal: { refused: 'started internally by n8n' },
 };
+
+/** Why a Derived key would be new on every repeat of this run, or undefined when it is safe here. */
+function repeatedRun(ctx: IExecuteFunctions): string | undefined {
+	// A tool call is a new run of the node inside the agent's execution, whatever started that.
+	if (isToolRun(ctx)) return "made as an AI agent's tool call (every call is a new run of the node)";
+	const mode = String(ctx.getMode());
+	const known = Object.prototype.hasOwnProperty.call(DERIVED_KEY_MODES, mode) ? DERIVED_KEY_MODES[mode] : undefined;
+	return known ? known.refused : `of a kind this node does not know (n8n execution mode "${mode}")`;
+}
 
 /**
  * Derived keys change in every new execution: a run from the editor, or a sub-workflow (a new child
  * execution each time its parent runs or is retried), is run again by the person after a failure and
- * pays again. Refused there, before anything is sent, unless the Base URL is this computer (the
- * sandbox) or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
+ * pays again. Refused there, before anything is sent, unless the credential's Environment is Local
+ * Sandbox (no real money; the transport sends no write before the server proved it; a loopback URL
+ * alone counts for nothing), or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
  */
 async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	const started = NEW_RUN_MODES[ctx.getMode()];
+	const started = repeatedRun(ctx);
 	if (!started) return;
-	if (ctx.getNodeParameter('allowDerivedInNewRuns', itemIndex, false) === true) return;
-	// The transport's read of this run: the requests that follow read no other.
-	const credentials = await apiCredentials(ctx);
-	if (isLoopbackUrl(credentials.baseUrl)) return;
+	if (switchParameter(ctx, 'allowDerivedInNewRuns', itemIndex, false, 'Allow Derived Keys in Editor and Sub-Workflow Runs', 'exemption')) return;
+	// The transport's read of the credential; it sends no write before the sandbox proved itself.
+	if (await isSandboxCredential(ctx, itemIndex)) return;
 	throw operationError(
 		ctx,
 		`Nothing was sent for this item: Derived idempotency keys are refused in a run ${started}`,
 		itemIndex,
 		'Why: every new run gets new Derived keys, so running this again after a failure (the natural next step here) would pay again for the items that already succeeded. ' +
 			'What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}): a run with the same keys is answered with the orders already made. ' +
-			'To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. Against the sandbox on this computer (a loopback Base URL) Derived keys are always allowed.',
+			"To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. With a credential whose Environment is Local Sandbox (no real money), Derived keys are allowed once the sandbox's answer proves it.",
 	);
 }
 

@@ -10,4 +10,9 @@ export interface Operation {
 	 * item starts (so they hold under Concurrency > 1). A throw fails every item and sends nothing.
 	 */
 	preflight?(this: IExecuteFunctions, itemCount: number): Promise<void>;
+	/**
+	 * Optional: how a person knows the item's row (a Business Key, a memo), for errors that name a
+	 * row. Undefined when the item has none; never throws.
+	 */
+	rowReference?(this: IExecuteFunctions, itemIndex: number): string | undefined;
 }

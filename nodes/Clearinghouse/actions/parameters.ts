@@ -5,6 +5,7 @@ import { parseUsdAmount, type UsdAmount } from '../../shared/amounts';
 import { FieldError } from '../../shared/fieldError';
 import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
 import { validatePathId } from '../../shared/pathId';
+import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
 
 /** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: keyedWrite.ts). */
 
@@ -170,4 +171,17 @@ export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 		throw operationError(ctx, `${label} must be a JSON object`, itemIndex);
 	}
 	return parsed as IDataObject;
+}
+
+/**
+ * A boolean that guards money or events, read fail-closed by its path (shared/switches.ts): refused,
+ * naming `label` and the value, when it is neither a clear on nor a clear off.
+ */
+export function switchParameter(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string, kind: SwitchKind): boolean {
+	const stored = storedAt(ctx.getNode().parameters, path);
+	try {
+		return readSwitch(stored, stored === undefined ? fallback : ctx.getNodeParameter(path, itemIndex, fallback), fallback, label, kind);
+	} catch (error) {
+		throw itemError(ctx, error, itemIndex);
+	}
 }

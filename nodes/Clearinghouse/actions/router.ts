@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import * as account from './account';
 import * as depositAddress from './depositAddress';
 import { beginDryRun, dryRunItem, endDryRun } from './dryRunOption';
+import { keyMode } from './keyedWrite';
 import type { Operation } from './operation';
 import * as paymentOrder from './paymentOrder';
 import * as quote from './quote';
@@ -124,7 +125,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		const outcome = outcomes[itemIndex];
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
-			if (!continueOnFail) throw withProgress(outcome.error, outcomes, items.length, resource, operationName);
+			if (!continueOnFail) {
+				const rowName = (index: number) => nameOfRow(this, operation, index, items.length);
+				throw withProgress(outcome.error, outcomes, items.length, resource, operationName, { itemIndex, rowName, keyMode: keyModeOf(this) });
+			}
 			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
 		}
@@ -150,36 +154,90 @@ export function failedItemJson(error: NodeApiError | NodeOperationError): IDataO
 	return json;
 }
 
+/** Idempotency Key of the run (item 0): progress advice about Derived keys applies only with them. */
+function keyModeOf(ctx: IExecuteFunctions): string | undefined {
+	try {
+		return keyMode(ctx, 0);
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * A row as a person sees it: its position counted from 1 and its reference (Business Key or memo),
+ * e.g. `Row 2 of 3 (INV-1002)`. n8n's error view adds its own zero-based "[item 1]" to a message
+ * that does not contain "item 1", so the first row named also says n8n's number for it.
+ */
+export function nameOfRow(ctx: IExecuteFunctions, operation: Operation, itemIndex: number, total: number): string {
+	let reference: string | undefined;
+	try {
+		reference = operation.rowReference?.call(ctx, itemIndex);
+	} catch {
+		reference = undefined;
+	}
+	return `Row ${itemIndex + 1}${total > 1 ? ` of ${total}` : ''}${reference ? ` (${reference})` : ''}`;
+}
+
+/** The rows of a list, e.g. `rows 1 and 3 (INV-1001, INV-1003)`: names already say "Row n (ref)". */
+function rowList(rows: number[], rowName: (index: number) => string): string {
+	const names = rows.map((index) =>
+		rowName(index)
+			.replace(/^Row /, '')
+			.replace(/ of \d+/, ''),
+	);
+	const numbers = names.map((name) => name.replace(/ \(.*\)$/, ''));
+	const references = names.map((name) => /\((.*)\)$/.exec(name)?.[1]).filter((ref): ref is string => ref !== undefined);
+	const joined = numbers.length === 1 ? numbers[0] : `${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
+	return `row${rows.length === 1 ? '' : 's'} ${joined}${references.length === rows.length ? ` (${references.join(', ')})` : ''}`;
+}
+
 /**
  * The node error of a failed item, told what the rest of this run already did: a person who reads
- * "item 3 failed" and runs the batch again would otherwise pay items 1 and 2 a second time. Items
- * that were running when the failure came (Concurrency) are counted too.
+ * "row 3 failed" and runs the batch again would otherwise pay rows 1 and 2 a second time. Items
+ * that were running when the failure came (Concurrency) are counted too. The failed row is named
+ * as a person sees it (`row`: its position from 1, its reference, and n8n's zero-based item number,
+ * which n8n's error view would otherwise add on its own).
  */
-export function withProgress(error: NodeApiError | NodeOperationError, outcomes: Outcome[], total: number, resource: string, operation: string) {
+export function withProgress(
+	error: NodeApiError | NodeOperationError,
+	outcomes: Outcome[],
+	total: number,
+	resource: string,
+	operation: string,
+	row?: { itemIndex: number; rowName: (index: number) => string; keyMode?: string },
+) {
+	if (row && total > 1 && !/^Row \d/.test(error.message)) {
+		error.message = `${row.rowName(row.itemIndex)}, n8n item ${row.itemIndex}: ${error.message}`;
+	}
 	const succeeded: number[] = [];
 	const records: IDataObject[] = [];
 	outcomes.forEach((outcome, itemIndex) => {
 		if (outcome && 'records' in outcome) {
-			succeeded.push(itemIndex + 1);
+			succeeded.push(itemIndex);
 			records.push(...outcome.records);
 		}
 	});
 	if (succeeded.length === 0) return error;
-	const which = succeeded.length <= 20 ? ` (item${succeeded.length === 1 ? '' : 's'} ${succeeded.join(', ')})` : '';
-	const ofTotal = `${succeeded.length} of ${total} items`;
+	const rowName = row?.rowName ?? ((index: number) => `Row ${index + 1}`);
+	const which = succeeded.length <= 20 ? ` (${rowList(succeeded, rowName)})` : '';
+	const ofTotal = `${succeeded.length} of ${total} rows`;
 	let summary: string;
 	let detail: string;
 	if (resource === 'paymentOrder' && operation === 'create') {
 		const made = records.filter((r) => r.created === true).length;
 		const found = records.length - made;
-		summary = `${succeeded.length === 1 ? '1 other item' : `${succeeded.length} other items`} of this run already succeeded: ${records.length} payment order${records.length === 1 ? '' : 's'} made or found`;
+		summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded: ${records.length} payment order${records.length === 1 ? '' : 's'} made or found`;
+		const rerun =
+			row?.keyMode === 'derived'
+				? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
+				: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
 		detail =
 			`Before this error, ${ofTotal} of this run succeeded${which}: ${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
 			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
-			'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list, or run again with the same Business Keys: only the missing orders are made.';
+			rerun;
 	} else {
-		summary = `${succeeded.length === 1 ? '1 other item' : `${succeeded.length} other items`} of this run already succeeded`;
-		detail = `Before this error, ${ofTotal} of this run succeeded${which}; their results are not in the output because the node failed. Check them (Get or Get Many) before running the items again, or Retry this execution from the executions list.`;
+		summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded`;
+		detail = `Before this error, ${ofTotal} of this run succeeded${which}; their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.`;
 	}
 	error.message = `${error.message} (${summary})`;
 	error.description = error.description ? `${detail}\n\n${error.description}` : detail;

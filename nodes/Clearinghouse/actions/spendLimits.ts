@@ -240,20 +240,65 @@ export function checkRunTotal(limits: SpendLimits, amounts: UsdAmount[]): UsdAmo
 	return total;
 }
 
+/**
+ * Max Total per Run as a running sum of what the run sends: `sentPips` is what earlier orders of the
+ * run sent (or are sending). Throws SpendLimitError when this order would take it over the limit;
+ * returns the new sum. The batch check before any item (checkRunTotal) reads each amount once in
+ * advance; this one counts the amount of the very request, so an expression that gives another
+ * amount at send time cannot slip past it.
+ */
+export function addToRunTotal(limits: SpendLimits, sentPips: bigint, amount: UsdAmount): bigint {
+	const total = sentPips + amount.pips;
+	if (limits.maxTotalPerRun && total > limits.maxTotalPerRun.pips) {
+		throw new SpendLimitError(
+			LABELS.maxTotalPerRun,
+			`Spend limit ${LABELS.maxTotalPerRun}: this order's ${amount.text} USD would bring what this run sends to ${fromPips(total).text} USD, over the limit of ${limits.maxTotalPerRun.text} USD`,
+		);
+	}
+	return total;
+}
+
 /** Parameters of Create that an AI model may fill only under a limit: parameter → the limit it needs. */
 export const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
 	{ parameter: 'amountUsd', label: 'Amount (USD)', limit: 'maxAmountPerOrder' },
 	{ parameter: 'toAddress', label: 'Recipient Address', limit: 'allowedRecipients' },
 ];
 
-/** Refuses a Create whose amount or recipient is left to the model with no limit on it. */
-export function checkAiFilledFields(limits: SpendLimits, rawParameters: IDataObject): void {
+/**
+ * Refuses a Create whose amount or recipient is left to the model with no limit on it. `toolRun`: the
+ * node runs as an AI agent's tool, whose input item holds the model's arguments, so every money field
+ * counts as the model's however it is written (`$json`, Map Automatically, a fixed value alike): both
+ * limits are then required.
+ */
+export function checkAiFilledFields(limits: SpendLimits, rawParameters: IDataObject, toolRun = false): void {
 	for (const { parameter, label, limit } of NEEDS_LIMIT_WHEN_LEFT_TO_AI) {
-		if (leftToAi(rawParameters[parameter]) && limits[limit] === undefined) {
+		if (limits[limit] !== undefined) continue;
+		const what = parameter === 'amountUsd' ? 'amount' : 'registered recipient';
+		if (toolRun) {
 			throw new SpendLimitError(
 				LABELS[limit],
-				`${label} is left to an AI model ($fromAI) but Spend Limits → ${LABELS[limit]} is not set: an agent could pay any ${parameter === 'amountUsd' ? 'amount' : 'registered recipient'}. Set the limit in the node`,
+				`This node runs as an AI agent's tool, so ${label} comes from the model (its tool call is the input item, however the field is written), but Spend Limits → ${LABELS[limit]} is not set: an agent could pay any ${what}. Set the limit in the node`,
+			);
+		}
+		if (leftToAi(rawParameters[parameter])) {
+			throw new SpendLimitError(
+				LABELS[limit],
+				`${label} is left to an AI model ($fromAI) but Spend Limits → ${LABELS[limit]} is not set: an agent could pay any ${what}. Set the limit in the node`,
 			);
 		}
 	}
+}
+
+/** Texts that read what an AI agent's tool call put in the input item (or ask the model directly). */
+const MODEL_INPUT = /\$fromai\s*\(|\$json\b|\$input\b|\$item\b|\$binary\b|\$\(\s*['"`]/i;
+
+/**
+ * Why a parameter of a tool run may not be written as it is: a guard (a spend limit, Dry Run) or a
+ * destination read from the model's arguments would let the model choose it. Undefined when fine.
+ */
+export function modelInputProblem(raw: unknown, label: string): string | undefined {
+	const text = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? JSON.stringify(raw) : '';
+	return MODEL_INPUT.test(text)
+		? `${label} may not read the AI agent's tool call ($json, $input, $fromAI or another node's data) when this node runs as a tool: the model would choose it. Set it in the node`
+		: undefined;
 }

@@ -1,4 +1,14 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+/**
+ * Whether this run is an AI agent's tool call: n8n loads a `usableAsTool` node a second time as the
+ * type `<package>.<name>Tool` (n8n/dist/tool-generation/ai-tools.js, 1.x and 2.x) and runs it with
+ * the model's tool arguments as its input item, so `$json` and Map Automatically read what the
+ * model wrote, not only `$fromAI()`.
+ */
+export function isToolRun(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
+	return /Tool$/.test(ctx.getNode().type);
+}
 
 /**
  * The description an AI agent reads for an operation when the node is its tool. n8n adds its own

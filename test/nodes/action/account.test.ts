@@ -67,7 +67,7 @@ describe('Account', () => {
 			});
 			expect(item.json).toMatchObject({ ok: true, orders: 2, totalUsd: 3 });
 			await env.mark();
-			await expect(check(['1', '1,000'])).rejects.toThrow(/^Item 2: Input field "amountUsd" must be plain decimal text/);
+			await expect(check(['1', '1,000'])).rejects.toThrow(/^Row 2: Input field "amountUsd" must be plain decimal text/);
 			expect(await env.requests()).toEqual([]);
 		});
 	});

@@ -26,11 +26,12 @@ describe('a node error after some items succeeded says what this run did', () =>
 		const items = [1, 2, 3].map((n) => ({ json: { n, to: n === 3 ? dead : walletOf(env.bob, 'ethereum') } }));
 		const error = await failure(env.run(payment(env, { toAddress: '={{ $json.to }}', amountUsd: '={{ $json.n }}', options: { concurrency: 1 } }), { items }));
 		expect(error.context.itemIndex).toBe(2);
+		// The row as a person sees it (from 1, with its memo) and n8n's own zero-based number for it, once.
 		expect(error.message).toMatch(
-			/^Recipient Address "0x0+dead" is not a registered wallet .* \(2 other items of this run already succeeded: 2 payment orders made or found\)$/,
+			/^Row 3 of 3 \(invoice 42\), n8n item 2: Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .* \(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
 		);
 		expect(error.description).toMatch(
-			/^Before this error, 2 of 3 items of this run succeeded \(items 1, 2\): 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
+			/^Before this error, 2 of 3 rows of this run succeeded \(rows 1 and 2 \(invoice 42, invoice 42\)\): 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
 		);
 		// The service's hint for the status is still there, after the run's progress.
 		expect(error.description).toMatch(/rejected the request as invalid/);
@@ -48,16 +49,21 @@ describe('a node error after some items succeeded says what this run did', () =>
 		});
 		await failure(env.run(parameters, { items }));
 		const again = await failure(env.run(parameters, { items }));
-		expect(again.message).toMatch(/\(2 other items of this run already succeeded: 2 payment orders made or found\)$/);
-		expect(again.description).toMatch(
-			/^Before this error, 2 of 3 items of this run succeeded \(items 1, 2\): 0 payment orders made by this run and 2 found from an earlier run/,
+		expect(again.message).toMatch(
+			/^Row 3 of 3 \(rerun-safety-3\), n8n item 2: .*\(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
 		);
+		expect(again.description).toMatch(
+			/^Before this error, 2 of 3 rows of this run succeeded \(rows 1 and 2 \(rerun-safety-1, rerun-safety-2\)\): 0 payment orders made by this run and 2 found from an earlier run/,
+		);
+		// Advice for Derived keys has no place beside Business Keys.
+		expect(again.description).not.toMatch(/Derived/);
+		expect(again.description).toContain('run again with the same Business Keys');
 		expect(await orderCount(env)).toBe(2);
 	});
 
 	test('the first item failing: no progress note (nothing succeeded)', async () => {
 		const error = await failure(env.run(payment(env, { toAddress: dead })));
-		expect(error.message).toMatch(/^Recipient Address "0x0+dead" is not a registered wallet .*once the wallet is ACTIVE$/);
+		expect(error.message).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .*once the service has made it ACTIVE\.$/);
 		expect(error.description).not.toMatch(/Before this error/);
 	});
 
@@ -67,9 +73,9 @@ describe('a node error after some items succeeded says what this run did', () =>
 		const error = await failure(
 			env.run({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { __rl: true, mode: 'id', value: '={{ $json.id }}' }, reason: 'x' }, { items }),
 		);
-		expect(error.message).toMatch(/^Payment Order.*not found \(1 other item of this run already succeeded\)$/);
+		expect(error.message).toMatch(/^Row 2 of 2, n8n item 1: Payment Order.*not found \(1 other row of this run already succeeded\)$/);
 		expect(error.description).toMatch(
-			/^Before this error, 1 of 2 items of this run succeeded \(item 1\); .*Check them \(Get or Get Many\) before running the items again/,
+			/^Before this error, 1 of 2 rows of this run succeeded \(row 1\); .*Check them \(Get or Get Many\) before running the rows again/,
 		);
 	});
 });
@@ -101,7 +107,7 @@ describe('strict input: refused before any request', () => {
 	});
 
 	test.each([
-		['a zero-width space', '={{ "INV-1\u200b" + "001" }}', /invisible or control character U\+200B/],
+		['a zero-width space', '={{ "INV-1\u200b" + "001" }}', /invisible, space-like or control character U\+200B/],
 		['NaN from an expression', '={{ Number("x") }}', /must be text, or a whole number|must not be "NaN"/],
 		['a huge number from an expression', '={{ 1e21 }}', /must be text, or a whole number up to/],
 	])('Create with a Business Key holding %s sends nothing', async (_what, idempotencyKey, rule) => {

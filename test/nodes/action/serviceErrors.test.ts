@@ -1,19 +1,22 @@
 /**
- * Errors a person can act on: every 4xx the service sends comes back from the node in the panel's
- * words (the field's label, the value, the rule, the valid chains or assets), with the service's own
- * sentence, its code and the HTTP status in the description.
+ * Errors a person can act on: every refusal comes back from the node in the panel's words (the
+ * field's label, the value, the rule, the valid chains or assets), with the service's own sentence,
+ * its code and the HTTP status in the description. Which field a refusal is about comes from what
+ * the node sent and what it can check (GET /supported-assets, GET /account/limits, the request), not
+ * from the answer's wording: every case runs twice, against the sandbox and against the sandbox with
+ * `rewordErrors` (each refusal a bare `{error: sentence}` in other words, no code, no path). Every
+ * message that proposes a fix is followed here, and the fixed run succeeds.
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { payment, walletOf, useEnv } from './env';
-
-const env = useEnv();
+import { payment, walletOf, useEnv, type Env } from './env';
+import { userOf } from '../../support/sandbox';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
 const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
-async function failure(parameters: Record<string, unknown>): Promise<NodeApiError> {
+async function failure(env: Env, parameters: Record<string, unknown>): Promise<NodeApiError> {
 	try {
 		await env.run(parameters as never);
 	} catch (error) {
@@ -22,60 +25,105 @@ async function failure(parameters: Record<string, unknown>): Promise<NodeApiErro
 	throw new Error('expected the node to fail');
 }
 
-describe('service 4xx errors in the panel words', () => {
+const sandboxWords = useEnv();
+const otherWords = useEnv({ sandbox: { rewordErrors: true } });
+
+describe.each([
+	['the sandbox', sandboxWords, true],
+	['a service that words every refusal differently', otherWords, false],
+] as const)('refusals in the panel words from %s', (_name, env, structured) => {
+	test('the double words its refusals unlike the sandbox (no code, no field path)', async () => {
+		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
+		if (structured) expect(error.description).toContain('(API code validation_error, HTTP 400, field toChain)');
+		else expect(error.description).toMatch(/^The service said: "Declined by the server, status 400; [^"]+" \(HTTP 400\)\./);
+	});
+
 	test('an unsupported chain names Chain, the value and the valid chains; the service sentence stays in the description', async () => {
-		const error = await failure(payment(env, { toChain: 'tron', asset: 'USDT' }));
+		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error.message).toMatch(/^Chain "tron" is not supported\. Valid chains: .*Ethereum \(ethereum\)/);
 		expect(error.message).not.toMatch(API_WORDS);
-		expect(error.description).toContain('The service said: "Unsupported toChain tron"');
-		expect(error.description).toContain('API code validation_error, HTTP 400, field toChain');
+		expect(error.description).toContain('The service said: "');
+		expect(error.description).toContain('HTTP 400');
 		expect(error.httpCode).toBe('400');
 		expect(error.context.parameter).toBe('toChain');
+		// The fix the message names (a valid chain) pays.
+		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset: 'USDC' }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
 	test('an asset not offered on the chain names Asset and the assets of that chain', async () => {
-		const error = await failure(payment(env, { toChain: 'ethereum', asset: 'NOPE' }));
+		const error = await failure(env, payment(env, { toChain: 'ethereum', asset: 'NOPE' }));
 		expect(error.message).toMatch(/^Asset "NOPE" is not supported on Ethereum\. Assets on Ethereum: [A-Z]+/);
 		expect(error.message).not.toMatch(API_WORDS);
 		expect(error.context.parameter).toBe('asset');
+		const asset = /Assets on Ethereum: ([A-Z]+)/.exec(error.message)![1];
+		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset }));
+		expect(order.json.asset).toBe(asset);
 	});
 
-	test('an unknown sender names Sender User ID and the value', async () => {
-		const error = await failure(payment(env, { fromUserId: 'no-such-user' }));
-		expect(error.message).toMatch(/^Sender User ID no-such-user is not a user of account /);
+	test('a recipient of the subaccount paid from the main account says to pay from that subaccount, and doing so pays', async () => {
+		const carol = userOf(env.state, 'carol');
+		const subaccountId = env.state.subaccounts[0].id;
+		expect(carol.accountId).toBe(subaccountId);
+		const error = await failure(env, payment(env, { toAddress: walletOf(carol, 'ethereum') }));
+		const said = structured
+			? /^Recipient Address "0x[0-9a-f]{40}" on Ethereum is not an ACTIVE wallet of the credential's own account/
+			: /^The service refused this order's Sender User ID "[^"]+" or Recipient Address "0x[0-9a-f]{40}" on Ethereum: both must belong to the credential's own account/;
+		expect(error.message).toMatch(said);
+		expect(error.message).toContain('set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it');
+		expect(error.message).not.toMatch(/run this again once the wallet is ACTIVE/);
 		expect(error.message).not.toMatch(API_WORDS);
-		expect(error.context.parameter).toBe('fromUserId');
+		// Followed: the subaccount's ID and a sender of it (carol is its only user).
+		const [order] = await env.run(payment(env, { toAddress: walletOf(carol, 'ethereum'), fromUserId: carol.id, additionalFields: { subaccountId } }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('a recipient that is not registered says how a wallet becomes active', async () => {
-		const error = await failure(payment(env, { toAddress: '0x000000000000000000000000000000000000dead' }));
-		expect(error.message).toMatch(/^Recipient Address "0x0+dead" is not a registered wallet of the account on Ethereum\. A recipient becomes active/);
-		expect(error.message).toContain('User → Create or Update');
-		expect(error.message).not.toMatch(API_WORDS);
-		expect(error.description).toContain('API code recipient_not_active');
+	test('a sender of the subaccount with the main account names Sender User ID (the sandbox says which field) and the fix pays', async () => {
+		const carol = userOf(env.state, 'carol');
+		const subaccountId = env.state.subaccounts[0].id;
+		const error = await failure(env, payment(env, { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum') }));
+		if (structured) {
+			expect(error.message).toMatch(/^Sender User ID "[0-9a-f-]{36}" is not a user of the credential's own account/);
+			expect(error.context.parameter).toBe('fromUserId');
+		} else {
+			expect(error.message).toMatch(/^The service refused this order's Sender User ID/);
+		}
+		expect(error.message).toContain('Additional Fields → Subaccount ID');
+		const [order] = await env.run(payment(env, { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum'), additionalFields: { subaccountId } }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('a registered recipient still PENDING is named with its state', async () => {
+	test('a wallet registered moments ago (PENDING) is payable once ACTIVE, as the message says', async () => {
 		const address = '0x1111111111111111111111111111111111111111';
-		await env.run({ resource: 'user', operation: 'createOrUpdate', label: 'carol', wallets: { wallet: [{ chain: 'ethereum', address }] } });
-		const error = await failure(payment(env, { toAddress: address }));
-		expect(error.message).toMatch(/^Recipient Address "0x1{40}" is not active yet on Ethereum \(PENDING\)\. A recipient becomes active/);
+		await env.run({ resource: 'user', operation: 'createOrUpdate', label: 'dave', wallets: { wallet: [{ chain: 'ethereum', address }] } });
+		const error = await failure(env, payment(env, { toAddress: address }));
+		expect(error.message).toContain('a wallet registered moments ago becomes payable once the service has made it ACTIVE');
 		expect(error.message).not.toMatch(API_WORDS);
+		await env.op('POST', '/sandbox/wallets/activate', { chain: 'ethereum', address });
+		const [order] = await env.run(payment(env, { toAddress: address }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('a limit breach names Amount (USD), the limit in words and the batch check', async () => {
+	test('a limit breach names Amount (USD) and the limit; a lower amount pays', async () => {
 		await env.op('POST', '/sandbox/account', { limits: { maxTxUsd: 100 } });
-		const error = await failure(payment(env, { amountUsd: '150' }));
-		expect(error.message).toMatch(/^Amount \(USD\) "150" would exceed the account's largest order \(maxTxUsd\): maxTxUsd exceeded: 150 > 100\./);
+		const error = await failure(env, payment(env, { amountUsd: '150' }));
+		expect(error.message).toMatch(
+			structured
+				? /^Amount \(USD\) "150" would exceed the account's largest order \(maxTxUsd\)\. Lower the amount/
+				: /^Amount \(USD\) "150" would exceed the account's limits: 150 USD exceeds the per-transaction maximum \(maxTxUsd remaining 100 USD\)\. Lower the amount/,
+		);
 		expect(error.message).toContain('Account → Check Batch Against Limits');
-		expect(error.description).toContain('API code limit_exceeded, HTTP 400');
+		const [order] = await env.run(payment(env, { amountUsd: '100' }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
 	test('Continue On Fail keeps the panel-worded error on the item', async () => {
 		const items = [{ json: { to: walletOf(env.bob, 'ethereum') } }, { json: { to: '0x000000000000000000000000000000000000dead' } }];
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
-		expect(String(out[1].json.error)).toMatch(/^Recipient Address "0x0+dead" is not a registered wallet/);
-		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringContaining('recipient_not_active') });
+		expect(String(out[1].json.error)).toMatch(
+			structured ? /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet/ : /^The service refused this order's Sender User ID/,
+		);
+		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringContaining('HTTP 400') });
 	});
 });

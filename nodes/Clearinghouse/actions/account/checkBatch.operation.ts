@@ -13,6 +13,7 @@ import { itemParameter, operationError, subaccountQuery, usdAmount } from '../pa
 import { validateIdempotencyKey } from '../../../shared/idempotency';
 import { findOrdersByKey, KEY_LOOKUP_DAYS } from '../paymentOrder/findOrders';
 import { keyStateOf } from '../paymentOrder/findByKeys.operation';
+import { inputValue } from '../paymentOrder/inputItem';
 import { checkBatch } from './batchLimits';
 
 const properties: INodeProperties[] = [
@@ -67,13 +68,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const mapped = this.getNodeParameter('dataMode', 0, 'defineBelow') === 'autoMapInputData';
 	const amounts: UsdAmount[] = [];
 	for (let n = 0; n < items.length; n++) {
-		const input = mapped ? items[n].json.amountUsd : itemParameter(this, 'amountUsd', n, '');
 		try {
+			// Map Automatically: the column Create reads the amount from (amountUsd, Amount (USD), Amount, ...).
+			const input = mapped ? inputValue(items[n].json, 'amountUsd') : itemParameter(this, 'amountUsd', n, '');
 			amounts.push(usdAmount(this, input, n, mapped ? 'Input field "amountUsd"' : 'Amount (USD)'));
 		} catch (error) {
 			throw operationError(
 				this,
-				`Item ${n + 1}: ${(error as Error).message}`,
+				`Row ${n + 1}: ${(error as Error).message}`,
 				0,
 				'Every order of the batch needs a valid amount before the batch can be checked.',
 			);

@@ -9,14 +9,14 @@ import { depositAddressEntries } from '../depositAddress/getMany.operation';
 import { orderByKeyInRun } from './findOrders';
 import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, orderState } from './foundOrder';
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
-import { DEFAULT_KEY_FIELD, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
+import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
-import { guardOrder } from './createGuards';
+import { countSent, guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, usdAmount } from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
 import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
@@ -64,10 +64,24 @@ const properties: INodeProperties[] = [
 		description: 'Where the sender, recipient, chain, asset, amount and memo of each order come from',
 	},
 	{
-		displayName: `Read from each input item (exact names): ${REQUIRED_INPUT_FIELDS.join(', ')} (required); ${OPTIONAL_INPUT_FIELDS.join(', ')} (optional, empty when missing); with Idempotency Key → Business Key, the field named in Business Key Field. An item that lacks a required field fails before anything is sent.`,
+		displayName: `Read from each input item's columns (any case or spacing): ${[...REQUIRED_INPUT_FIELDS, ...OPTIONAL_INPUT_FIELDS]
+			.map((field) => FIELD_ALIASES[field].join(' / '))
+			.join(
+				'; ',
+			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field. An item that lacks a required column, or has two for one field, fails before anything is sent.`,
 		name: 'autoMapNotice',
 		type: 'notice',
 		default: '',
+		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
+	},
+	{
+		displayName: 'Sender User ID for Rows Without One',
+		name: 'senderForAllRows',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
+		description:
+			'System ID of the user who funds the orders of rows that have no sender column (the ID from Create or Update User, never the label). A row with its own sender keeps it.',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
 	},
 	...definedBelow([
@@ -253,14 +267,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const keyField = keyMode(this, itemIndex) === 'custom' ? String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
 		let fields;
 		try {
-			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField);
+			const sender = String(this.getNodeParameter('senderForAllRows', itemIndex, '') ?? '');
+			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField, sender);
 		} catch (error) {
 			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
 			throw operationError(
 				this,
 				(error as Error).message,
 				itemIndex,
-				'Order Fields is set to Map Automatically: each input item needs these fields by name. Nothing was sent for this item.',
+				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
 		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
@@ -340,7 +355,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(this, options, itemIndex);
-	if (options.checkLimits === true) {
+	if (switchParameter(this, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
 		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
 	}
 	const found: FoundCheck = { key, keyKind, lineage, reuseWindowHours };
@@ -359,6 +374,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	body.idempotencyKey = key;
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
 	const { request, first } = sameRequestAsFirstTry(this, itemIndex, key, body);
+	// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
+	countSent(this, itemIndex, request.amountUsd);
 	const startedMs = Date.now();
 	let response: IDataObject;
 	try {
@@ -398,6 +415,33 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? {}
 			: await addressesFor.call(this, itemIndex, current, request.subaccountId);
 	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
+}
+
+/** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
+export function rowReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
+	const mapped = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+	const json = this.getInputData()[itemIndex]?.json ?? {};
+	const candidates: unknown[] = [];
+	if (keyMode(this, itemIndex) === 'custom') {
+		candidates.push(
+			mapped
+				? json[String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim()]
+				: itemParameter(this, 'idempotencyKey', itemIndex, ''),
+		);
+	}
+	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(this, 'memo', itemIndex, ''));
+	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
+	if (found === undefined) return undefined;
+	const text = String(found).trim();
+	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
+	try {
+		return inputValue(json, field);
+	} catch {
+		return undefined;
+	}
 }
 
 /** What the found-order checks need of an item. */

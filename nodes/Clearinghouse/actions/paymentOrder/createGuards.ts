@@ -5,8 +5,19 @@ import { parseUsdAmount, toPips, type UsdAmount } from '../../../shared/amounts'
 import { isDryRun, noteFinding } from '../../../shared/dryRun';
 import { apiRequest } from '../../../shared/transport';
 import { operationError } from '../parameters';
-import { checkAiFilledFields, checkOrder, checkRunTotal, parseSpendLimits, SpendLimitError, type SpendLimits } from '../spendLimits';
+import {
+	addToRunTotal,
+	checkAiFilledFields,
+	checkOrder,
+	checkRunTotal,
+	modelInputProblem,
+	parseSpendLimits,
+	SpendLimitError,
+	type SpendLimits,
+} from '../spendLimits';
+import { isToolRun } from '../toolDescriptions';
 import { limitBreaches } from './accountLimits';
+import { inputValue } from './inputItem';
 
 /**
  * Payment Order → Create's guards around the spend limits (actions/spendLimits.ts): read once per
@@ -19,6 +30,8 @@ import { limitBreaches } from './accountLimits';
 interface RunGuards {
 	limits: SpendLimits;
 	total?: UsdAmount;
+	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
+	sentPips: bigint;
 	/** Dry run only: `chain/SYMBOL` pairs the service supports, and its account limits. */
 	supported?: Set<string>;
 	accountLimits?: IDataObject;
@@ -36,9 +49,13 @@ function limitError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): 
 
 function readLimits(ctx: IExecuteFunctions): SpendLimits {
 	const raw = (ctx.getNode().parameters.spendLimits ?? {}) as IDataObject;
+	const toolRun = isToolRun(ctx);
 	try {
+		// A tool run's input item is the model's tool call: a limit read from it is the model's.
+		const problem = toolRun ? modelInputProblem(raw, 'Spend Limits') : undefined;
+		if (problem) throw new SpendLimitError('Spend Limits', problem);
 		const limits = parseSpendLimits(ctx.getNodeParameter('spendLimits', 0, {}) as IDataObject, raw);
-		checkAiFilledFields(limits, ctx.getNode().parameters);
+		checkAiFilledFields(limits, ctx.getNode().parameters, toolRun);
 		return limits;
 	} catch (error) {
 		throw limitError(ctx, error, 0);
@@ -47,11 +64,11 @@ function readLimits(ctx: IExecuteFunctions): SpendLimits {
 
 /** The amount of one item as execute() reads it, or undefined when it does not parse (the item fails on its own). */
 function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | undefined {
-	const raw =
-		ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData'
-			? ctx.getInputData()[itemIndex]?.json?.amountUsd
-			: ctx.getNodeParameter('amountUsd', itemIndex, '');
 	try {
+		const raw =
+			ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData'
+				? inputValue(ctx.getInputData()[itemIndex]?.json ?? {}, 'amountUsd')
+				: ctx.getNodeParameter('amountUsd', itemIndex, '');
 		return parseUsdAmount(raw);
 	} catch {
 		return undefined;
@@ -60,7 +77,7 @@ function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | unde
 
 /** Once per run, before any item: the limits, Max Total per Run over every item, and a dry run's reads. */
 export async function preflight(this: IExecuteFunctions, itemCount: number): Promise<void> {
-	const guards: RunGuards = { limits: readLimits(this) };
+	const guards: RunGuards = { limits: readLimits(this), sentPips: 0n };
 	runs.set(this, guards);
 	const dryRun = isDryRun(this);
 	if (guards.limits.maxTotalPerRun || dryRun) {
@@ -87,7 +104,7 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 export function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount): void {
 	let guards = runs.get(ctx);
 	if (!guards) {
-		guards = { limits: readLimits(ctx) };
+		guards = { limits: readLimits(ctx), sentPips: 0n };
 		runs.set(ctx, guards);
 	}
 	const order = {
@@ -133,6 +150,21 @@ export function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDat
 				? `Account limits: this order fits, but the whole run (${total!.text} USD) would not: ${batch.join('; ')}`
 				: `Account limits: this order${total ? ` and the whole run (${total.text} USD)` : ''} fit what remains (${remainingText(guards.accountLimits)})`,
 		);
+	}
+}
+
+/**
+ * Counts the amount of the request about to be sent (the body itself, after Retry On Fail chose the
+ * first try's) against Max Total per Run; refuses the item when the run would send more. Synchronous:
+ * items running concurrently cannot both pass.
+ */
+export function countSent(ctx: IExecuteFunctions, itemIndex: number, amountUsd: unknown): void {
+	const guards = runs.get(ctx);
+	if (!guards) throw operationError(ctx, 'Nothing was sent for this item: the spend limits of this run were not read', itemIndex);
+	try {
+		guards.sentPips = addToRunTotal(guards.limits, guards.sentPips, parseUsdAmount(amountUsd, 'Amount (USD)'));
+	} catch (error) {
+		throw limitError(ctx, error, itemIndex);
 	}
 }
 

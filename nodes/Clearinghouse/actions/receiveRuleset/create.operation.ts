@@ -6,6 +6,8 @@ import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, opt
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
 import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
+import { fromAiProblem, modelInputProblem } from '../spendLimits';
+import { isToolRun } from '../toolDescriptions';
 
 export const RULESET_NAME_MAX = 120;
 
@@ -79,6 +81,16 @@ export const description = updateDisplayOptions({ show: { resource: ['receiveRul
 
 /** POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	// Every deposit to the ruleset is delivered to Recipient Address: never the model's choice.
+	const raw = this.getNode().parameters.toAddress;
+	const problem = fromAiProblem(raw, 'Recipient Address') ?? (isToolRun(this) ? modelInputProblem(raw, 'Recipient Address') : undefined);
+	if (problem)
+		throw operationError(
+			this,
+			problem,
+			itemIndex,
+			'Nothing was sent. Every deposit to the ruleset is delivered to this address, so only the workflow owner may set it.',
+		);
 	const body: IDataObject = {
 		deliveredAsset: requiredText(this, 'deliveredAsset', itemIndex, 'Delivered Asset'),
 		deliveredChain: requiredText(this, 'deliveredChain', itemIndex, 'Delivered Chain'),

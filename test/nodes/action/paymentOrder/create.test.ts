@@ -271,7 +271,7 @@ describe('Create with Order Fields → Map Automatically', () => {
 		];
 		const out = await env.run(autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'reference' }), { items, continueOnFail: true });
 		expect(out.map((o) => o.json.error ?? 'ok')).toEqual([
-			'Input field "toAddress" is missing from the input item',
+			'Input field "toAddress" is missing from the input item (or a column named "Recipient Address" or "Recipient")',
 			'Input field "reference" is missing from the input item (it holds the business key)',
 			expect.stringMatching(/^Input field "amountUsd" must have at most 4 decimal places/),
 			'Input field "toChain" must be text (got object)',
@@ -285,6 +285,41 @@ describe('Create with Order Fields → Map Automatically', () => {
 		Object.assign(json, row({ toAddress: undefined }));
 		delete json.toAddress;
 		await expect(env.run(autoMap(), { items: [{ json }] })).rejects.toThrow('Input field "toAddress" is missing from the input item');
+		expect(await env.requests()).toEqual([]);
+	});
+
+	test("a contractor table maps as it is: the panel's labels and common names, any case, the sender given once", async () => {
+		const table = (name: string, wallet: string, amount: string | number, invoice: string): IDataObject => ({
+			Name: name,
+			Wallet: wallet,
+			Chain: 'ethereum',
+			Asset: 'USDC',
+			'Amount (USD)': amount,
+			Invoice: invoice,
+		});
+		const items = [
+			{ json: table('Bob', walletOf(env.bob, 'ethereum'), '10.5', 'INV-7001') },
+			{ json: { ...table('Bob again', walletOf(env.bob, 'base'), 20, 'INV-7002'), Chain: 'base', 'Sender User ID': env.bob.id } },
+		];
+		const out = await env.run(autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'Invoice', senderForAllRows: env.alice.id }), { items });
+		expect(out.map((o) => o.json.idempotencyKey)).toEqual(['INV-7001', 'INV-7002']);
+		const sent = (await env.requests()).sort((a, b) => a.body.amountUsd - b.body.amountUsd);
+		expect(sent.map((r) => [r.body.fromUserId, r.body.toAddress, r.body.toChain, r.body.asset, r.body.amountUsd, r.body.memo])).toEqual([
+			[env.alice.id, walletOf(env.bob, 'ethereum'), 'ethereum', 'USDC', 10.5, 'INV-7001'],
+			// A row's own sender wins over the one given once.
+			[env.bob.id, walletOf(env.bob, 'base'), 'base', 'USDC', 20, 'INV-7002'],
+		]);
+	});
+
+	test('two columns for one field (Wallet and Address) fail the item before anything is sent: which one pays is not guessed', async () => {
+		const json = { ...row(), toAddress: undefined, Wallet: walletOf(env.bob, 'ethereum'), Address: walletOf(env.bob, 'base') };
+		await expect(env.run(autoMap(), { items: [{ json }] })).rejects.toThrow('Input field "toAddress" is given by 2 columns ("Wallet", "Address")');
+		expect(await env.requests()).toEqual([]);
+	});
+
+	test('Max Total per Run counts an amount read from an "Amount" column', async () => {
+		const items = [1, 2].map((n) => ({ json: { ...row({ amountUsd: undefined }), Amount: '60', n } }));
+		await expect(env.run(autoMap({ spendLimits: { maxTotalPerRun: '100' } }), { items })).rejects.toThrow(/Max Total per Run/);
 		expect(await env.requests()).toEqual([]);
 	});
 });
