@@ -14,7 +14,7 @@ import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
 import { verifySignature } from '../shared/signature';
 import { confirmOrder } from './confirm';
 import type { EventOptions, TriggerMemory } from './events';
-import { decide, memoryFor, recordEmitted, STATIC_MAX_EVENTS, STATIC_MAX_ORDERS } from './events';
+import { decide, memoryFor, orderStateKey, recordEmitted } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { deliverySecret } from './endpointSecret';
 import { EVENTS_SUBTITLE, eventOptions, passUnknownStatusesDefault, passUnknownStatusesFields } from './eventOptions';
@@ -255,15 +255,13 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 		deliveryId: header(req.headers[DELIVERY_ID_HEADER]) ?? null,
 	};
 
-	// Process memory first (it sees every delivery of this process), topped up from the static-data
-	// mirror (what this or another process saved).
+	// Process memory (it sees every delivery of this process), topped up from a static-data mirror
+	// that earlier versions wrote. Deliveries no longer write it: n8n saves a delivery's whole
+	// copy of the static data, loaded when the delivery began, so a write here overwrote what an
+	// activation wrote meanwhile (its endpoint, secret and `lastRecovery`).
 	const memory = memoryFor(triggerKey);
 	memory.merge(state.memory);
-	const response = await answerEvent(ctx, event, base, memory, triggerKey);
-	// n8n saves static data only from a delivery that starts no run (docs/trigger.md), so the mirror
-	// is written there and only there: a snapshot on every delivery was work n8n then discarded.
-	if (!response.workflowData) state.memory = memory.snapshot(STATIC_MAX_EVENTS, STATIC_MAX_ORDERS);
-	return response;
+	return await answerEvent(ctx, event, base, memory, triggerKey);
 }
 
 /** Keeps a trace of an event dropped because the API has no such order for this credential (404). */
@@ -337,7 +335,7 @@ async function answerEvent(
 		// fails to start it): the service tries again later.
 		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 	}
-	const decision = decide(memory, event.id, order, options);
+	const decision = decide(memory, event.id, order, options, eventOrder);
 	if (!decision.emit) return ignored(decision.reason);
 	const record = () => recordEmitted(memory, event.id as string, order);
 	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
@@ -346,7 +344,7 @@ async function answerEvent(
 	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
 	trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
 
-	const json: IDataObject = { ...base, kind: decision.kind, paymentOrder: order };
+	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: orderStateKey(order, decision.kind), paymentOrder: order };
 	if (confirm) json.eventPaymentOrder = eventOrder;
 	return { workflowData: [[{ json }]] };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
@@ -165,25 +166,56 @@ function newerDeposits(order: IDataObject, mark: OrderMark | undefined): Deposit
 
 /**
  * Classifies an event as a status event or a deposit-only event:
- * - the trigger has emitted this order before: deposit-only when the status equals the last
- *   emitted status and at least one deposit has a version above the highest emitted for it
- *   (a new deposit counts);
- * - the order is new to the trigger: deposit-only when the status is AWAITING_FUNDS and the order
- *   already has deposits (AWAITING_FUNDS is only entered at creation, before any deposit).
+ * - the trigger has emitted this order before (in this process): deposit-only when the status
+ *   equals the last emitted status and at least one deposit has a version above the highest
+ *   emitted for it (a new deposit counts);
+ * - the order is new to this process: from the event's own copy of the order (`asOfEvent`, the
+ *   order as of the event; the order itself when not given): deposit-only when that copy is
+ *   `AWAITING_FUNDS` and already has deposits (`AWAITING_FUNDS` is only entered at creation, before
+ *   any deposit). Never from the order as read now: a creation event read after a partial deposit is
+ *   still the creation event, whichever process receives it.
  * Everything else is a status event.
  */
-export function classify(order: IDataObject, mark: OrderMark | undefined): EventKind {
+export function classify(order: IDataObject, mark: OrderMark | undefined, asOfEvent: IDataObject = order): EventKind {
 	const status = String(order.status ?? '');
 	if (mark) return status === mark.s && newerDeposits(order, mark).length > 0 ? 'deposit' : 'status';
-	return status === 'AWAITING_FUNDS' && deposits(order).length > 0 ? 'deposit' : 'status';
+	return asOfEvent.status === 'AWAITING_FUNDS' && deposits(asOfEvent).length > 0 ? 'deposit' : 'status';
 }
 
-/** Decides about one verified `payment_order` event. Pure apart from reading the memory. */
-export function decide(memory: TriggerMemory, eventId: string, order: IDataObject, options: EventOptions): Decision {
+/**
+ * Statuses the order can enter more than once, and the order field that tells one entry from the
+ * next (spec: a distribution retry gets a fresh `distributionReference`; a refunded order reopens
+ * on a late deposit and is refunded again).
+ */
+const REENTERED_BY: Record<string, string> = { DISTRIBUTION_FAILED: 'distributionReference', REFUNDED: 'refundedAt' };
+
+/**
+ * The key of the order state an item reports, the same whichever event, delivery or webhook process
+ * it came from: `<orderId>:<status>` for a status event (plus the entry's reference for a status the
+ * order can enter again), and `<orderId>:<status>:deposits:<digest of every deposit's hash and
+ * version>` for a deposit-only event. Built from the order the item carries (`paymentOrder`). A step
+ * that must run once per order state claims this key (docs/queue-mode.md).
+ */
+export function orderStateKey(order: IDataObject, kind: EventKind): string {
+	const status = String(order.status ?? '');
+	const base = `${String(order.id ?? '')}:${status}`;
+	if (kind === 'deposit') {
+		const parts = deposits(order)
+			.map((d) => `${d.hash}@${d.version}`)
+			.sort();
+		return `${base}:deposits:${createHash('sha256').update(parts.join(',')).digest('hex').slice(0, 16)}`;
+	}
+	const field = REENTERED_BY[status];
+	const entry = field ? order[field] : undefined;
+	return typeof entry === 'string' && entry !== '' ? `${base}:${entry}` : base;
+}
+
+/** Decides about one verified `payment_order` event (`order`: confirmed or the payload; `asOfEvent`: the payload). Pure apart from reading the memory. */
+export function decide(memory: TriggerMemory, eventId: string, order: IDataObject, options: EventOptions, asOfEvent: IDataObject = order): Decision {
 	if (options.dropDuplicates && memory.hasEvent(eventId)) return { emit: false, reason: 'duplicate' };
 	const orderId = String(order.id ?? '');
 	const mark = memory.getOrder(orderId);
-	const kind = classify(order, mark);
+	const kind = classify(order, mark, asOfEvent);
 	if (options.dropStaleEvents && mark) {
 		const stale = kind === 'deposit' ? newerDeposits(order, mark).length === 0 : typeof order.version === 'number' && order.version <= mark.v;
 		if (stale) return { emit: false, reason: 'stale', kind };

@@ -6,6 +6,7 @@ import {
 	decide,
 	forgetMemory,
 	memoryFor,
+	orderStateKey,
 	PROCESS_MAX_TRIGGERS,
 	recordEmitted,
 	TriggerMemory,
@@ -97,6 +98,16 @@ describe('classify', () => {
 		expect(classify(order(4, 'FUNDED', [['0xa', 3]]), undefined)).toBe('status');
 	});
 
+	it('an unseen order: decided on the event\'s own copy, so a creation event read after a deposit is still a status event', () => {
+		const readNow = order(3, 'AWAITING_FUNDS', [['0xa', 2]]);
+		expect(classify(readNow, undefined, order(1, 'AWAITING_FUNDS'))).toBe('status');
+		expect(classify(readNow, undefined, order(2, 'AWAITING_FUNDS', [['0xa', 1]]))).toBe('deposit');
+		// An event about a partial deposit read after the order was funded: still deposit-only.
+		expect(classify(order(5, 'FUNDED', [['0xa', 4]]), undefined, order(2, 'AWAITING_FUNDS', [['0xa', 1]]))).toBe('deposit');
+		const memory = new TriggerMemory(100, 100);
+		expect(decide(memory, 'e1', readNow, defaults, order(1, 'AWAITING_FUNDS'))).toEqual({ emit: true, kind: 'status' });
+	});
+
 	it('a known order: deposit-only when the status is unchanged and a deposit is newer', () => {
 		const mark = { v: 4, s: 'FUNDED', d: { '0xa': 3 } };
 		expect(
@@ -137,5 +148,54 @@ describe('decide', () => {
 		const memory = new TriggerMemory(100, 100);
 		recordEmitted(memory, 'e4', order(4, 'FUNDED'));
 		expect(decide(memory, 'e5', { id: 'po-1', status: 'DISTRIBUTED' }, defaults)).toEqual({ emit: true, kind: 'status' });
+	});
+});
+
+describe('orderStateKey', () => {
+	it('is the order and its status for a status event, whatever the version or the deposits', () => {
+		expect(orderStateKey(order(4, 'FUNDED'), 'status')).toBe('po-1:FUNDED');
+		expect(orderStateKey(order(7, 'FUNDED', [['0xa', 5]]), 'status')).toBe('po-1:FUNDED');
+		expect(orderStateKey(order(1, 'AWAITING_FUNDS'), 'status')).toBe('po-1:AWAITING_FUNDS');
+	});
+
+	it('tells apart the entries of a status the order can enter again', () => {
+		const failed = (ref: string) => ({ ...order(6, 'DISTRIBUTION_FAILED'), distributionReference: ref });
+		expect(orderStateKey(failed('dist-1'), 'status')).toBe('po-1:DISTRIBUTION_FAILED:dist-1');
+		expect(orderStateKey({ ...failed('dist-1'), version: 7 }, 'status')).toBe('po-1:DISTRIBUTION_FAILED:dist-1');
+		expect(orderStateKey(failed('dist-2'), 'status')).toBe('po-1:DISTRIBUTION_FAILED:dist-2');
+		const refunded = (at: string) => ({ ...order(9, 'REFUNDED'), refundedAt: at });
+		expect(orderStateKey(refunded('2026-01-01T00:00:00Z'), 'status')).not.toBe(orderStateKey(refunded('2026-02-01T00:00:00Z'), 'status'));
+		// Distributed once: its reference is not part of the key.
+		expect(orderStateKey({ ...order(8, 'DISTRIBUTED'), distributionReference: 'dist-2' }, 'status')).toBe('po-1:DISTRIBUTED');
+	});
+
+	it('a deposit-only event: one key per state of the deposits, in any order of the list', () => {
+		const a = orderStateKey(
+			order(3, 'AWAITING_FUNDS', [
+				['0xa', 2],
+				['0xb', 1],
+			]),
+			'deposit',
+		);
+		expect(a).toMatch(/^po-1:AWAITING_FUNDS:deposits:[0-9a-f]{16}$/);
+		expect(
+			orderStateKey(
+				order(4, 'AWAITING_FUNDS', [
+					['0xb', 1],
+					['0xa', 2],
+				]),
+				'deposit',
+			),
+		).toBe(a);
+		expect(
+			orderStateKey(
+				order(5, 'AWAITING_FUNDS', [
+					['0xa', 3],
+					['0xb', 1],
+				]),
+				'deposit',
+			),
+		).not.toBe(a);
+		expect(a.startsWith(orderStateKey(order(3, 'AWAITING_FUNDS'), 'status'))).toBe(true);
 	});
 });

@@ -205,7 +205,7 @@ describe('verification', () => {
 });
 
 describe('payment_order events from the sandbox', () => {
-	it('become one item each with event id, type, created, accountId, delivery id and the order', async () => {
+	it('become one item each with event id, type, created, accountId, delivery id, the order state key and the order', async () => {
 		await publishedWithDefaults();
 		const o = await newOrder(sb);
 		const [outcome] = await outcomesFor(o.id, 1);
@@ -222,6 +222,7 @@ describe('payment_order events from the sandbox', () => {
 			accountId: event.accountId,
 			deliveryId: outcome.headers['x-service-webhook-delivery-id'],
 			kind: 'status',
+			orderStateKey: `${o.id}:AWAITING_FUNDS`,
 			paymentOrder: now,
 			eventPaymentOrder: event.data.payment_order,
 		});
@@ -266,15 +267,30 @@ describe('payment_order events from the sandbox', () => {
 		expect(outcomes.filter((o) => o.items?.length === 1)).toHaveLength(1);
 	});
 
-	it('drop a duplicate after a restart when a later delivery that ran nothing let n8n save the mirror', async () => {
+	it('write nothing to the static data, also when they start no run (n8n would save the whole copy they loaded over what an activation wrote meanwhile)', async () => {
 		const t = await published();
-		const body = envelope({ id: 'po-restart', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_restart_payment_order');
+		const loaded: string[] = [];
+		const after: string[] = [];
+		const staticData = t.staticData;
+		t.staticData = Object.assign(Object.create(N8nStaticData.prototype) as N8nStaticData, {
+			saved: staticData.saved,
+			forDelivery() {
+				const copy = N8nStaticData.prototype.forDelivery.call(this);
+				loaded.push(JSON.stringify(copy));
+				return copy;
+			},
+			afterDelivery(copy: IDataObject, startedRun: boolean) {
+				after.push(JSON.stringify(copy));
+				N8nStaticData.prototype.afterDelivery.call(this, copy, startedRun);
+			},
+		});
+		const body = envelope({ id: 'po-nowrite', status: 'FUNDED', version: 3, inboundTransfers: [] }, 'evt_nowrite_payment_order');
 		expect((await signed(t, body)).items).toHaveLength(1);
-		// A later delivery that starts no run (a ping) is saved by n8n, with the mirror in it.
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
 		const ping = JSON.stringify({ id: 'evt_test_1', type: 'webhook.ping', created: new Date().toISOString(), accountId: 'a', data: { message: 'hi' } });
 		expect((await signed(t, ping)).items).toBeUndefined();
-		forgetMemory(); // n8n restarted: process memory gone
-		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+		expect(after).toEqual(loaded);
+		expect(after).toHaveLength(3);
 	});
 
 	it('let a duplicate through after a restart when nothing saved the mirror (why the README keys effects that must happen once on the event id)', async () => {
