@@ -8,6 +8,10 @@ import { apiRequest } from './transport';
  * module the trigger (on publish) and the Webhook Endpoint → Recover operation share.
  *
  * 1. A `DISABLED` endpoint is re-enabled (`PATCH status ENABLED`; the same request however often).
+ *    With `onlyDisabledByFailures` (the Recover operation) only one the service disabled itself,
+ *    after 10 consecutive failed deliveries (`consecutiveFailures` ≥ 10; spec: Other state sets). One
+ *    disabled through the API (a person, another system) is left as it is, and nothing is replayed
+ *    to it (the replays would only be SKIPPED).
  * 2. The endpoint's delivery log since `since` is read (`GET /webhooks/deliveries`, newest first,
  *    paged). Per event (`eventId`): when no delivery of it was ever `DELIVERED` and none is still
  *    on its way (`PENDING`/`DISPATCHED` not yet overdue), one of its `FAILED`, `SKIPPED` or overdue
@@ -36,9 +40,48 @@ const PAGE_SIZE = 1000;
 /** At most this many pages of the log are read per endpoint and call (bounds the work of one activation). */
 export const MAX_PAGES = 10;
 
+/** The service disables an endpoint after this many consecutive failed deliveries (spec: Delivery semantics). */
+export const AUTO_DISABLE_AFTER = 10;
+
+/**
+ * Whether the service disabled the endpoint itself. The API gives no reason: the service sets
+ * `DISABLED` on the 10th consecutive failed delivery, a success resets the count, and a disabled
+ * endpoint gets no more attempts, so one disabled through the API has fewer (fails closed: an
+ * unknown count is not taken as failures).
+ */
+export function disabledByFailures(endpoint: IDataObject): boolean {
+	return endpoint.status === 'DISABLED' && typeof endpoint.consecutiveFailures === 'number' && endpoint.consecutiveFailures >= AUTO_DISABLE_AFTER;
+}
+
+/**
+ * The address this n8n serves its webhooks under (its WEBHOOK_URL), from the resume URL n8n gives an
+ * execution (`$execution.resumeUrl`: `<WEBHOOK_URL><waiting path>/<execution id>`): the resume URL less
+ * its last two path segments. Undefined when it is not an http(s) URL with that shape.
+ */
+export function webhookBaseOf(resumeUrl: unknown): string | undefined {
+	if (typeof resumeUrl !== 'string') return undefined;
+	let url: URL;
+	try {
+		url = new URL(resumeUrl);
+	} catch {
+		return undefined;
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+	const segments = url.pathname.split('/');
+	if (segments.length < 3 || segments.slice(-2).some((s) => s === '')) return undefined;
+	return `${url.origin}${segments.slice(0, -2).join('/')}/`;
+}
+
+/** Whether an endpoint's URL lies under a webhook base (same origin, path below it). */
+export function isUnder(endpointUrl: unknown, base: string): boolean {
+	return typeof endpointUrl === 'string' && endpointUrl.startsWith(base);
+}
+
 export interface RecoveryOptions {
 	/** Deliveries created before this (ms since the epoch) are left alone. */
 	since: number;
+	/** Re-enable only an endpoint the service disabled after failed deliveries (see disabledByFailures). */
+	onlyDisabledByFailures?: boolean;
 	maxReplays?: number;
 	pendingOverdueMs?: number;
 	now?: number;
@@ -49,10 +92,14 @@ export interface RecoveryResult {
 	url: string | null;
 	/** The endpoint's status before recovery. */
 	statusBefore: string | null;
-	/** When the service disabled it (after 10 consecutive failed deliveries), if it was disabled. */
+	/** When it was disabled, if it was. */
 	disabledAt: string | null;
 	consecutiveFailures: number | null;
+	/** Whether the service disabled it after failed deliveries; null when it was not disabled. */
+	disabledByFailures: boolean | null;
 	reEnabled: boolean;
+	/** Why it was left disabled and nothing replayed, if it was. */
+	leftDisabled: string | null;
 	since: string;
 	/** Events found with no successful delivery since `since`. */
 	eventsMissed: number;
@@ -144,7 +191,9 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 		statusBefore: typeof endpoint.status === 'string' ? endpoint.status : null,
 		disabledAt: typeof endpoint.disabledAt === 'string' ? endpoint.disabledAt : null,
 		consecutiveFailures: typeof endpoint.consecutiveFailures === 'number' ? endpoint.consecutiveFailures : null,
+		disabledByFailures: endpoint.status === 'DISABLED' ? disabledByFailures(endpoint) : null,
 		reEnabled: false,
+		leftDisabled: null,
 		since: new Date(options.since).toISOString(),
 		eventsMissed: 0,
 		replayedDeliveryIds: [],
@@ -152,6 +201,10 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 		replayErrors: [],
 		more: false,
 	};
+	if (endpoint.status === 'DISABLED' && options.onlyDisabledByFailures && !disabledByFailures(endpoint)) {
+		result.leftDisabled = `disabled through the API, not by failed deliveries (consecutiveFailures ${result.consecutiveFailures ?? 'unknown'}, the service disables at ${AUTO_DISABLE_AFTER}): left disabled`;
+		return result;
+	}
 	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
 	if (endpoint.status === 'DISABLED') {
 		await apiRequest.call(ctx, {
