@@ -242,6 +242,9 @@ function operatorRefusal(req: IncomingMessage): string | null {
 	return null;
 }
 
+/** The header on every answer of both servers that marks them as the local sandbox (no real money). */
+export const SANDBOX_HEADER = 'x-clearinghouse-sandbox';
+
 export interface ServeOptions {
 	api: 'main' | 'rewards';
 	router: Router;
@@ -253,6 +256,8 @@ export interface ServeOptions {
 /** The request handler of one public server (and, on the main server, the operator API under /sandbox). */
 export function makeHandler(o: ServeOptions) {
 	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+		// Every answer says it comes from the sandbox: nodes whose credential says `environment: sandbox` write only where they see it.
+		res.setHeader(SANDBOX_HEADER, '1');
 		const method = (req.method ?? 'GET').toUpperCase();
 		const target = parseTarget(req.url);
 		const path = target?.path ?? String(req.url ?? '').slice(0, 200);

@@ -6,7 +6,7 @@ import { Core } from './core';
 import { Engine } from './engine';
 import { registerOperator } from './operator';
 import { Traffic } from './operator/traffic';
-import { Router, makeHandler } from './router';
+import { Router, SANDBOX_HEADER, makeHandler } from './router';
 import { registerDepositAddresses } from './routes/depositAddresses';
 import { registerLimits } from './routes/limits';
 import { registerOrders } from './routes/orders';
@@ -68,7 +68,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 /** A whole HTTP/1.1 answer with a JSON body, written straight to a socket. */
 function rawAnswer(status: number, body: unknown): string {
 	const text = JSON.stringify(body);
-	return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`;
+	return `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n${SANDBOX_HEADER}: 1\r\nconnection: close\r\n\r\n${text}`;
 }
 
 /**
