@@ -98,7 +98,7 @@ describe('classify', () => {
 		expect(classify(order(4, 'FUNDED', [['0xa', 3]]), undefined)).toBe('status');
 	});
 
-	it('an unseen order: decided on the event\'s own copy, so a creation event read after a deposit is still a status event', () => {
+	it("an unseen order: decided on the event's own copy, so a creation event read after a deposit is still a status event", () => {
 		const readNow = order(3, 'AWAITING_FUNDS', [['0xa', 2]]);
 		expect(classify(readNow, undefined, order(1, 'AWAITING_FUNDS'))).toBe('status');
 		expect(classify(readNow, undefined, order(2, 'AWAITING_FUNDS', [['0xa', 1]]))).toBe('deposit');

@@ -5,6 +5,7 @@
  * same `orderStateKey` for every item about one order state, whichever process emitted it.
  */
 import { createHash } from 'node:crypto';
+import type { IDataObject } from 'n8n-workflow';
 
 import { Receiver } from '../../../harness/receiver';
 import { activate, api, deposit, flush, N8nStaticData, newOrder, until, useTriggerSandbox, WebhookServer, type TriggerUnderTest } from './support';
@@ -15,6 +16,8 @@ type Harness = typeof import('../../../harness/inProcessTrigger');
 function anotherProcess(): Harness {
 	let copy: Harness | undefined;
 	jest.isolateModules(() => {
+		// jest.isolateModules loads what is required inside it afresh: an import would be shared.
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		copy = require('../../../harness/inProcessTrigger') as Harness;
 	});
 	return copy!;
@@ -55,7 +58,7 @@ afterAll(async () => await router?.close());
 let current: TriggerUnderTest | undefined;
 
 /** A trigger published from the main process (its endpoint alone on the account), served by the two processes. */
-async function publishOnTwoProcesses(parameters: Record<string, unknown>): Promise<TriggerUnderTest> {
+async function publishOnTwoProcesses(parameters: IDataObject): Promise<TriggerUnderTest> {
 	for (const e of (await api(sb, 'GET', '/webhooks/endpoints')).body.endpoints) await api(sb, 'DELETE', `/webhooks/endpoints/${e.id}`);
 	const t: TriggerUnderTest = { parameters, workflowId: `two-${Date.now()}`, staticData: new N8nStaticData() };
 	// The lifecycle runs on the main process; only its URL matters to the router (any path reaches it).

@@ -103,7 +103,7 @@ test('Recover leaves an endpoint disabled through the API (by a person) disabled
 	expect(receiver.emitted()).toHaveLength(0);
 });
 
-test("Recover with scope \"this n8n's endpoints\" works only on endpoints under this n8n's webhook URL", async () => {
+test('Recover with scope "this n8n\'s endpoints" works only on endpoints under this n8n\'s webhook URL', async () => {
 	for (const e of (await api(sb, 'GET', '/webhooks/endpoints')).body.endpoints) await api(sb, 'DELETE', `/webhooks/endpoints/${e.id}`);
 	const create = async (url: string) =>
 		(await api(sb, 'POST', '/webhooks/endpoints', { url, description: 'scope test', eventTypes: ['payment_order'] })).body.id as string;
