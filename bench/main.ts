@@ -82,7 +82,9 @@ async function main(): Promise<void> {
 
 	const tarball = packedTarball();
 	const results: Record<string, unknown> = {};
-	const sandbox = await startSandboxProcess({ allowLoopbackWebhooks: true });
+	// The sandbox delivers webhooks to this n8n's port only (a loopback target on any other port is refused).
+	const n8nPort = await freePort();
+	const sandbox = await startSandboxProcess({ allowLoopbackWebhooks: [n8nPort] });
 	const operator = new SandboxClient(sandbox);
 	let n8n: N8nInstance | undefined;
 	try {
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
 		const inspectorPort = profileDir ? await freePort() : undefined;
 		const n8nEnv: Record<string, string> = { N8N_LOG_LEVEL: 'warn', N8N_METRICS: 'true' };
 		if (inspectorPort) n8nEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --inspect=127.0.0.1:${inspectorPort}`.trim();
-		n8n = await N8nInstance.create({ tarball, env: n8nEnv });
+		n8n = await N8nInstance.create({ tarball, env: n8nEnv, port: n8nPort });
 		const credential = sandboxCredential(sandbox, 'benchSandboxCred1', 'Clearinghouse bench');
 		await n8n.importCredential(credential);
 		const [alice, bob] = state.users;

@@ -22,6 +22,27 @@ export class ClearinghouseApi implements ICredentialType {
 			description: 'Created in the developer console; sent as the x-api-key header',
 		},
 		{
+			displayName: 'Environment',
+			name: 'environment',
+			type: 'options',
+			default: 'production',
+			options: [
+				{
+					name: 'Production (Real Money)',
+					value: 'production',
+					description: 'The real service: https:// only (http:// only to this machine), no safeguard relaxed',
+				},
+				{
+					name: 'Local Sandbox (No Real Money)',
+					value: 'sandbox',
+					description:
+						"The package's local sandbox: http:// to any host (e.g. http://host.docker.internal:4010 from n8n in Docker). No write is sent until the server's answer shows it is the sandbox.",
+				},
+			],
+			description:
+				'Whether the URLs below point at the real service or at the local sandbox. Only Local Sandbox relaxes anything (Derived keys in editor runs), and only after the server proves it is the sandbox; a localhost URL alone counts as production.',
+		},
+		{
 			displayName: 'Base URL',
 			name: 'baseUrl',
 			type: 'string',
@@ -29,7 +50,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://api.example.com',
 			description:
-				'Main API origin (https://, no ? or # part). A trailing /api/v1 or slash is tolerated. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4010.',
+				'Main API origin (https://, no ? or # part). A trailing /api/v1 or slash is tolerated. http:// only for this machine, or any host with Environment → Local Sandbox, e.g. the local sandbox: http://127.0.0.1:4010.',
 		},
 		{
 			displayName: 'Rewards URL',
@@ -38,7 +59,7 @@ export class ClearinghouseApi implements ICredentialType {
 			default: '',
 			placeholder: 'https://rewards.example.com',
 			description:
-				'Rewards rules API origin (https://, no ? or # part), without the /api/v1 suffix. Only needed for the Reward Rule resource. http:// only for this machine, e.g. the local sandbox: http://127.0.0.1:4011.',
+				'Rewards rules API origin (https://, no ? or # part), without the /api/v1 suffix. Only needed for the Reward Rule resource. http:// only for this machine, or any host with Environment → Local Sandbox, e.g. the local sandbox: http://127.0.0.1:4011.',
 		},
 	];
 
@@ -55,12 +76,13 @@ export class ClearinghouseApi implements ICredentialType {
 
 	// Account limits need a valid key on an active account, so a wrong key fails the test. The
 	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
-	// A Base URL the nodes refuse (http:// to another machine, a ? or # part) is swapped for a host that
-	// cannot resolve, so the Test button never sends the API key in clear text (n8n then shows ENOTFOUND).
+	// A Base URL the nodes refuse (http:// to another machine in Production, a ? or # part) is swapped
+	// for a host that cannot resolve, so the Test button never sends the API key in clear text to
+	// another machine unless the credential says Local Sandbox (n8n then shows ENOTFOUND).
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL:
-				'={{ (/^https:\\/\\//i.test($credentials.baseUrl.trim()) || /^http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?(\\/|$)/i.test($credentials.baseUrl.trim())) && !/[?#]/.test($credentials.baseUrl) ? $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") : "https://base-url-must-be-https-with-no-query.invalid" }}/api/v1',
+				'={{ (/^https:\\/\\//i.test($credentials.baseUrl.trim()) || ($credentials.environment === "sandbox" && /^http:\\/\\/[^\\s/?#]/i.test($credentials.baseUrl.trim())) || /^http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?(\\/|$)/i.test($credentials.baseUrl.trim())) && !/[?#]/.test($credentials.baseUrl) ? $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") : "https://base-url-must-be-https-with-no-query.invalid" }}/api/v1',
 			url: '/account/limits',
 			method: 'GET',
 		},

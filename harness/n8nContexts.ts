@@ -39,6 +39,8 @@ export interface TestCredentials {
 	apiKey: string;
 	baseUrl: string;
 	rewardsUrl?: string;
+	/** The credential's Environment: unset is Production, as for a credential saved before the field existed. */
+	environment?: 'production' | 'sandbox';
 }
 
 export interface NodeSetup {
@@ -127,6 +129,7 @@ export function additionalDataFor(setup: NodeSetup, extra: Partial<IWorkflowExec
 		apiKey: setup.credentials.apiKey,
 		baseUrl: setup.credentials.baseUrl,
 		rewardsUrl: setup.credentials.rewardsUrl ?? '',
+		...(setup.credentials.environment === undefined ? {} : { environment: setup.credentials.environment }),
 	};
 	const credentialsHelper = {
 		getParentTypes: () => [],

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync, type WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 
 import { SqliteExecutionStore, type ExecutionRecord, type ExecutionStore, type RunData } from './executions';
 import { installPackage, nodeEnv } from './package';
@@ -28,6 +29,8 @@ export interface N8nOptions {
 	executionStore?: (instance: N8nInstance) => ExecutionStore;
 	/** Keep the folder after dispose() (also E2E_KEEP=1), for debugging. */
 	keep?: boolean;
+	/** A command every n8n process runs under, e.g. `ip netns exec <name>` (harness/netns.ts: n8n as in a container). */
+	commandPrefix?: string[];
 }
 
 export interface CommandResult {
@@ -86,6 +89,7 @@ export class N8nInstance {
 	readonly executions: ExecutionStore;
 	private server: N8nProcess | undefined;
 	private readonly keep: boolean;
+	private readonly commandPrefix: string[];
 
 	private constructor(options: N8nOptions & { root: string; port: number; brokerPort: number }) {
 		this.root = options.root;
@@ -94,6 +98,7 @@ export class N8nInstance {
 		this.brokerPort = options.brokerPort;
 		this.baseUrl = `http://127.0.0.1:${this.port}`;
 		this.keep = options.keep ?? process.env.E2E_KEEP === '1';
+		this.commandPrefix = options.commandPrefix ?? [];
 		this.env = nodeEnv({
 			N8N_USER_FOLDER: this.userFolder,
 			N8N_DIAGNOSTICS_ENABLED: 'false',
@@ -137,11 +142,17 @@ export class N8nInstance {
 		return `${this.env.WEBHOOK_URL}webhook/${path.replace(/^\/+/, '')}`;
 	}
 
+	/** Node with n8n's arguments, under the command prefix when there is one. */
+	private spawnN8n(node: string, args: string[], env: Record<string, string> | undefined): ChildProcessByStdio<null, Readable, Readable> {
+		const [command, ...rest] = [...this.commandPrefix, node, ...args];
+		return spawn(command, rest, { env: { ...this.env, ...env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
+	}
+
 	/** Runs `n8n <args>` to completion with this instance's environment. */
 	async cli(args: string[], options: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<CommandResult> {
 		const { node, n8nBin } = runtime();
 		return await new Promise((resolveRun, reject) => {
-			const child = spawn(node, [n8nBin, ...args], { env: { ...this.env, ...options.env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
+			const child = this.spawnN8n(node, [n8nBin, ...args], options.env);
 			let stdout = '';
 			let stderr = '';
 			child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -227,7 +238,7 @@ export class N8nInstance {
 		const { node, n8nBin } = runtime();
 		const name = options.name ?? `n8n-${args[0]}`;
 		const log = createWriteStream(join(this.root, `${name}.log`), { flags: 'a' });
-		const child = spawn(node, [n8nBin, ...args], { env: { ...this.env, ...options.env }, cwd: this.root, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = this.spawnN8n(node, [n8nBin, ...args], options.env);
 		const managed = new N8nProcess(name, child, log);
 		if (options.readyUrl) {
 			const timeoutMs = options.timeoutMs ?? 90_000;

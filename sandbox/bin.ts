@@ -1,3 +1,3 @@
 #!/usr/bin/env node
-/** The published sandbox package's command (`npx n8n-nodes-clearinghouse-sandbox`): the same CLI as `npm run sandbox`. */
+/** The published sandbox package's command (`npx n8n-nodes-clearinghouse-sandbox`): main.ts, as `npm run sandbox` runs it in a clone. */
 import './main';

@@ -25,7 +25,8 @@ export interface CoreOptions {
 	timeScale: number;
 	apiKey: string;
 	dataFile?: string;
-	allowLoopbackWebhooks: boolean;
+	/** Loopback webhook targets: on these ports, on every port (true, in-process tests), or none. */
+	allowLoopbackWebhooks: boolean | readonly number[];
 	/** Resolve webhook hosts at registration and refuse non-public answers (off: the sandbox runs offline). */
 	resolveWebhookHosts?: boolean;
 	/** The resolver for that check (tests inject one); default the system resolver. */

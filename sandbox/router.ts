@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Auth, Core } from './core';
 import { consoleAsset } from './console';
+import { clientIsThisMachine } from './edge';
 import type { LoggedRequest, Traffic } from './operator/traffic';
 import { ApiError, sleep } from './util';
 
@@ -224,22 +225,28 @@ function errorRes(e: unknown, core: Core): Res {
 	return { status: 500, body: { error: 'internal_error', message: String((e as Error)?.message ?? e) } };
 }
 
-const isLoopback = (addr: string | undefined) => !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
-const LOOPBACK_HOST = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
-
 /**
- * The operator API has no key: only loopback clients, a loopback Host (no DNS rebinding), and no
- * cross-origin browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin).
+ * The operator API and the console have no key: only clients on this machine, and no cross-origin
+ * browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin). The Host is one of the
+ * sandbox's own names already (makeHandler refuses any other first).
  */
 function operatorRefusal(req: IncomingMessage): string | null {
-	if (!isLoopback(req.socket.remoteAddress)) return 'operator API is loopback-only';
-	const host = req.headers.host ?? '';
-	if (!LOOPBACK_HOST.test(host)) return 'operator API needs a loopback Host header';
+	if (!clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
 	const origin = req.headers.origin;
-	if (origin !== undefined && origin !== `http://${host}`) return 'operator API refuses cross-origin requests';
+	if (origin !== undefined && origin !== `http://${req.headers.host}`) return 'operator API refuses cross-origin requests';
 	const site = req.headers['sec-fetch-site'];
 	if (site !== undefined && site !== 'same-origin' && site !== 'none') return 'operator API refuses cross-site requests';
 	return null;
+}
+
+/**
+ * A request for a name that is not the sandbox's (a DNS-rebinding page, a proxy's mistake): 421 and a
+ * fixed sentence, before anything is read, logged, counted or changed.
+ */
+function refuseForeignHost(res: ServerResponse): void {
+	const text = 'Misdirected request: this sandbox answers only its own host names (add one with --public-host)\n';
+	res.writeHead(421, { 'content-type': 'text/plain; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), connection: 'close' });
+	res.end(text);
 }
 
 /** The header on every answer of both servers that marks them as the local sandbox (no real money). */
@@ -251,6 +258,8 @@ export interface ServeOptions {
 	operator?: Router;
 	traffic: Traffic;
 	core: Core;
+	/** The Host header values this server answers (lower case, with the port): filled once it listens. */
+	hostNames: ReadonlySet<string>;
 }
 
 /** The request handler of one public server (and, on the main server, the operator API under /sandbox). */
@@ -258,10 +267,16 @@ export function makeHandler(o: ServeOptions) {
 	return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
 		// Every answer says it comes from the sandbox: nodes whose credential says `environment: sandbox` write only where they see it.
 		res.setHeader(SANDBOX_HEADER, '1');
+		if (!o.hostNames.has((req.headers.host ?? '').toLowerCase())) {
+			if (o.core.opts.log) console.error(`[sandbox] ${o.api}: refused Host ${JSON.stringify(String(req.headers.host ?? '').slice(0, 100))} (421)`);
+			return refuseForeignHost(res);
+		}
 		const method = (req.method ?? 'GET').toUpperCase();
 		const target = parseTarget(req.url);
 		const path = target?.path ?? String(req.url ?? '').slice(0, 200);
 		const isOperator = !!o.operator && !!target && (path === '/sandbox' || path.startsWith('/sandbox/'));
+		// The Date header tells the sandbox's clock (moved by the operator), as a real server's tells its own.
+		res.setHeader('date', new Date(o.core.now()).toUTCString());
 		const page = o.operator && target && method === 'GET' ? consoleAsset(path) : undefined;
 		if (page) {
 			// The browser console (sandbox/console/): served under the operator API's own rules.

@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { Core } from './core';
+import { connectAddress, ownHostNames, publicHostName, urlHost } from './edge';
 import { Engine } from './engine';
 import { registerOperator } from './operator';
 import { Traffic } from './operator/traffic';
@@ -21,14 +22,22 @@ import { DEMO_API_KEY } from './state';
 import { Webhooks } from './webhooks';
 
 export interface SandboxOptions {
+	/** The address both servers listen on (default 127.0.0.1; 0.0.0.0 or :: for every interface). */
 	host?: string;
+	/** Host names the servers answer besides 127.0.0.1, localhost, [::1] and the bound address (e.g. host.docker.internal). */
+	publicHosts?: string[];
 	port?: number;
 	rewardsPort?: number;
 	seed?: 'demo' | 'empty';
 	timeScale?: number;
 	dataFile?: string;
 	apiKey?: string;
-	allowLoopbackWebhooks?: boolean;
+	/**
+	 * Webhook endpoints on loopback (127.0.0.0/8, localhost, [::1]), which the service refuses: only on
+	 * these ports (the CLI's --allow-loopback-webhooks=5678,5679). `true` admits every loopback port: for
+	 * in-process tests whose receivers take free ports; the CLI never sets it.
+	 */
+	allowLoopbackWebhooks?: boolean | readonly number[];
 	/** Resolve webhook hosts at registration; refuse names that do not resolve or resolve to non-public addresses. */
 	resolveWebhookHosts?: boolean;
 	/** Resolver for resolveWebhookHosts (in-process tests); default the system resolver. */
@@ -39,8 +48,11 @@ export interface SandboxOptions {
 }
 
 export interface Sandbox {
+	/** The URLs a client on this machine uses (a loopback address when bound to 0.0.0.0 or ::). */
 	mainUrl: string;
 	rewardsUrl: string;
+	/** The Host names each server answers, with its port (see edge.ts). */
+	hostNames: { main: string[]; rewards: string[] };
 	apiKey: string;
 	operatorUrl: string;
 	close(): Promise<void>;
@@ -93,10 +105,9 @@ function hardened(server: http.Server): http.Server {
 	return server;
 }
 
-const urlHost = (host: string) => (host.includes(':') ? `[${host}]` : host);
-
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
 	const host = options.host ?? '127.0.0.1';
+	const publicHosts = (options.publicHosts ?? []).map(publicHostName); // throws on a malformed name, before anything listens
 	const timeScale = options.timeScale && options.timeScale > 0 ? options.timeScale : 1;
 	const core = new Core({
 		seed: options.seed ?? 'demo',
@@ -129,10 +140,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const rewards = new Router();
 	registerRewards(rewards, svc);
 
-	const mainServer = hardened(http.createServer(makeHandler({ api: 'main', router: main, operator, traffic, core })));
-	const rewardsServer = hardened(http.createServer(makeHandler({ api: 'rewards', router: rewards, traffic, core })));
+	// Empty until each server listens (its port is known then): until that, every request is refused.
+	const mainNames = new Set<string>();
+	const rewardsNames = new Set<string>();
+	const mainServer = hardened(http.createServer(makeHandler({ api: 'main', router: main, operator, traffic, core, hostNames: mainNames })));
+	const rewardsServer = hardened(http.createServer(makeHandler({ api: 'rewards', router: rewards, traffic, core, hostNames: rewardsNames })));
 	const mainPort = await listen(mainServer, options.port ?? 0, host);
 	const rewardsPort = await listen(rewardsServer, options.rewardsPort ?? 0, host);
+	for (const n of ownHostNames(host, mainPort, publicHosts)) mainNames.add(n);
+	for (const n of ownHostNames(host, rewardsPort, publicHosts)) rewardsNames.add(n);
 
 	const saver = setInterval(() => {
 		if (core.dirty) {
@@ -145,11 +161,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	}, 5000);
 	saver.unref();
 
-	const mainUrl = `http://${urlHost(host)}:${mainPort}`;
+	const local = urlHost(connectAddress(host));
+	const mainUrl = `http://${local}:${mainPort}`;
 	let closed = false;
 	return {
 		mainUrl,
-		rewardsUrl: `http://${urlHost(host)}:${rewardsPort}`,
+		rewardsUrl: `http://${local}:${rewardsPort}`,
+		hostNames: { main: [...mainNames], rewards: [...rewardsNames] },
 		apiKey: core.root().apiKey,
 		operatorUrl: `${mainUrl}/sandbox`,
 		services: svc,

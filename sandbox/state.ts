@@ -227,6 +227,7 @@ export interface Attempt {
 	durationMs: number;
 	statusCode: number | null;
 	error: string | null;
+	/** What is kept of the receiver's answer (webhooks.ts keptAnswer): a few JSON fields, or null. */
 	responseSnippet: string | null;
 	signature: string;
 }

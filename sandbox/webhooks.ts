@@ -1,8 +1,9 @@
 /** Outgoing webhooks: envelopes, signatures, at-least-once delivery with backoff, auto-disable. Sent with undici. */
 import { createHmac } from 'node:crypto';
+import { lookup as dnsCallbackLookup, type LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
-import { request } from 'undici';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
 import type { Core } from './core';
 import type { Attempt, Delivery, Endpoint } from './state';
 import { hex, uuid } from './util';
@@ -73,8 +74,14 @@ export function isNonPublicIp(ip: string): boolean {
 	return family === 4 ? NON_PUBLIC_V4.check(ip, 'ipv4') : NON_PUBLIC_V6.check(ip, 'ipv6');
 }
 
+/** The loopback ports a sandbox delivers to: every one (in-process tests), these, or none. */
+export type LoopbackPorts = boolean | readonly number[];
+
+const admitsLoopback = (p: LoopbackPorts): boolean => p === true || (Array.isArray(p) && p.length > 0);
+const portOf = (u: URL): number => Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+
 /** Returns an error message, or null when the URL is acceptable for an endpoint (no DNS here). */
-export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | null {
+export function checkWebhookUrl(raw: string, allowLoopback: LoopbackPorts): string | null {
 	let u: URL;
 	try {
 		u = new URL(raw);
@@ -85,7 +92,12 @@ export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | n
 	const bare = host.replace(/^\[|\]$/g, '');
 	const loopback = LOOPBACK_HOSTS.has(bare) || /^127\./.test(bare);
 	if (METADATA_HOSTS.has(bare)) return 'url points at a cloud metadata address';
-	if (loopback && allowLoopback) return u.protocol === 'https:' || u.protocol === 'http:' ? null : 'url must use https';
+	if (loopback && admitsLoopback(allowLoopback)) {
+		if (u.protocol !== 'https:' && u.protocol !== 'http:') return 'url must use https';
+		if (allowLoopback === true || (allowLoopback as readonly number[]).includes(portOf(u))) return null;
+		const named = (allowLoopback as readonly number[]).join(',');
+		return `url points at loopback port ${portOf(u)}, and this sandbox delivers to loopback only on port ${named} (--allow-loopback-webhooks=${named})`;
+	}
 	if (u.protocol !== 'https:') return 'url must use https';
 	if (loopback) return 'url points at a loopback address';
 	if (isIP(bare)) return isNonPublicIp(bare) ? 'url points at a private or reserved address' : null;
@@ -93,6 +105,69 @@ export function checkWebhookUrl(raw: string, allowLoopback: boolean): string | n
 	const tld = SPECIAL_USE_SUFFIXES.find((s) => host === s || host.endsWith(`.${s}`));
 	if (tld) return `url host is under the special-use name .${tld}, which never resolves to a public host`;
 	return null;
+}
+
+/**
+ * The resolver of deliveries: a name (other than localhost, whose port checkWebhookUrl checks) must
+ * resolve to public addresses only, as at the service, so that no name can lead a delivery to a
+ * loopback port or a private address that registration would refuse as a literal.
+ */
+const deliveryLookup: LookupFunction = (hostname, options, callback) => {
+	const cb = callback as (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+	dnsCallbackLookup(hostname, { ...options, all: true }, (err, addresses) => {
+		if (err) return cb(err, []);
+		const name = hostname.toLowerCase().replace(/\.$/, '');
+		const bad = name === 'localhost' ? addresses.find((a) => !isLoopbackIp(a.address)) : addresses.find((a) => isNonPublicIp(a.address));
+		if (bad) return cb(Object.assign(new Error(`url host ${name} resolves to ${bad.address}, which is not a public address`), { code: 'ENOTPUBLIC' }), []);
+		if (options.all) return cb(null, addresses);
+		cb(null, addresses[0].address, addresses[0].family);
+	});
+};
+const isLoopbackIp = (ip: string) => ip === '::1' || ip.startsWith('127.');
+
+/** Answers kept per attempt: at most this many bytes are read; the rest is discarded unread. */
+const ANSWER_READ_BYTES = 4096;
+
+/**
+ * What is kept of a receiver's answer: from a JSON object only `received` (a boolean), `ignored` (a
+ * reason token such as `duplicate`), and `error` and `message` (one line, at most 160 characters),
+ * re-serialized; nothing of any other answer. The console words an attempt from these; anything more
+ * would let whoever holds the (public) demo key read back the pages of local services.
+ */
+export function keptAnswer(text: string): string | null {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch {
+		return null;
+	}
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return null;
+	const v = value as Record<string, unknown>;
+	const kept: Record<string, unknown> = {};
+	if (typeof v.received === 'boolean') kept.received = v.received;
+	if (typeof v.ignored === 'string' && /^[a-z][a-z0-9_]{0,39}$/.test(v.ignored)) kept.ignored = v.ignored;
+	for (const k of ['error', 'message'] as const) {
+		const t = typeof v[k] === 'string' ? (v[k] as string).replace(/\s+/g, ' ').trim() : '';
+		if (t) kept[k] = t.length > 160 ? `${t.slice(0, 160)}…` : t;
+	}
+	return Object.keys(kept).length ? JSON.stringify(kept) : null;
+}
+
+/** The answer's first ANSWER_READ_BYTES bytes as text (the rest is dropped; an answer cut short is not JSON). */
+async function readHead(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+	const chunks: Buffer[] = [];
+	let size = 0;
+	for await (const c of body) {
+		chunks.push(c);
+		size += c.length;
+		if (size > ANSWER_READ_BYTES) {
+			body.destroy();
+			break;
+		}
+	}
+	return Buffer.concat(chunks)
+		.subarray(0, ANSWER_READ_BYTES + 1)
+		.toString('utf8');
 }
 
 export type Lookup = (host: string) => Promise<string[]>;
@@ -105,9 +180,9 @@ export const systemLookup: Lookup = async (host) => (await dnsLookup(host, { all
  * With DNS checks on: a name must resolve, within a bound, and only to public addresses (a public
  * name pointing at loopback or a private range is refused). Returns an error message or null.
  */
-export async function checkWebhookHost(raw: string, lookup: Lookup, allowLoopback = false): Promise<string | null> {
+export async function checkWebhookHost(raw: string, lookup: Lookup, allowLoopback: LoopbackPorts = false): Promise<string | null> {
 	const host = new URL(raw).hostname.toLowerCase().replace(/\.$/, '');
-	if (isIP(host.replace(/^\[|\]$/g, '')) || (allowLoopback && host === 'localhost')) return null;
+	if (isIP(host.replace(/^\[|\]$/g, '')) || (admitsLoopback(allowLoopback) && host === 'localhost')) return null;
 	let addresses: string[];
 	try {
 		addresses = await Promise.race([lookup(host), new Promise<never>((_r, reject) => setTimeout(() => reject(new Error('timeout')), DNS_TIMEOUT_MS).unref())]);
@@ -128,7 +203,7 @@ export interface AttemptLog {
 	body: string;
 	statusCode: number | null;
 	error: string | null;
-	/** The first 512 characters of the receiver's answer body (null when none came). */
+	/** What is kept of the receiver's answer (keptAnswer: a few JSON fields, or null). */
 	response: string | null;
 	at: string;
 	durationMs: number;
@@ -157,6 +232,7 @@ export class Webhooks {
 	private running = new Set<string>();
 	/** Aborted by close(): in-flight attempts must not hold the process for their full timeout. */
 	private closing = new AbortController();
+	private dispatcher = new Agent({ connect: { lookup: deliveryLookup } });
 
 	constructor(private core: Core) {
 		core.onResume.push(() => {
@@ -303,8 +379,12 @@ export class Webhooks {
 		let error: string | null = null;
 		let snippet: string | null = null;
 		const timeout = this.attemptTimeoutMs();
+		// Checked again at each attempt: an endpoint kept in a data file from a start with other flags.
+		const refused = checkWebhookUrl(e.url, this.core.opts.allowLoopbackWebhooks);
 		try {
+			if (refused) throw new Error(`not sent: ${refused}`);
 			const res = await request(e.url, {
+				dispatcher: this.dispatcher,
 				method: 'POST',
 				headers,
 				body: rawBody,
@@ -313,7 +393,7 @@ export class Webhooks {
 				signal: AbortSignal.any([AbortSignal.timeout(timeout), this.closing.signal]),
 			});
 			statusCode = res.statusCode;
-			snippet = (await res.body.text()).slice(0, 512);
+			snippet = keptAnswer(await readHead(res.body));
 			if (statusCode < 200 || statusCode > 299) error = `HTTP ${statusCode}`;
 		} catch (err) {
 			error = (err as Error)?.name === 'TimeoutError' || /timeout/i.test(String((err as Error)?.message)) ? 'timeout' : String((err as Error)?.message ?? err);
@@ -361,6 +441,7 @@ export class Webhooks {
 	async close(): Promise<void> {
 		this.closing.abort();
 		await this.idle();
+		await this.dispatcher.close();
 	}
 
 	async idle(): Promise<void> {

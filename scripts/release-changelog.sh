@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# release-it's before:bump hook (.release-it.json): the release goes on only when CHANGELOG.md has a
-# section for the version being released, with its date: `## [0.2.0] - 2026-12-01`. Nothing writes
+# The first step of scripts/release.sh: the release goes on only when CHANGELOG.md has a section for
+# the version being released, with its date: `## [0.2.0] - 2026-12-01`. Nothing writes
 # the CHANGELOG for you: write that section (move the Unreleased lines under it), commit, then release.
 set -euo pipefail
 version="$1"

@@ -17,7 +17,7 @@ const log = (message: string) => console.log(`[start] ${message}`);
 
 async function main() {
 	log('starting the sandbox (demo seed)');
-	const sandbox = await startSandbox({ port: SANDBOX_PORT, rewardsPort: REWARDS_PORT, allowLoopbackWebhooks: true, seed: 'demo' });
+	const sandbox = await startSandbox({ port: SANDBOX_PORT, rewardsPort: REWARDS_PORT, allowLoopbackWebhooks: [N8N_PORT], seed: 'demo' });
 	// Kept between runs (your own workflows and the editor account stay); examples are re-imported.
 	log('building and packing the package, installing it into .e2e/dev');
 	const n8n = await N8nInstance.create({ root: join(repoRoot, '.e2e', 'dev'), port: N8N_PORT, keep: true });

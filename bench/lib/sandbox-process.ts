@@ -9,9 +9,9 @@ import type { SandboxHandle } from '../../harness/sandbox';
  * undici baseline then competes with the sandbox for CPU exactly as n8n does, instead of sharing
  * one event loop with it.
  */
-export async function startSandboxProcess(options: { allowLoopbackWebhooks?: boolean } = {}): Promise<SandboxHandle & { pid: number }> {
+export async function startSandboxProcess(options: { allowLoopbackWebhooks?: readonly number[] } = {}): Promise<SandboxHandle & { pid: number }> {
 	const args = ['-r', 'ts-node/register/transpile-only', join(repoRoot, 'sandbox', 'main.ts'), '--port', '0', '--rewards-port', '0', '--host', '127.0.0.1'];
-	if (options.allowLoopbackWebhooks) args.push('--allow-loopback-webhooks');
+	if (options.allowLoopbackWebhooks?.length) args.push(`--allow-loopback-webhooks=${options.allowLoopbackWebhooks.join(',')}`);
 	const child: ChildProcess = spawn(runtime().node, args, { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] });
 	let out = '';
 	let err = '';

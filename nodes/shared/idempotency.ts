@@ -136,8 +136,9 @@ export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdA
 }
 
 /**
- * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): the sandbox, where a
- * payment made twice costs nothing. Anything unparsable counts as not loopback.
+ * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): where the API key may go
+ * over plain http. It says nothing about money (a local proxy can lead to the real service): only
+ * the credential's Environment does. Anything unparsable counts as not loopback.
  */
 export function isLoopbackUrl(raw: unknown): boolean {
 	let host: string;

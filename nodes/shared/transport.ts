@@ -77,10 +77,36 @@ const CONNECTION_ERROR_CODES = new Set([
 ]);
 
 /**
+ * The credential's Environment: `production` (real money; the default, and what a credential saved
+ * before the field existed is) or `sandbox` (the local sandbox, no real money). Any other value is
+ * refused before anything is sent: a switch that decides which safeguards hold must not be guessed.
+ */
+export type Environment = 'production' | 'sandbox';
+
+export const ENVIRONMENT_LABELS: Record<Environment, string> = {
+	production: 'Production (real money)',
+	sandbox: 'Local Sandbox (no real money)',
+};
+
+/** The header every answer of the package's sandbox carries (sandbox/router.ts); the service never sends it. */
+export const SANDBOX_HEADER = 'x-clearinghouse-sandbox';
+
+export function credentialEnvironment(credentials: IDataObject): { environment: Environment } | { problem: string } {
+	const raw = credentials.environment;
+	if (raw === undefined || raw === null || raw === '' || raw === 'production') return { environment: 'production' };
+	if (raw === 'sandbox') return { environment: 'sandbox' };
+	return {
+		problem: `The credential's Environment must be "${ENVIRONMENT_LABELS.production}" or "${ENVIRONMENT_LABELS.sandbox}"; got ${JSON.stringify(raw)}. Nothing was sent`,
+	};
+}
+
+/**
  * Origin of one of the two APIs from the credential, without trailing slashes or `/api/v1`,
  * or the reason the field cannot be used (reported before any request is sent).
  */
 function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { problem: string } {
+	const environment = credentialEnvironment(credentials);
+	if ('problem' in environment) return environment;
 	const field = api === 'rewards' ? 'rewardsUrl' : 'baseUrl';
 	const label = api === 'rewards' ? 'Rewards URL' : 'Base URL';
 	const raw = String(credentials[field] ?? '').trim();
@@ -96,10 +122,12 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		return { problem: `The credential's ${label} must start with https://` };
 	}
-	// The API key travels in a header: in clear text only to this machine (the local sandbox).
-	if (url.protocol === 'http:' && !isLoopbackUrl(url.href)) {
+	// The API key travels in a header: in clear text only to this machine, or to a sandbox the
+	// credential says it is (n8n in Docker reaches the host's sandbox by name); every answer must then
+	// prove it is the sandbox (verifySandboxAnswer).
+	if (url.protocol === 'http:' && environment.environment === 'production' && !isLoopbackUrl(url.href)) {
 		return {
-			problem: `The credential's ${label} must start with https:// (http:// is allowed only for this machine: localhost, 127.x.x.x or [::1]); got host "${url.hostname}"`,
+			problem: `The credential's ${label} must start with https:// (http:// is allowed only for this machine: localhost, 127.x.x.x or [::1], or with Environment set to ${ENVIRONMENT_LABELS.sandbox}); got host "${url.hostname}"`,
 		};
 	}
 	// A query or fragment would be silently dropped or glued to every path: refuse it.
@@ -113,12 +141,70 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 }
 
 /** Full URL of a path below `/api/v1`, or the credential problem that prevents building it. */
-function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string } | { problem: string } {
+function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string; origin: string } | { problem: string } {
 	const resolved = apiOrigin(credentials, api);
 	if ('problem' in resolved) return resolved;
 	// The last guard for IDs put into paths (the operations check them with the field's label first).
 	if (hasDotSegment(path)) return { problem: `Nothing was sent: the request path ${path} has a "." or ".." step, which would reach another endpoint` };
-	return { url: `${resolved.origin}/api/v1${path.startsWith('/') ? path : `/${path}`}` };
+	return { url: `${resolved.origin}/api/v1${path.startsWith('/') ? path : `/${path}`}`, origin: resolved.origin };
+}
+
+/**
+ * Local Sandbox credentials: the origins whose answers, in this run of the node (one n8n context),
+ * carried the sandbox's header. No write goes to an origin before it is here (a read proves it
+ * first: sandboxProbe), and an answer without the header is an error. Held weakly per context.
+ */
+const sandboxOrigins = new WeakMap<ApiContext, Set<string>>();
+
+/** Names the proof read in the server's log: it reads nothing the run uses. */
+export const SANDBOX_PROOF_HEADER = 'x-clearinghouse-sandbox-proof';
+
+/** A read that answers on each API whatever the key may do, to see the header before a write. */
+const SANDBOX_PROBE: Record<Api, string> = { main: '/account/limits', rewards: '/rewards/rule-blocks' };
+
+function sandboxNotProven(ctx: ApiContext, origin: string, request: ApiRequest): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The credential's Environment is "${ENVIRONMENT_LABELS.sandbox}", but ${origin} did not answer as the sandbox: ${request.method === 'GET' && !request.headers?.[SANDBOX_PROOF_HEADER] ? 'its answer was not used' : 'nothing was written'}`,
+		{
+			itemIndex: request.itemIndex,
+			description: `Its answer to ${request.method} ${request.path} has no ${SANDBOX_HEADER} header, which every answer of this package's sandbox carries. If this URL is the real service, set the credential's Environment to "${ENVIRONMENT_LABELS.production}" (and use https://); if it is the sandbox, check that the Base URL / Rewards URL reach it and not something in front of it.`,
+		},
+	);
+}
+
+/**
+ * True when the credential says Local Sandbox, false for Production (throws for any other value).
+ * The one switch a guard may relax on (Derived keys in editor runs): no loopback URL counts, and no
+ * write of this run leaves the transport before the server proved it is the sandbox.
+ */
+export async function isSandboxCredential(ctx: ApiContext, itemIndex?: number): Promise<boolean> {
+	const environment = credentialEnvironment(await apiCredentials(ctx));
+	if ('problem' in environment) throw new NodeOperationError(ctx.getNode(), environment.problem, { itemIndex });
+	return environment.environment === 'sandbox';
+}
+
+async function proveSandbox(ctx: ApiContext, api: Api, origin: string, itemIndex?: number): Promise<void> {
+	if (sandboxOrigins.get(ctx)?.has(origin)) return;
+	const headers = { [SANDBOX_PROOF_HEADER]: '1' };
+	// An error answer that carried the header proves the sandbox as well as a 200 (the write will meet
+	// the same refusal); anything else (no header, no connection) stops the write here.
+	const failure = await apiRequestWithStatus
+		.call(ctx, { api, method: 'GET', path: SANDBOX_PROBE[api], headers, itemIndex }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 2 })
+		.then(
+			() => undefined,
+			(error: NodeApiError | NodeOperationError) => error,
+		);
+	if (failure && !sandboxOrigins.get(ctx)?.has(origin)) throw failure;
+}
+
+/** Records the header of one answer of a Local Sandbox credential's origin, or refuses an answer without it. */
+function verifySandboxAnswer(ctx: ApiContext, origin: string, response: RawResponse, request: ApiRequest): void {
+	const marked = response.headers?.[SANDBOX_HEADER];
+	if ((Array.isArray(marked) ? marked[0] : marked) !== '1') throw sandboxNotProven(ctx, origin, request);
+	let origins = sandboxOrigins.get(ctx);
+	if (!origins) sandboxOrigins.set(ctx, (origins = new Set()));
+	origins.add(origin);
 }
 
 interface RawResponse {
@@ -340,7 +426,7 @@ export async function apiRequestWithStatus(
 	this: ApiContext,
 	request: ApiRequest,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
-): Promise<{ statusCode: number; body: unknown }> {
+): Promise<{ statusCode: number; body: unknown; date?: string }> {
 	const credentials = await apiCredentials(this);
 	const target = apiUrl(credentials, request.api ?? 'main', request.path);
 	if ('problem' in target) {
@@ -351,6 +437,9 @@ export async function apiRequestWithStatus(
 		const { method, path, qs, headers, body } = request;
 		throw new DryRunStop({ method, url: target.url, path, qs, headers, body });
 	}
+	// Local Sandbox: no write before an answer of this origin proved it is the sandbox.
+	const sandbox = credentials.environment === 'sandbox';
+	if (sandbox && request.method !== 'GET') await proveSandbox(this, request.api ?? 'main', target.origin, request.itemIndex);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: target.url,
@@ -381,8 +470,12 @@ export async function apiRequestWithStatus(
 			throw requestFailure(this, error, { request, attempts: attempt, reachedBefore });
 		}
 		reachedBefore = true;
+		if (sandbox) verifySandboxAnswer(this, target.origin, response, request);
 		const { statusCode } = response;
-		if (statusCode >= 200 && statusCode < 300) return { statusCode, body: response.body };
+		if (statusCode >= 200 && statusCode < 300) {
+			const date = response.headers?.date;
+			return { statusCode, body: response.body, date: typeof date === 'string' ? date : undefined };
+		}
 		if (safeToRepeat && attempt < policy.maxAttempts && RETRYABLE_STATUSES.has(statusCode)) {
 			const asked = parseRetryAfter(response.headers?.['retry-after']);
 			if (asked === undefined || asked <= policy.maxRetryAfterMs) {

@@ -84,7 +84,7 @@ export function registerOverview(r: Router, svc: Services, state: OperatorState)
 						replayOf: d.replayOf ?? null,
 						createdAt: d.createdAt,
 						...deliveryView(d, timeoutMs, at),
-						// The last ten answers, oldest first (the receiver's body as it came, first 512 characters).
+						// The last ten answers, oldest first (what keptAnswer kept of each: a few JSON fields, or null).
 						answers: d.attempts.slice(-10).map((a) => ({
 							attempt: a.attempt,
 							at: a.startedAt,

@@ -42,7 +42,7 @@ function answerJson(snippet: string | null): Record<string, unknown> | undefined
 		const value = JSON.parse(snippet) as unknown;
 		return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 	} catch {
-		return undefined; // cut at 512 characters, or not JSON
+		return undefined; // not JSON
 	}
 }
 
@@ -54,7 +54,7 @@ export function droppedReason(a: Attempt): string | undefined {
 	return typeof reason === 'string' && reason !== '' ? reason : undefined;
 }
 
-/** The receiver's own sentence (`error` or `message` of a JSON answer, else the text), shortened. */
+/** The receiver's own sentence (`error` or `message` of a JSON answer: all that is kept of it, see keptAnswer), shortened. */
 function receiverSaid(snippet: string | null): string {
 	const json = answerJson(snippet);
 	const said = json ? [json.error, json.message].find((v) => typeof v === 'string' && v.trim() !== '') : snippet;

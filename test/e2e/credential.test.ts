@@ -2,6 +2,10 @@
  * The credential's Test button in a real n8n: `POST /rest/credentials/test` after owner setup, as
  * the editor sends it, for every Base URL form the README accepts, and with a wrong key.
  */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+
 import { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
@@ -84,5 +88,36 @@ describe('credential Test button inside n8n', () => {
 		// that the key went nowhere.
 		expect(result.message).toBe('ENOTFOUND');
 		expect(await stage.operator.requests(mark)).toEqual([]);
+	});
+
+	describe('http:// to another machine (a listener on a non-loopback address of this one)', () => {
+		let listener: Server | undefined;
+		const asked: Array<{ path: string; key: unknown }> = [];
+		let url = '';
+		beforeAll(async () => {
+			const address = Object.values(networkInterfaces())
+				.flatMap((list) => list ?? [])
+				.find((a) => a.family === 'IPv4' && !a.internal)?.address;
+			if (!address) return;
+			listener = createServer((req, res) => {
+				asked.push({ path: req.url ?? '', key: req.headers['x-api-key'] });
+				res.writeHead(200, { 'content-type': 'application/json', 'x-clearinghouse-sandbox': '1' }).end('{}');
+			});
+			await new Promise<void>((resolve) => listener!.listen(0, address, resolve));
+			url = `http://${address}:${(listener.address() as AddressInfo).port}`;
+		});
+		afterAll(() => new Promise<void>((resolve) => (listener ? listener.close(() => resolve()) : resolve())));
+
+		test('Production (the default) never sends the key there; Local Sandbox (n8n in Docker reaching the host) tests it', async () => {
+			if (!listener) return console.warn('no non-loopback IPv4 address on this machine: nothing to listen on, test skipped');
+			for (const environment of ['production', undefined]) {
+				const result = await pressTest({ ...credential().data, baseUrl: url, environment });
+				expect(result).toMatchObject({ status: 'Error', message: 'ENOTFOUND' });
+			}
+			expect(asked).toEqual([]);
+			const result = await pressTest({ ...credential().data, baseUrl: url, environment: 'sandbox' });
+			expect(result).toMatchObject({ status: 'OK' });
+			expect(asked).toEqual([{ path: '/api/v1/account/limits', key: stage.sandbox.apiKey }]);
+		});
 	});
 });

@@ -2,12 +2,22 @@
  * The CLI contract (first stdout lines, clean exit on signals) and the data file.
  * @slow: starts the CLI under ts-node several times; test:fast leaves it out (scripts/test-fast.sh).
  */
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createOrder, Env, getOrder, paymentBody, setup, startCli } from './helpers';
 import { Client } from '../support/sandbox';
+
+/** The CLI run to its end: exit code and output. */
+function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', 'sandbox/main.ts', ...args], { cwd: path.resolve(__dirname, '../..') });
+	let stdout = '';
+	let stderr = '';
+	child.stdout.on('data', (c) => (stdout += c));
+	child.stderr.on('data', (c) => (stderr += c));
+	return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
 
 /** The CLI's stdout lines, once it is ready. */
 async function startCliLines(args: string[]): Promise<{ lines: string[]; child: ChildProcess }> {
@@ -44,9 +54,69 @@ describe('CLI', () => {
 		expect(code).toBe(0);
 	}, 40_000);
 
-	it('refuses an unknown flag', async () => {
-		await expect(startCli(['--nope'])).rejects.toThrow(/exited 1/);
+	it.each([
+		[['--nope'], 'unknown flag --nope'],
+		[['--port', '0', '--api-key'], '--api-key needs a value'],
+		[['--data-file'], '--data-file needs a value'],
+	])(
+		'refuses %j before starting: exit code 2 and a message naming the flag',
+		async (args, message) => {
+			const { code, stdout, stderr } = await runToExit(args);
+			expect([code, stdout]).toEqual([2, '']);
+			expect(stderr).toContain(message);
+			expect(stderr).toContain('npx n8n-nodes-clearinghouse-sandbox --help');
+		},
+		40_000,
+	);
+
+	it('prints the help for --help and exits 0 without starting', async () => {
+		const { code, stdout } = await runToExit(['--help', '--port', '1']);
+		expect(code).toBe(0);
+		expect(stdout).toMatch(/^Usage: npx n8n-nodes-clearinghouse-sandbox \[flags\]\n/);
+		expect(stdout).toContain('--log');
 	}, 40_000);
+});
+
+/** Stops a CLI process and waits for it to exit. */
+function stopCli(child: ChildProcess): Promise<number | null> {
+	if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+	return new Promise((resolve) => {
+		child.on('exit', (c) => resolve(c));
+		child.kill('SIGTERM');
+	});
+}
+
+describe('--host beyond loopback', () => {
+	it('0.0.0.0 starts: loopback URLs for this machine, the seed read, the URL a container uses printed', async () => {
+		const { lines, child } = await startCliLines(['--port', '0', '--rewards-port', '0', '--host', '0.0.0.0']);
+		try {
+			expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.1:\d+$/);
+			expect(lines[1]).toMatch(/^CLEARINGHOUSE_REWARDS_URL=http:\/\/127\.0\.0\.1:\d+$/);
+			const [mainPort, rewardsPort] = [lines[0], lines[1]].map((l) => new URL(l.split('=')[1]).port);
+			expect(lines).toContainEqual(expect.stringMatching(/^User alice: id /));
+			expect(lines).toContain(
+				`n8n in Docker: Base URL http://host.docker.internal:${mainPort}, Rewards URL http://host.docker.internal:${rewardsPort} (start the sandbox with --public-host host.docker.internal first); on Linux run the container with --add-host=host.docker.internal:host-gateway`,
+			);
+			expect((await new Client(lines[0].split('=')[1] + '/api/v1', 'sk_sandbox_demo_key').get('/supported-assets')).status).toBe(200);
+			expect((await fetch(`${lines[0].split('=')[1]}/sandbox/state`)).status).toBe(200);
+		} finally {
+			expect(await stopCli(child)).toBe(0);
+		}
+	}, 40_000);
+
+	(process.platform === 'linux' ? it : it.skip)(
+		'a specific address (127.0.0.2, a second loopback address on Linux) starts and is its own URL',
+		async () => {
+			const { lines, child } = await startCliLines(['--port', '0', '--rewards-port', '0', '--host', '127.0.0.2']);
+			try {
+				expect(lines[0]).toMatch(/^CLEARINGHOUSE_BASE_URL=http:\/\/127\.0\.0\.2:\d+$/);
+				expect((await fetch(`${lines[0].split('=')[1]}/sandbox/state`)).status).toBe(200);
+			} finally {
+				expect(await stopCli(child)).toBe(0);
+			}
+		},
+		40_000,
+	);
 });
 
 describe('data file', () => {

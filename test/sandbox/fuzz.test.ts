@@ -173,12 +173,17 @@ const CONTENT_TYPES = [
 	'application/json, text/plain',
 ];
 
+/** The Host line of generated requests, given the port of the server each is sent to by withPort(). */
+const HOST_LINE = 'Host: 127.0.0.1';
+const withPort = (bytes: Buffer, port: number): Buffer =>
+	Buffer.from(bytes.toString('latin1').replace(`${HOST_LINE}\r\n`, `${HOST_LINE}:${port}\r\n`), 'latin1');
+
 function generate(seed: number, count: number, key: string): Case[] {
 	const r = prng(seed);
 	const cases: Case[] = [];
 	const head = (method: string, target: string, headers: string[], version = 'HTTP/1.1') =>
 		`${method} ${target} ${version}\r\n${headers.map((h) => h + '\r\n').join('')}\r\n`;
-	const host = 'Host: 127.0.0.1';
+	const host = HOST_LINE;
 	const mutate = (s: string) => {
 		const chars = [...s];
 		for (let n = 1 + r.int(3); n > 0; n--) {
@@ -375,21 +380,26 @@ const hasProc = fs.existsSync('/proc/self/status');
 		const started = Date.now();
 		const before = rssMb(sb.child.pid!);
 		const cases = generate(SEED, GENERATED, sb.apiKey);
-		const outcomes = await pool(cases, CONCURRENCY, (c) => rawRequest(c.api === 'main' ? sb.main : sb.rewards, c.bytes));
+		const outcomes = await pool(cases, CONCURRENCY, (c) => {
+			const target = c.api === 'main' ? sb.main : sb.rewards;
+			return rawRequest(target, withPort(c.bytes, target.port));
+		});
 
 		// A memory attack: 66 unauthenticated 4.7 MB bodies at once, plus 20 keyed ones (bad JSON): ATTACK_BODIES.
 		const big = Buffer.alloc(BIG_BODY, 'a');
 		const attack = [
 			...Array.from({ length: 66 }, () =>
 				Buffer.concat([
-					Buffer.from(`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`),
+					Buffer.from(
+						`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1:${sb.main.port}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`,
+					),
 					big,
 				]),
 			),
 			...Array.from({ length: 20 }, () =>
 				Buffer.concat([
 					Buffer.from(
-						`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${sb.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`,
+						`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1:${sb.main.port}\r\nx-api-key: ${sb.apiKey}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`,
 					),
 					big,
 				]),

@@ -47,7 +47,7 @@ describe('malformed requests get a 4xx and the process stays up', () => {
 		['CONNECT 127.0.0.1:1 HTTP/1.1', 405],
 		[`GET /api/v1/${'a'.repeat(20_000)} HTTP/1.1`, 431],
 	])('%s → %d', async (line, status) => {
-		expect(await raw(`${line}\r\nHost: 127.0.0.1\r\n\r\n`)).toBe(status);
+		expect(await raw(`${line}\r\nHost: ${new URL(env.sb.mainUrl).host}\r\n\r\n`)).toBe(status);
 		await alive();
 	});
 
@@ -66,7 +66,7 @@ describe('malformed requests get a 4xx and the process stays up', () => {
 		expect((await send('/payment', '{"a":'.repeat(65) + '1' + '}'.repeat(65))).body.error).toBe('nesting_too_deep');
 		expect(
 			await raw(
-				`POST /api/v1/payment HTTP/1.1\r\nHost: 127.0.0.1\r\nx-api-key: ${env.sb.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${LIMITS.maxBodyBytes + 1}\r\n\r\n`,
+				`POST /api/v1/payment HTTP/1.1\r\nHost: ${new URL(env.sb.mainUrl).host}\r\nx-api-key: ${env.sb.apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${LIMITS.maxBodyBytes + 1}\r\n\r\n`,
 			),
 		).toBe(413);
 		// Nesting within the bound still parses (and fails validation as a payment).
@@ -173,9 +173,11 @@ describe('the operator API refuses cross-origin browser requests', () => {
 		expect((await env.op.get('/state')).body.users.map((u: any) => u.label)).toContain('survives');
 	});
 
-	it('a rebinding name in Host → 403', async () => {
+	it('a rebinding name in Host → 421, and nothing is reset', async () => {
+		await env.api.post('/add-user-record', { label: 'survives-rebinding', wallets: [] });
 		const port = Number(new URL(env.sb.mainUrl).port);
-		expect(await raw('POST /sandbox/reset HTTP/1.1\r\nHost: rebind.evil.example\r\ncontent-length: 0\r\n\r\n', port)).toBe(403);
+		expect(await raw('POST /sandbox/reset HTTP/1.1\r\nHost: rebind.evil.example\r\ncontent-length: 0\r\n\r\n', port)).toBe(421);
+		expect((await env.op.get('/state')).body.users.map((u: any) => u.label)).toContain('survives-rebinding');
 	});
 
 	it('the same origin (a page the sandbox serves) and non-browser clients are allowed', async () => {

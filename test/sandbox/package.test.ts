@@ -4,15 +4,18 @@
  * (its dependencies from npm's cache, the registry only when missing), started through its bin with the
  * Node that runs this test (20 in CI's oldest leg) and no ts-node, then a few requests of the sandbox
  * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
- * operator API, the rewards API and the console. CI runs this file on Linux, macOS and Windows too
+ * operator API, the rewards API and the console; then through `npx` as users start it: --help, a flag
+ * without its value, and SIGTERM to the npx process. CI runs this file on Linux, macOS and Windows too
  * (ci.yml, job sandbox-package); on Windows npm and the bin are .cmd files, run through the shell.
  * @slow: builds, packs and installs the sandbox package; test:fast leaves it out (scripts/test-fast.sh).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, walletOf } from '../support/sandbox';
+import { waitFor } from '../../harness/wait';
 import { ALL_STATUSES, sandboxReady } from './helpers';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -158,3 +161,65 @@ test('installed from the tarball into an empty folder, its bin serves the API, t
 	expect(code).toBe(0);
 	child = undefined;
 }, 120_000);
+
+/** `npx <args>` in the folder the tarball was installed into (npm exec finds the local bin): exit code and output. */
+function npx(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	const run = spawn('npx', ['--no-install', NAME, ...args], { cwd: path.join(work, 'app'), shell: windows });
+	let stdout = '';
+	let stderr = '';
+	run.stdout.on('data', (c) => (stdout += c));
+	run.stderr.on('data', (c) => (stderr += c));
+	return new Promise((resolve) => run.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Whether something accepts connections on the port of this URL. */
+function listening(url: string): Promise<boolean> {
+	const { hostname, port } = new URL(url);
+	return new Promise((resolve) => {
+		const socket = net.connect(Number(port), hostname);
+		socket.once('connect', () => (socket.destroy(), resolve(true)));
+		socket.once('error', () => resolve(false));
+	});
+}
+
+test('npx n8n-nodes-clearinghouse-sandbox --help names the npx command and every flag', async () => {
+	const { code, stdout } = await npx(['--help']);
+	expect(code).toBe(0);
+	expect(stdout).toContain('Usage: npx n8n-nodes-clearinghouse-sandbox [flags]');
+	for (const flag of [
+		'--port',
+		'--rewards-port',
+		'--host',
+		'--public-host',
+		'--api-key',
+		'--seed',
+		'--data-file',
+		'--time-scale',
+		'--allow-loopback-webhooks',
+		'--resolve-webhook-hosts',
+		'--log',
+		'--help',
+	])
+		expect(stdout).toContain(flag);
+}, 60_000);
+
+test('a value flag without its value stops npx non-zero with a message naming the flag, before anything listens', async () => {
+	const { code, stderr } = await npx(['--port', '0', '--api-key']);
+	expect(code).not.toBe(0);
+	expect(stderr).toContain('--api-key needs a value');
+}, 60_000);
+
+(windows ? test.skip : test)(
+	'SIGTERM to the npx process frees both ports (npm passes it to its shell only; the sandbox follows npm)',
+	async () => {
+		const run = spawn('npx', ['--no-install', NAME, '--port', '0', '--rewards-port', '0'], { cwd: path.join(work, 'app'), stdio: ['ignore', 'pipe', 'pipe'] });
+		child = run;
+		const lines = (await sandboxReady(run)).split('\n');
+		const urls = [lines[0].split('=')[1], lines[1].split('=')[1]];
+		expect(await Promise.all(urls.map(listening))).toEqual([true, true]);
+		run.kill('SIGTERM');
+		await waitFor(async () => !(await listening(urls[0])) && !(await listening(urls[1])), 10_000, 'both sandbox ports to be free after SIGTERM to npx', 100);
+		child = undefined;
+	},
+	60_000,
+);

@@ -45,8 +45,32 @@ describe('flatOrder', () => {
 			depositAddress: '0xeth-usdc',
 			depositAddressNote: expect.any(String),
 			depositAddresses: addresses,
+			fundsSeen: false,
+			fundsSeenUsd: '0',
 			replayed: false,
+			replayNote: null,
+			underfundToleranceUsd: null,
+			direction: null,
 		});
+	});
+
+	test('funds already seen for an order that awaits funds: how much, and what is still missing', () => {
+		const order = {
+			id: 'po-4',
+			status: 'AWAITING_FUNDS',
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 10,
+			receivedTotal: 0,
+			inboundTransfers: [{ amountUsd: 4, status: 'PENDING_VERIFICATION' }],
+		};
+		const out = flatOrder({ paymentOrderId: 'po-4', paymentOrder: order, depositAddresses: addresses }, false, 'k');
+		expect(out).toMatchObject({ depositAddress: '0xeth-usdc', fundsSeen: true, fundsSeenUsd: '4' });
+		expect(out.depositAddressNote).toMatch(
+			/^Funds of 4 USD for this order were already seen \(see inboundTransfers\)\. 6 USD is still missing: send only that/,
+		);
+		const covered = flatOrder({ paymentOrder: { ...order, receivedTotal: 10 }, depositAddresses: addresses }, false, 'k');
+		expect(covered.depositAddressNote).toMatch(/That covers the amount: send nothing more\./);
 	});
 
 	test('an order that no longer awaits funds gets no deposit address, and the note says not to fund it', () => {

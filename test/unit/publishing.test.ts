@@ -140,8 +140,7 @@ describe('npm scripts the workflows rely on', () => {
 
 	test('in GitHub Actions the release is n8n-node release, from a node-cli that publishes with provenance', () => {
 		expect(pkg.scripts.release).toBe('bash scripts/release.sh');
-		expect(read('scripts/release.sh')).toMatch(/if \[ -n "\$\{GITHUB_ACTIONS:-\}" \]; then\n\s+exec n8n-node release\n\s*fi\n/);
-		expect(read('scripts/release.sh')).toMatch(/^release-it "\$@" \|\| status=\$\?$/m);
+		expect(read('scripts/release.sh')).toMatch(/if \[ -n "\$\{GITHUB_ACTIONS:-\}" \]; then\n\s+source scripts\/deps\.sh\n\s+exec n8n-node release\n\s*fi\n/);
 		const [major, minor] = pkg.devDependencies['@n8n/node-cli'].split('.').map(Number);
 		expect(major > 0 || minor >= 23).toBe(true); // provenance in CI since 0.23.0
 		// What `n8n-node release` does when GITHUB_ACTIONS is set: lint, build, npm publish with provenance.
@@ -152,16 +151,16 @@ describe('npm scripts the workflows rely on', () => {
 		expect(release).toMatch(/auto-changelog -p/);
 	});
 
-	test('the local release (release-it, pinned) checks the CHANGELOG and never writes it or publishes', () => {
-		expect(pkg.devDependencies['release-it']).toMatch(/^\d+\.\d+\.\d+$/);
-		const config = JSON.parse(read('.release-it.json'));
-		expect(config.npm.publish).toBe(false);
-		expect(config.github.release).toBe(false);
-		expect(config.git).toMatchObject({ requireBranch: 'main', requireCleanWorkingDir: true, tag: true, tagName: '${version}', push: true });
-		expect(JSON.stringify(config)).not.toMatch(/auto-changelog|CHANGELOG/);
-		expect(config.hooks['before:bump']).toBe('bash scripts/release-changelog.sh ${version}');
-		expect(Object.keys(config)).not.toContain('plugins');
-		// The hook: a dated section for the version lets the release go on; none stops it.
+	test('the local release checks the CHANGELOG first and never writes it, publishes or discards edits', () => {
+		// Its commands, without the comments: the rehearsal (releaseRehearsal.test.ts) runs them.
+		const script = read('scripts/release.sh')
+			.split('\n')
+			.filter((line) => !/^\s*#/.test(line))
+			.join('\n');
+		expect(script.indexOf('bash scripts/release-changelog.sh "$version"')).toBeGreaterThan(0);
+		expect(script.indexOf('bash scripts/release-changelog.sh')).toBeLessThan(script.indexOf('bash -c "$checks"'));
+		expect(script).not.toMatch(/npm publish|auto-changelog|>\s*CHANGELOG|git (checkout|reset --hard|stash|clean)/);
+		// The check: a dated section for the version lets the release go on; none stops it.
 		const dir = mkdtempSync(join(tmpdir(), 'release-changelog-'));
 		try {
 			const hook = (changelog: string) => {
@@ -178,9 +177,8 @@ describe('npm scripts the workflows rely on', () => {
 		}
 	});
 
-	test('release-it, prettier and @eslint/js, which the scripts and configs use, are pinned devDependencies', () => {
-		for (const name of ['release-it', 'prettier', '@eslint/js'])
-			expect([name, pkg.devDependencies[name]]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
+	test('prettier and @eslint/js, which the scripts and configs use, are pinned devDependencies', () => {
+		for (const name of ['prettier', '@eslint/js']) expect([name, pkg.devDependencies[name]]).toEqual([name, expect.stringMatching(/^\d+\.\d+\.\d+$/)]);
 		expect(read('eslint.dev.config.mjs')).toMatch(/from '@eslint\/js'/);
 	});
 
@@ -234,7 +232,7 @@ describe('npm scripts the workflows rely on', () => {
 		for (const name of ['build', 'sandbox', 'format', 'format:check', 'verify']) expect([name, viaDeps(pkg.scripts[name])]).toEqual([name, true]);
 		for (const name of ['lint', 'test', 'test:unit', 'test:e2e', 'test:queue', 'test:compat', 'start', 'build:sandbox', 'release']) {
 			const file = /^bash ((?:scripts|bench)\/[\w.-]+\.sh)$/.exec(pkg.scripts[name])?.[1];
-			expect([name, file && /^source scripts\/deps\.sh$/m.test(read(file))]).toEqual([name, true]);
+			expect([name, file && /^\s*source scripts\/deps\.sh$/m.test(read(file))]).toEqual([name, true]);
 		}
 		expect(read('bench/run.sh')).toMatch(/^source scripts\/deps\.sh$/m);
 	});

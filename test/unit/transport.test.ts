@@ -187,6 +187,79 @@ describe('URLs and authentication', () => {
 	});
 });
 
+describe("the credential's Environment", () => {
+	const sandbox = (over: Partial<TestCredentials> = {}) => ({ environment: 'sandbox' as const, ...over });
+	const marked = (status: number, body: unknown) => reply(status, body, { 'x-clearinghouse-sandbox': '1' });
+
+	test('Local Sandbox accepts http:// on any host (n8n in Docker reaching the host): the request is attempted', async () => {
+		const error = await sendError({ method: 'GET', path: '/account/limits' }, sandbox({ baseUrl: 'http://sandbox-host.invalid:4010' }));
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe('Could not connect to the Clearinghouse API');
+	});
+
+	test('Production (the default, and what a credential without the field is) keeps http:// on loopback only', async () => {
+		for (const environment of ['production', undefined] as const) {
+			const error = await sendError({ method: 'GET', path: '/account/limits' }, { baseUrl: 'http://sandbox-host.invalid:4010', environment });
+			expect(error).toBeInstanceOf(NodeOperationError);
+			expect(error.message).toContain('http:// is allowed only for this machine');
+		}
+		expect(seen).toHaveLength(0);
+	});
+
+	test.each(['Sandbox', 'local', 'true'])('an Environment of %p is refused before any request, naming the field', async (environment) => {
+		const error = await sendError({ method: 'GET', path: '/account/limits' }, { environment: environment as never });
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toContain(`The credential's Environment must be "Production (real money)" or "Local Sandbox (no real money)"; got "${environment}"`);
+		expect(seen).toHaveLength(0);
+	});
+
+	test('Local Sandbox: no write before an answer of that origin carried the sandbox header (one read proves it first)', async () => {
+		handler = marked(201, { ok: true });
+		await send({ method: 'POST', path: '/payment', body: { a: 1 } }, sandbox());
+		expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/account/limits', 'POST /api/v1/payment']);
+	});
+
+	test('Local Sandbox: a server that does not mark its answers gets no write, and the error names the Environment', async () => {
+		handler = reply(200, { ok: true });
+		const error = await sendError({ method: 'POST', path: '/payment', body: { a: 1 } }, sandbox());
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe(
+			`The credential's Environment is "Local Sandbox (no real money)", but ${origin} did not answer as the sandbox: nothing was written`,
+		);
+		expect(error.description).toMatch(/x-clearinghouse-sandbox.*set the credential's Environment to "Production \(real money\)"/);
+		expect(seen.map((r) => r.method)).toEqual(['GET']);
+	});
+
+	test('Local Sandbox: a read answered without the header is an error too; Production reads it as ever', async () => {
+		handler = reply(200, { ok: true });
+		await expect(send({ method: 'GET', path: '/supported-assets' }, sandbox())).rejects.toThrow(/did not answer as the sandbox: its answer was not used/);
+		expect(await send({ method: 'GET', path: '/supported-assets' })).toEqual({ ok: true });
+	});
+
+	test('Local Sandbox: an error answer that carries the header proves it; a read of the run proves it for the write that follows', async () => {
+		handler = (req, res) => marked(req.method === 'GET' ? 401 : 201, { ok: req.method !== 'GET' })(req, res);
+		expect(await send({ method: 'POST', path: '/payment', body: {} }, sandbox())).toEqual({ ok: true });
+		expect(seen.map((r) => r.method)).toEqual(['GET', 'POST']);
+		seen = [];
+		handler = marked(200, { ok: true });
+		const [[item]] = await runNode(
+			nodeFor(async (ctx) => {
+				await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets' }, fast);
+				return await apiRequest.call(ctx, { method: 'POST', path: '/payment', body: {} }, fast);
+			}),
+			{ parameters: {}, credentials: credentials(sandbox()) },
+		);
+		expect(item.json.result).toEqual({ ok: true });
+		expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/supported-assets', 'POST /api/v1/payment']);
+	});
+
+	test('Local Sandbox: the rewards host proves itself on its own origin', async () => {
+		handler = marked(200, { ok: true });
+		await send({ api: 'rewards', method: 'POST', path: '/rewards/rules', body: {} }, sandbox());
+		expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /rewards-host/api/v1/rewards/rule-blocks', 'POST /rewards-host/api/v1/rewards/rules']);
+	});
+});
+
 describe('error mapping', () => {
 	test.each([
 		[

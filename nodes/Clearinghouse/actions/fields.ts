@@ -245,7 +245,7 @@ const keyFieldsAfterMode: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			"Whether to send Derived keys from a run started in the editor or as a sub-workflow against a Base URL other than this computer's. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.",
+			'Whether to send Derived keys from a run started in the editor or as a sub-workflow with a Production credential (a localhost Base URL included). Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead.',
 		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
 	},
 	{

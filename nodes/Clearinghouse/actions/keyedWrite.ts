@@ -2,11 +2,10 @@ import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workfl
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { apiCredentials } from '../../shared/transport';
+import { isSandboxCredential } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
-	isLoopbackUrl,
 	LINEAGE_CUSTOM_DATA_KEY,
 	type Lineage,
 	mintLineage,
@@ -102,23 +101,23 @@ const NEW_RUN_MODES: Record<string, string> = {
 /**
  * Derived keys change in every new execution: a run from the editor, or a sub-workflow (a new child
  * execution each time its parent runs or is retried), is run again by the person after a failure and
- * pays again. Refused there, before anything is sent, unless the Base URL is this computer (the
- * sandbox) or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
+ * pays again. Refused there, before anything is sent, unless the credential's Environment is Local
+ * Sandbox (no real money; the transport sends no write before the server proved it; a loopback URL
+ * alone counts for nothing), or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
  */
 async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	const started = NEW_RUN_MODES[ctx.getMode()];
 	if (!started) return;
 	if (ctx.getNodeParameter('allowDerivedInNewRuns', itemIndex, false) === true) return;
-	// The transport's read of this run: the requests that follow read no other.
-	const credentials = await apiCredentials(ctx);
-	if (isLoopbackUrl(credentials.baseUrl)) return;
+	// The transport's read of the credential; it sends no write before the sandbox proved itself.
+	if (await isSandboxCredential(ctx, itemIndex)) return;
 	throw operationError(
 		ctx,
 		`Nothing was sent for this item: Derived idempotency keys are refused in a run ${started}`,
 		itemIndex,
 		'Why: every new run gets new Derived keys, so running this again after a failure (the natural next step here) would pay again for the items that already succeeded. ' +
 			'What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}): a run with the same keys is answered with the orders already made. ' +
-			'To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. Against the sandbox on this computer (a loopback Base URL) Derived keys are always allowed.',
+			"To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. With a credential whose Environment is Local Sandbox (no real money), Derived keys are allowed once the sandbox's answer proves it.",
 	);
 }
 

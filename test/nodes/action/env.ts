@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters, IRunExecutionDat
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
+import { SANDBOX_PROOF_HEADER } from '../../../nodes/shared/transport';
 import { startSandbox } from '../../../harness/sandbox';
 import type { Sandbox } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
@@ -19,7 +20,7 @@ export interface Env {
 	bob: any;
 	run(parameters: INodeParameters, extra?: Partial<RunOptions>): Promise<INodeExecutionData[]>;
 	op(method: string, path: string, body?: unknown): Promise<any>;
-	/** Requests to the public APIs (not the operator API) since the last `mark()`. */
+	/** Requests to the public APIs (not the operator API, not the Local Sandbox proof read) since the last `mark()`. */
 	requests(): Promise<LoggedRequest[]>;
 	mark(): Promise<void>;
 	reset(): Promise<void>;
@@ -40,13 +41,15 @@ export async function startEnv(): Promise<Env> {
 		async run(parameters, extra = {}) {
 			const [out] = await runNode(node, {
 				parameters,
-				credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+				credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl, environment: 'sandbox' },
 				...extra,
 			});
 			return out;
 		},
 		async requests() {
-			return (await client.requests(since)).filter((r) => !r.path.startsWith('/sandbox'));
+			// Less the Local Sandbox credential's proof read before a run's first write (its own tests:
+			// test/unit/transport.test.ts, test/nodes/action/rerun.test.ts).
+			return (await client.requests(since)).filter((r) => !r.path.startsWith('/sandbox') && r.headers?.[SANDBOX_PROOF_HEADER] === undefined);
 		},
 		async mark() {
 			since = await client.mark();

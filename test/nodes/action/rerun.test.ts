@@ -9,6 +9,7 @@ import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
+import { Receiver } from '../../../harness/receiver';
 import { runNode } from '../../support/n8nContexts';
 import { json, node, orderCount, payment, walletOf, useEnv } from './env';
 
@@ -62,7 +63,7 @@ describe('Derived keys in runs a person repeats by hand', () => {
 	test.each([
 		['manual', 'started in the editor'],
 		['integrated', 'started as a sub-workflow'],
-	] as const)('refused in a %s run against a non-loopback Base URL, before anything is sent', async (mode, said) => {
+	] as const)('refused in a %s run with a Production credential, before anything is sent', async (mode, said) => {
 		const run = runNode(node, { parameters: payment(env), credentials: offSandbox, mode });
 		await expect(run).rejects.toMatchObject({
 			message: expect.stringContaining(`Derived idempotency keys are refused in a run ${said}`),
@@ -83,7 +84,7 @@ describe('Derived keys in runs a person repeats by hand', () => {
 		await expect(runNode(node, { parameters: ruleset, credentials: offSandbox, mode: 'manual' })).rejects.toThrow(/refused/);
 	});
 
-	test('allowed when the user opts in (the request is then attempted), with a Business Key, and against the sandbox', async () => {
+	test('allowed when the user opts in (the request is then attempted), with a Business Key, and with a Local Sandbox credential at the sandbox', async () => {
 		// 0.0.0.0:9 is not loopback by the rule and refuses connections at once: no refusal, a transport error.
 		const closed = { apiKey: 'k', baseUrl: 'https://0.0.0.0:9' };
 		const optedIn = runNode(node, { parameters: payment(env, { allowDerivedInNewRuns: true }), credentials: closed, mode: 'manual' });
@@ -93,6 +94,31 @@ describe('Derived keys in runs a person repeats by hand', () => {
 		const [sub] = json(await env.run(payment(env), { mode: 'integrated' }));
 		expect(sub.created).toBe(true);
 	}, 30_000);
+
+	test('a loopback Base URL is no exemption: a Production credential at the sandbox on this computer is refused, nothing sent', async () => {
+		for (const environment of [undefined, 'production'] as const) {
+			const credentials = { apiKey: env.sb.apiKey, baseUrl: env.sb.mainUrl, environment };
+			await expect(runNode(node, { parameters: payment(env), credentials, mode: 'manual' })).rejects.toThrow(
+				/Derived idempotency keys are refused in a run started in the editor/,
+			);
+		}
+		expect(await env.requests()).toEqual([]);
+	});
+
+	test('a Local Sandbox credential whose server does not answer as the sandbox (a local proxy to production) gets no write', async () => {
+		const proxy = await new Receiver().start();
+		try {
+			const credentials = { apiKey: env.sb.apiKey, baseUrl: proxy.url, environment: 'sandbox' as const };
+			await expect(runNode(node, { parameters: payment(env), credentials, mode: 'manual' })).rejects.toMatchObject({
+				message: expect.stringContaining(
+					`The credential's Environment is "Local Sandbox (no real money)", but ${proxy.url} did not answer as the sandbox: nothing was written`,
+				),
+			});
+			expect(proxy.received.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/account/limits']);
+		} finally {
+			await proxy.close();
+		}
+	});
 
 	test("the Base URL check reads no credential of its own: a run of three items reads it once (the transport's read)", async () => {
 		const reads = jest.spyOn(ExecuteContext.prototype, 'getCredentials');

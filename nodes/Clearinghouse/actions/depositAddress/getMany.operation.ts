@@ -10,7 +10,7 @@ const properties: INodeProperties[] = [optionsCollection([subaccountReadOption])
 export const description = updateDisplayOptions({ show: { resource: ['depositAddress'], operation: ['getMany'] } }, properties);
 
 /** The entries of a response whose envelope the specification does not show. */
-function depositAddressEntries(body: unknown): IDataObject[] {
+export function depositAddressEntries(body: unknown): IDataObject[] {
 	if (Array.isArray(body)) return body as IDataObject[];
 	if (body && typeof body === 'object') {
 		for (const key of ['depositAddresses', 'addresses', 'data']) {

@@ -1,10 +1,13 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { UsdAmount } from '../../../shared/amounts';
-import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry } from '../../../shared/idempotency';
-import { apiRequest } from '../../../shared/transport';
-import { findOrdersByKey } from './findOrders';
+import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
+import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
+import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
+import { depositAddressEntries } from '../depositAddress/getMany.operation';
+import { orderByKeyInRun } from './findOrders';
+import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, orderState } from './foundOrder';
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 import { DEFAULT_KEY_FIELD, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
@@ -15,6 +18,10 @@ import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, usdAmount } from '../parameters';
 import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
+
+/** Under the Business Key: the one trap of keys in scheduled workflows. */
+const RECURRING_HINT =
+	"Paying the same payee every week or month? Put the period in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}: a key used in an earlier period finds that period's order, pays nothing and fails the item.";
 
 const properties: INodeProperties[] = [
 	{
@@ -158,7 +165,7 @@ const properties: INodeProperties[] = [
 		},
 	]),
 	// With Map Automatically the business key comes from an input field too, not from an expression.
-	...idempotencyFieldsFor('payment').map((field) => (field.name === 'idempotencyKey' ? definedBelow([field])[0] : field)),
+	...idempotencyFieldsFor('payment').map((field) => (field.name === 'idempotencyKey' ? definedBelow([{ ...field, hint: RECURRING_HINT }])[0] : field)),
 	{
 		displayName: 'Business Key Field',
 		name: 'businessKeyField',
@@ -168,6 +175,7 @@ const properties: INodeProperties[] = [
 		placeholder: 'e.g. invoiceNumber',
 		description:
 			"Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.",
+		hint: RECURRING_HINT,
 		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
 	...standardOnly([
@@ -191,6 +199,15 @@ const properties: INodeProperties[] = [
 	toolDescriptionField(CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION),
 	optionsCollection([
 		dryRunOption,
+		{
+			displayName: 'Reuse Orders Made Within (Hours)',
+			name: 'reuseWindowHours',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: 2160 },
+			default: DEFAULT_REUSE_WINDOW_HOURS,
+			description:
+				"How long before this execution began an order found by its Business Key may have been made and still count as this item's payment (a re-run after a fix, a crash or an outage finishing the same batch). An older one fails the item: its key was most likely used by an earlier period (put the period in the key). 0: only orders made by this execution and its retries.",
+		},
 		{
 			displayName: 'Check Account Limits First',
 			name: 'checkLimits',
@@ -322,8 +339,21 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	guardOrder(this, itemIndex, body, amount);
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const reuseWindowHours = reuseWindow(this, options, itemIndex);
 	if (options.checkLimits === true) {
 		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
+	}
+	const found: FoundCheck = { key, keyKind, lineage, reuseWindowHours };
+	if (keyKind === 'custom' && isDryRun(this)) {
+		// A dry run says which items already have an order, and what a real run would do with it.
+		const existing = await orderByKeyInRun.call(this, {
+			key,
+			runKeys: () => runBusinessKeys(this),
+			subaccountId: optionalText(body.subaccountId),
+			itemIndex,
+			alsoRecent: false,
+		});
+		if (existing) noteFinding(this, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
 	}
 
 	body.idempotencyKey = key;
@@ -344,7 +374,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		// counted from its own start. Look it up and answer with it when it is this payment.
 		if (keyKind === 'custom' && isKeyReused(error, 'payment order')) {
 			const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
-			if (existing) return replayedOrder(existing, {}, key, lineage, 'conflict', request.expiresAt);
+			if (existing) {
+				checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
+				const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
+				return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
+			}
 		}
 		throw keyedWriteError(error, key, 'payment order');
 	}
@@ -356,12 +390,138 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	if (byThisRequest) return flatOrder(response, true, key);
 	// The service replayed its first answer, a snapshot: show the order as it is now.
-	const current = await currentOrder.call(this, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
-	return replayedOrder(current ?? order, response, key, lineage, 'replay', undefined, keyKind === 'derived');
+	const read = await currentOrder.call(this, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
+	const current = read?.order ?? order;
+	checkFoundOrder(this, itemIndex, current, found, read?.skewMs ?? 0);
+	const addresses =
+		Array.isArray(response.depositAddresses) && response.depositAddresses.length > 0
+			? {}
+			: await addressesFor.call(this, itemIndex, current, request.subaccountId);
+	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
 }
 
-/** How far back Create looks for the order holding a Business Key the service says is taken. */
-const CONFLICT_LOOKUP_DAYS = 90;
+/** What the found-order checks need of an item. */
+interface FoundCheck {
+	key: string;
+	keyKind: 'custom' | 'derived';
+	lineage?: Lineage;
+	reuseWindowHours: number;
+}
+
+/** Options → Reuse Orders Made Within (Hours), checked before anything is sent (fail closed on a value it does not understand). */
+function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): number {
+	const raw = options.reuseWindowHours ?? DEFAULT_REUSE_WINDOW_HOURS;
+	const hours = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+	if (!Number.isFinite(hours) || hours < 0) {
+		throw operationError(
+			ctx,
+			`Reuse Orders Made Within (Hours) must be a number of hours, 0 or more (got ${JSON.stringify(raw)})`,
+			itemIndex,
+			'Nothing was sent for this item.',
+		);
+	}
+	return hours;
+}
+
+/**
+ * Why an order found by this item's key is not its payment, or undefined when it is: a dead order
+ * (the payee is unpaid: only a new key pays), one in a status this node does not know, or, for a
+ * Business Key, one made longer before this execution began than the reuse window (an earlier
+ * period's key).
+ */
+function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs: number): { message: string; description: string } | undefined {
+	const { key } = found;
+	const id = String(order.id ?? order.paymentOrderId ?? '');
+	const status = String(order.status ?? '(none)');
+	const made = `made ${String(order.createdAt ?? 'at an unknown time')}`;
+	const keyName = found.keyKind === 'custom' ? `Business Key "${key}"` : `idempotency key ${key}`;
+	const { state, why } = orderState(order, Date.now() + skewMs);
+	if (state === 'dead') {
+		return {
+			message: `Payee unpaid: this item's ${keyName} belongs to payment order ${id} (${made}), which can no longer pay: ${why}`,
+			description: `Nothing new was created, and this key will only ever return that order. Only a new key pays: ${found.keyKind === 'custom' ? "give this payment a new Business Key (e.g. add the period or a suffix: {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}-2)" : 'run the workflow anew for this item'}.`,
+		};
+	}
+	if (state === 'unknown') {
+		return {
+			message: `This item's ${keyName} belongs to payment order ${id} (${made}), whose status ${status} this node does not know, so it cannot say whether the payee is paid`,
+			description: 'Nothing new was created. Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.',
+		};
+	}
+	if (found.keyKind !== 'custom') return undefined;
+	// This execution's start on the service's clock (n8n's retries of it keep it).
+	const before = madeBefore(order, (found.lineage?.anchorMs ?? Date.now()) + skewMs);
+	const windowMs = found.reuseWindowHours * 3_600_000;
+	if (before === undefined || before > windowMs) {
+		const when = before === undefined ? 'at a time the service did not give' : `${inWords(before)} before this execution began`;
+		return {
+			message: `Business Key "${key}" was already used ${when}, by payment order ${id} (${made}, status ${status}): nothing new was paid for this item`,
+			description:
+				`A key names one payment: running it again returns that order. If this is a new period's payment, put the period or the invoice number in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}. ` +
+				`If this run finishes that same batch (a re-run after a fix, a crash or an outage), set Options → Reuse Orders Made Within (Hours) above ${Math.ceil((before ?? 0) / 3_600_000)} (now ${found.reuseWindowHours}).`,
+		};
+	}
+	return undefined;
+}
+
+/** Fails the item when the order found by its key is not its payment (see foundOrderProblem). */
+function checkFoundOrder(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, found: FoundCheck, skewMs: number): void {
+	const problem = foundOrderProblem(order, found, skewMs);
+	if (problem) throw operationError(ctx, problem.message, itemIndex, problem.description);
+}
+
+/** A dry run's line about the order that already holds the item's key. */
+function existingOrderFinding(order: IDataObject, found: FoundCheck, skewMs: number): string {
+	const said = `Business Key "${found.key}" already belongs to payment order ${String(order.id ?? '')} (made ${String(order.createdAt ?? '?')}, status ${String(order.status ?? '?')})`;
+	const problem = foundOrderProblem(order, found, skewMs);
+	return problem
+		? `${said}: a real run fails this item. ${problem.message}.`
+		: `${said}: a real run returns that order (created: false) if its payment values are the same, and pays nothing new.`;
+}
+
+/**
+ * The Business Keys of every item of this run that has a readable one (the mapped input field, or
+ * the Business Key parameter), for the one listing per run that answers the service's 409s.
+ */
+function runBusinessKeys(ctx: IExecuteFunctions): string[] {
+	const keys: string[] = [];
+	const items = ctx.getInputData();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			if (keyMode(ctx, itemIndex) !== 'custom') continue;
+			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+			const field = mapped ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim() : '';
+			keys.push(validateIdempotencyKey(mapped ? items[itemIndex].json[field] : itemParameter(ctx, 'idempotencyKey', itemIndex, '')));
+		} catch {
+			// that item fails on its own, with its own message
+		}
+	}
+	return keys;
+}
+
+/** The account's deposit addresses, read once per run and scope (GET /deposit-addresses, a read). */
+const depositAddressReads = new WeakMap<IExecuteFunctions, Map<string, Promise<IDataObject[]>>>();
+
+/**
+ * Where to fund a found order that still awaits funds: the account's deposit addresses (the spec:
+ * account-scoped, independent of any order), since a 409 or a replayed snapshot may carry none.
+ * Nothing for an order that no longer awaits funds.
+ */
+async function addressesFor(this: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
+	if (order.status !== 'AWAITING_FUNDS') return {};
+	const scope = optionalText(subaccountId);
+	const byScope = depositAddressReads.get(this) ?? new Map<string, Promise<IDataObject[]>>();
+	depositAddressReads.set(this, byScope);
+	let read = byScope.get(scope ?? '');
+	if (!read) {
+		read = apiRequest
+			.call(this, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex })
+			.then((body) => depositAddressEntries(body));
+		byScope.set(scope ?? '', read);
+		read.catch(() => byScope.delete(scope ?? ''));
+	}
+	return { depositAddresses: await read };
+}
 
 /**
  * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
@@ -374,16 +534,10 @@ async function orderHoldingKey(
 	key: string,
 	sent: IDataObject,
 	labels: Record<UserField, string>,
-): Promise<IDataObject | undefined> {
-	const { byKey } = await findOrdersByKey.call(this, {
-		keys: [key],
-		createdAfter: new Date(Date.now() - CONFLICT_LOOKUP_DAYS * 86_400_000).toISOString(),
-		subaccountId: optionalText(sent.subaccountId),
-		includeSubaccounts: !optionalText(sent.subaccountId),
-		itemIndex,
-	});
-	const order = byKey.get(key);
-	if (!order) return undefined;
+): Promise<{ order: IDataObject; skewMs: number } | undefined> {
+	const found = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(sent.subaccountId), itemIndex });
+	if (!found) return undefined;
+	const { order } = found;
 	const differences = differingFields(order, sent, labels);
 	if (differences.length > 0) {
 		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
@@ -394,22 +548,27 @@ async function orderHoldingKey(
 			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
 		);
 	}
-	return order;
+	return found;
 }
 
 /** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
-async function currentOrder(this: IExecuteFunctions, itemIndex: number, id: string, subaccountId: unknown): Promise<IDataObject | undefined> {
+async function currentOrder(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	id: string,
+	subaccountId: unknown,
+): Promise<{ order: IDataObject; skewMs: number } | undefined> {
 	if (id === '') return undefined;
 	const scope = optionalText(subaccountId);
-	const body = await apiRequest.call(this, {
+	const answer = await apiRequestWithStatus.call(this, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
 		qs: scope ? { subaccountId: scope } : undefined,
 		itemIndex,
 	});
-	const { returns: _returns, ...order } = body;
+	const { returns: _returns, ...order } = (answer.body ?? {}) as IDataObject;
 	void _returns;
-	return order;
+	return { order, skewMs: clockSkew(answer.date, Date.now()) };
 }
 
 /**
@@ -451,21 +610,52 @@ export function flatOrder(response: IDataObject, created: boolean, key: string):
 	const depositAddresses = Array.isArray(list) ? (list as IDataObject[]) : [];
 	// Only an order that awaits funds may be funded: a replayed answer may be FUNDED or later by now.
 	const awaiting = order.status === undefined || order.status === 'AWAITING_FUNDS';
+	const seen = fundsSeen(order);
 	return {
 		created,
 		paymentOrderId: paymentOrderId ?? order.id,
+		// Fields only one of the answers has (create: underfundToleranceUsd; list: direction): every output has both.
+		underfundToleranceUsd: null,
+		direction: null,
 		...other,
 		...order,
 		...(awaiting
-			? payHere(order, depositAddresses)
+			? withFundsSeen(payHere(order, depositAddresses), order, seen.fundsSeenUsd, seen.fundsSeen)
 			: {
 					depositAddress: null,
 					depositAddressNote: `The order is ${String(order.status)}: it no longer awaits funds, so no deposit address is given. Do not fund it.`,
 				}),
 		depositAddresses: awaiting ? depositAddresses : [],
+		...seen,
 		replayed: false,
+		// Every output has the same columns, created or found (n8n's table view shows no empty cells).
+		replayNote: null,
 		idempotencyKey: key,
 	};
+}
+
+/**
+ * An order found awaiting funds may already have some on the way (a person funded it after the
+ * earlier run): the note says so, and how much is still missing, so the re-run never funds it twice.
+ */
+function withFundsSeen(
+	pay: { depositAddress: string | null; depositAddressNote: string },
+	order: IDataObject,
+	seenUsd: string,
+	seen: boolean,
+): { depositAddress: string | null; depositAddressNote: string } {
+	if (!seen) return pay;
+	let missing = '';
+	try {
+		const left = toPips(order.amountUsd) - toPips(seenUsd);
+		missing =
+			left > 0n
+				? ` ${fromPips(left).text} USD is still missing: send only that, once the transfers already seen are confirmed.`
+				: ' That covers the amount: send nothing more.';
+	} catch {
+		missing = ' Check the order (Payment Order → Get) before sending more.';
+	}
+	return { ...pay, depositAddressNote: `Funds of ${seenUsd} USD for this order were already seen (see inboundTransfers).${missing} ${pay.depositAddressNote}` };
 }
 
 /**

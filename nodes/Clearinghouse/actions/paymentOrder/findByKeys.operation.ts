@@ -6,6 +6,7 @@ import { FieldError } from '../../../shared/fieldError';
 import { optionsCollection, pageSizeOption, subaccountReadOption } from '../fields';
 import { itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
+import { orderState } from './foundOrder';
 
 /**
  * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
@@ -105,9 +106,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		return {
 			found: false,
 			businessKey: key,
+			keyState: 'unused',
 			searchedFrom: createdAfter,
-			note: `No payment order was created with this key since ${createdAfter} (${index.listed} orders looked through). Nothing in that window was paid with it.`,
+			note: `No payment order was created with this key since ${createdAfter} (${index.listed} orders looked through). Nothing in that window was paid with it: Payment Order → Create with it makes a new order.`,
 		};
 	}
-	return { found: true, businessKey: key, searchedFrom: createdAfter, ...order };
+	return { found: true, businessKey: key, ...keyStateOf(order, Date.now() + index.skewMs), searchedFrom: createdAfter, ...order };
+}
+
+/**
+ * What the key means for the payee, as data a workflow branches on: `live` (its order pays or has
+ * paid: Create with this key returns that order and pays nothing new), `dead` (its order can never
+ * pay: the payee is unpaid and only a new key pays), `unknown` (a status this node does not know).
+ */
+export function keyStateOf(order: IDataObject, serviceNowMs: number): { keyState: string; note: string } {
+	const { state, why } = orderState(order, serviceNowMs);
+	const used = `This key was used on ${String(order.createdAt ?? '(unknown date)')} by payment order ${String(order.id ?? '')} (status ${String(order.status ?? '(none)')})`;
+	if (state === 'dead') {
+		return { keyState: 'dead', note: `${used}, which can no longer pay: ${why}. The payee is unpaid, and only a new key pays: Create with this key fails.` };
+	}
+	if (state === 'unknown') return { keyState: 'unknown', note: `${used}: ${why}. Check the order before paying again.` };
+	return { keyState: 'live', note: `${used}. Create with this key returns that order and pays nothing new.` };
 }

@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
-import { apiRequest } from '../../../shared/transport';
+import { apiRequestWithStatus } from '../../../shared/transport';
+import { clockSkew } from './foundOrder';
 
 /**
  * Finds payment orders by the idempotency key they were created with: GET /payment-orders, paged
@@ -30,6 +31,8 @@ export interface OrderIndex {
 	/** Orders read, pages requested: for the output's note and for tests. */
 	listed: number;
 	pages: number;
+	/** The service's clock less this computer's, from the first page's Date header (0 without one). */
+	skewMs: number;
 }
 
 /**
@@ -48,8 +51,11 @@ export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSear
 	let offset = 0;
 	let listed = 0;
 	let pages = 0;
+	let skewMs = 0;
 	while (wanted.size > 0) {
-		const page = await apiRequest.call(this, { method: 'GET', path: '/payment-orders', qs: { ...qs, limit, offset }, itemIndex: search.itemIndex });
+		const answer = await apiRequestWithStatus.call(this, { method: 'GET', path: '/payment-orders', qs: { ...qs, limit, offset }, itemIndex: search.itemIndex });
+		const page = (answer.body ?? {}) as IDataObject;
+		if (pages === 0) skewMs = clockSkew(answer.date, Date.now());
 		pages++;
 		const batch = Array.isArray(page.paymentOrders) ? (page.paymentOrders as IDataObject[]) : [];
 		for (const order of batch) {
@@ -64,5 +70,59 @@ export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSear
 		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : batch.length === limit;
 		if (!hasMore || batch.length === 0) break;
 	}
-	return { byKey, listed, pages };
+	return { byKey, listed, pages, skewMs };
+}
+
+/** How far back Create and Check Batch Against Limits look for the order holding a Business Key. */
+export const KEY_LOOKUP_DAYS = 90;
+
+/** Orders made after a run's shared listing began are looked for from this long before it (clock skew). */
+const LISTING_MARGIN_MS = 5 * 60_000;
+
+/** One listing per run of the node (its context) and scope, for every Business Key of the run. */
+const runListings = new WeakMap<IExecuteFunctions, Map<string, { startedMs: number; index: Promise<OrderIndex> }>>();
+
+/**
+ * The order holding `key`, from one listing per run shared by all its items (the last 90 days,
+ * looking for every key of the run at once) instead of one listing per item: N items that meet the
+ * service's 409 cost the pages of one listing, not N times them. A key the shared listing lacks is
+ * looked for once more among the orders made since it began (another item of this run may have made
+ * it), unless `alsoRecent` is false (a dry run makes none).
+ */
+export async function orderByKeyInRun(
+	this: IExecuteFunctions,
+	search: { key: string; runKeys: () => Iterable<string>; subaccountId?: string; itemIndex: number; alsoRecent?: boolean },
+): Promise<{ order: IDataObject; skewMs: number } | undefined> {
+	const byScope = runListings.get(this) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
+	runListings.set(this, byScope);
+	const scope = { subaccountId: search.subaccountId, includeSubaccounts: !search.subaccountId };
+	const scopeKey = search.subaccountId ?? '';
+	let shared = byScope.get(scopeKey);
+	if (!shared) {
+		const startedMs = Date.now();
+		const keys = new Set(search.runKeys());
+		keys.add(search.key);
+		const index = findOrdersByKey.call(this, {
+			keys,
+			createdAfter: new Date(startedMs - KEY_LOOKUP_DAYS * 86_400_000).toISOString(),
+			...scope,
+			itemIndex: search.itemIndex,
+		});
+		shared = { startedMs, index };
+		byScope.set(scopeKey, shared);
+		// A failed listing is not kept: the next item lists again.
+		index.catch(() => byScope.delete(scopeKey));
+	}
+	const index = await shared.index;
+	const found = index.byKey.get(search.key);
+	if (found) return { order: found, skewMs: index.skewMs };
+	if (search.alsoRecent === false) return undefined;
+	const recent = await findOrdersByKey.call(this, {
+		keys: [search.key],
+		createdAfter: new Date(shared.startedMs + index.skewMs - LISTING_MARGIN_MS).toISOString(),
+		...scope,
+		itemIndex: search.itemIndex,
+	});
+	const order = recent.byKey.get(search.key);
+	return order ? { order, skewMs: recent.skewMs } : undefined;
 }

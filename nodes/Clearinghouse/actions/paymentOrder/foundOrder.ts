@@ -1,0 +1,101 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { fromPips, toPips } from '../../../shared/amounts';
+import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
+
+/**
+ * What an order found by its idempotency key means for the payee: whether it can still pay (or has
+ * paid), whether it is dead (the spec's status machine allows it no delivery), and how long before
+ * this execution it was made. Create fails an item on a dead order or on one from an earlier period;
+ * Find by Keys and Check Batch Against Limits report the same as data. Pure: unit-tested on its own.
+ */
+
+/**
+ * Statuses from which the spec's status machine allows no delivery: EXPIRED, CANCELED and REFUNDED
+ * are terminal without delivery (REFUNDED reopens only to refund a late deposit again), and
+ * REMEDIATING_EXPIRED is an expired order returning its partial funds.
+ */
+export const DEAD_STATUSES: ReadonlySet<string> = new Set(['EXPIRED', 'CANCELED', 'REFUNDED', 'REMEDIATING_EXPIRED']);
+
+/** `live`: the order pays or has paid; `dead`: it never will; `unknown`: a status this node does not know. */
+export type OrderState = 'live' | 'dead' | 'unknown';
+
+const KNOWN: ReadonlySet<string> = new Set(PAYMENT_ORDER_STATUSES);
+
+/** Whether the order can still deliver (or has delivered), and why not when it cannot. */
+export function orderState(order: IDataObject, nowMs: number): { state: OrderState; why?: string } {
+	const status = String(order.status ?? '');
+	if (DEAD_STATUSES.has(status)) return { state: 'dead', why: `it is ${status}` };
+	if (!KNOWN.has(status)) return { state: 'unknown', why: `its status ${status === '' ? '(none)' : status} is not one this node knows` };
+	if (status === 'AWAITING_FUNDS') {
+		// A deferred cancel, or a funding window already closed: the order moves to CANCELED or EXPIRED.
+		if (typeof order.cancelRequestedAt === 'string' && order.cancelRequestedAt !== '') return { state: 'dead', why: 'its cancellation was requested' };
+		const expires = typeof order.expiresAt === 'string' ? Date.parse(order.expiresAt) : NaN;
+		if (!Number.isNaN(expires) && expires <= nowMs) return { state: 'dead', why: `its funding window closed at ${String(order.expiresAt)}` };
+	}
+	return { state: 'live' };
+}
+
+/** Default of Create's Options → Reuse Orders Made Within (Hours). */
+export const DEFAULT_REUSE_WINDOW_HOURS = 12;
+
+/**
+ * How long before `startMs` (the execution's start, kept by n8n's retries of it) the order was
+ * made, in ms; 0 when it was made after it, undefined without a readable createdAt.
+ */
+export function madeBefore(order: IDataObject, startMs: number): number | undefined {
+	const created = typeof order.createdAt === 'string' ? Date.parse(order.createdAt) : NaN;
+	if (Number.isNaN(created)) return undefined;
+	return Math.max(0, startMs - created);
+}
+
+/** A duration as a person reads it: "40 minutes", "13 hours", "31 days". */
+export function inWords(ms: number): string {
+	// Rounded: the service's Date header has whole seconds, so 31 days can read as a second less.
+	const minutes = Math.round(ms / 60_000);
+	if (minutes < 120) return `${minutes} minute${minutes === 1 ? '' : 's'}`;
+	const hours = Math.round(ms / 3_600_000);
+	if (hours < 48) return `${hours} hours`;
+	return `${Math.round(ms / 86_400_000)} days`;
+}
+
+/** Inbound transfers that no longer count toward funding. */
+const NOT_FUNDING: ReadonlySet<string> = new Set(['RETURNING', 'RETURNED', 'FAILED']);
+
+/**
+ * Funds the service has seen for the order (pending, confirmed or swept, not returned): the larger of
+ * `receivedTotal` and the sum of its inbound transfers still counting toward funding, in USD as text.
+ */
+export function fundsSeen(order: IDataObject): { fundsSeen: boolean; fundsSeenUsd: string } {
+	let pips = 0n;
+	let unreadable = false;
+	const transfers = Array.isArray(order.inboundTransfers) ? (order.inboundTransfers as IDataObject[]) : [];
+	for (const transfer of transfers) {
+		if (NOT_FUNDING.has(String(transfer.status ?? ''))) continue;
+		try {
+			pips += toPips(transfer.amountUsd);
+		} catch {
+			unreadable = true; // seen funds of an amount the node cannot read
+		}
+	}
+	try {
+		const received = toPips(order.receivedTotal ?? 0);
+		if (received > pips) pips = received;
+	} catch {
+		// receivedTotal unreadable: the transfers stand
+	}
+	return { fundsSeen: unreadable || pips > 0n, fundsSeenUsd: fromPips(pips).text };
+}
+
+/**
+ * The service's clock less this computer's (ms), from an answer's HTTP Date header (RFC 9110: every
+ * origin server with a clock sends it); 0 without a readable one. Ages and expiries of found orders
+ * are judged on the service's clock, so n8n's own clock being off never makes an old key look new.
+ */
+export function clockSkew(date: unknown, localMs: number): number {
+	const serviceMs = typeof date === 'string' ? Date.parse(date) : NaN;
+	if (Number.isNaN(serviceMs)) return 0;
+	// The header has whole seconds: a difference within them is no difference.
+	const skew = serviceMs - localMs;
+	return Math.abs(skew) < 2_000 ? 0 : skew;
+}

@@ -1,0 +1,57 @@
+/** The pure rules for an order found by its key: dead or live, how old, what funds were seen, the service's clock. */
+import { clockSkew, fundsSeen, inWords, madeBefore, orderState } from '../../nodes/Clearinghouse/actions/paymentOrder/foundOrder';
+
+const NOW = Date.parse('2026-06-01T12:00:00Z');
+
+describe('orderState: dead when the spec allows the order no delivery', () => {
+	test.each(['EXPIRED', 'CANCELED', 'REFUNDED', 'REMEDIATING_EXPIRED'])('%s is dead', (status) => {
+		expect(orderState({ status }, NOW)).toEqual({ state: 'dead', why: `it is ${status}` });
+	});
+	test.each(['FUNDED', 'LOCKED', 'DISTRIBUTED', 'DISTRIBUTION_FAILED', 'REMEDIATING_OVERFUNDED'])('%s is live', (status) => {
+		expect(orderState({ status }, NOW).state).toBe('live');
+	});
+	test('AWAITING_FUNDS is live until its window closes or its cancellation is requested', () => {
+		expect(orderState({ status: 'AWAITING_FUNDS', expiresAt: '2026-06-01T12:00:01Z' }, NOW).state).toBe('live');
+		expect(orderState({ status: 'AWAITING_FUNDS', expiresAt: '2026-06-01T12:00:00Z' }, NOW)).toEqual({
+			state: 'dead',
+			why: 'its funding window closed at 2026-06-01T12:00:00Z',
+		});
+		expect(orderState({ status: 'AWAITING_FUNDS', cancelRequestedAt: '2026-06-01T11:00:00Z' }, NOW).state).toBe('dead');
+	});
+	test('a status the node does not know is neither (fail closed: the caller must not call it paid)', () => {
+		expect(orderState({ status: 'SETTLING' }, NOW)).toEqual({ state: 'unknown', why: 'its status SETTLING is not one this node knows' });
+		expect(orderState({}, NOW).state).toBe('unknown');
+	});
+});
+
+test('madeBefore: how long before the start, 0 after it, undefined without a date', () => {
+	expect(madeBefore({ createdAt: '2026-06-01T11:00:00Z' }, NOW)).toBe(3_600_000);
+	expect(madeBefore({ createdAt: '2026-06-01T13:00:00Z' }, NOW)).toBe(0);
+	expect(madeBefore({ createdAt: 'yesterday' }, NOW)).toBeUndefined();
+});
+
+test('inWords: minutes, hours, days, rounded', () => {
+	expect(inWords(60_000)).toBe('1 minute');
+	expect(inWords(40 * 60_000)).toBe('40 minutes');
+	expect(inWords(13 * 3_600_000)).toBe('13 hours');
+	expect(inWords(31 * 86_400_000 - 900)).toBe('31 days');
+});
+
+test('fundsSeen: transfers still counting toward funding, or receivedTotal when larger, exactly', () => {
+	expect(fundsSeen({})).toEqual({ fundsSeen: false, fundsSeenUsd: '0' });
+	const transfers = [
+		{ amountUsd: 0.1, status: 'PENDING_VERIFICATION' },
+		{ amountUsd: 0.2, status: 'CONFIRMED' },
+		{ amountUsd: 5, status: 'RETURNED' },
+	];
+	expect(fundsSeen({ inboundTransfers: transfers, receivedTotal: 0.2 })).toEqual({ fundsSeen: true, fundsSeenUsd: '0.3' });
+	expect(fundsSeen({ receivedTotal: 7 })).toEqual({ fundsSeen: true, fundsSeenUsd: '7' });
+	expect(fundsSeen({ inboundTransfers: [{ amountUsd: 'lots', status: 'CONFIRMED' }] }).fundsSeen).toBe(true);
+});
+
+test("clockSkew: the service's clock from its Date header; within the header's whole seconds, none", () => {
+	expect(clockSkew('Mon, 01 Jun 2026 12:00:00 GMT', NOW + 900)).toBe(0);
+	expect(clockSkew('Wed, 01 Jul 2026 12:00:00 GMT', NOW)).toBe(30 * 86_400_000);
+	expect(clockSkew(undefined, NOW)).toBe(0);
+	expect(clockSkew('not a date', NOW)).toBe(0);
+});
