@@ -713,7 +713,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const requestsSince = async (mark: number) => {
 				const all = await stage.operator.requests(mark);
 				return {
-					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}`),
+					// (The recovery lease's PATCHes of the description are not re-enables.)
+					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}` && r.body?.status !== undefined),
 					replays: all.filter((r) => r.method === 'POST' && REPLAY_PATH.test(r.path)),
 				};
 			};
