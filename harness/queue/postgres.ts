@@ -35,6 +35,11 @@ export class PostgresExecutionStore implements ExecutionStore {
 		return (out ? JSON.parse(out) : null) as T;
 	}
 
+	/** Runs statements that return nothing (DDL, for example). */
+	run(sql: string): void {
+		this.json<null>(sql);
+	}
+
 	staticData(workflowId: string): Record<string, any> | null {
 		const row = this.json<{ staticData: unknown } | null>(
 			`SELECT row_to_json(w) FROM (SELECT "staticData" FROM workflow_entity WHERE id = '${sqlString(workflowId)}') w`,

@@ -115,7 +115,9 @@ export async function fallbackSettled(key: string): Promise<void> {
 
 /** The short record kept in the static data (`lastRecovery`), as checkExists keeps it. */
 export function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
-	return { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
+	const record: IDataObject = { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
+	if (result.busy) record.busy = result.busy;
+	return record;
 }
 
 /**

@@ -1,4 +1,6 @@
+import { randomBytes } from 'crypto';
 import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import type { ApiContext } from './transport';
 import { apiRequest } from './transport';
@@ -8,11 +10,25 @@ import { apiRequest } from './transport';
  * module the trigger (on publish) and the Webhook Endpoint → Recover operation share.
  *
  * 1. A `DISABLED` endpoint is re-enabled (`PATCH status ENABLED`; the same request however often).
+ *    With `onlyDisabledByFailures` (the Recover operation) only one the service disabled itself,
+ *    after 10 consecutive failed deliveries (`consecutiveFailures` ≥ 10; spec: Other state sets). One
+ *    disabled through the API (a person, another system) is left as it is, and nothing is replayed
+ *    to it (the replays would only be SKIPPED).
  * 2. The endpoint's delivery log since `since` is read (`GET /webhooks/deliveries`, newest first,
  *    paged). Per event (`eventId`): when no delivery of it was ever `DELIVERED` and none is still
  *    on its way (`PENDING`/`DISPATCHED` not yet overdue), one of its `FAILED`, `SKIPPED` or overdue
  *    `PENDING` deliveries is replayed (`POST /webhooks/deliveries/{id}/replay`), oldest event
  *    first, at most `maxReplays` per call.
+ *
+ * 3. One recovery at a time per endpoint, across processes (the trigger's catch-up on the main
+ *    process, Recover on a worker): before replaying, a recovery takes a lease kept at the service,
+ *    a marker at the end of the endpoint's description (` [recovering <token> until <time>]`,
+ *    `PATCH description`), reads it back 2 s later, and replays only if the marker is still its own;
+ *    it then reads the log again (what a recovery before it replayed is on its way or delivered) and
+ *    removes the marker at the end. A recovery that finds another's live marker replays nothing. Two
+ *    that write at once both read the last writer's marker: one goes on. The API has no
+ *    compare-and-set, so this holds while a recovery's read and write of the marker are less than
+ *    those 2 s apart.
  *
  * Nothing is ever emitted from the list: it is not signed. A replay is a new signed delivery of the
  * same event (same `Webhook-Id`), which the receiver checks like any other. An event with a
@@ -36,9 +52,48 @@ const PAGE_SIZE = 1000;
 /** At most this many pages of the log are read per endpoint and call (bounds the work of one activation). */
 export const MAX_PAGES = 10;
 
+/** The service disables an endpoint after this many consecutive failed deliveries (spec: Delivery semantics). */
+export const AUTO_DISABLE_AFTER = 10;
+
+/**
+ * Whether the service disabled the endpoint itself. The API gives no reason: the service sets
+ * `DISABLED` on the 10th consecutive failed delivery, a success resets the count, and a disabled
+ * endpoint gets no more attempts, so one disabled through the API has fewer (fails closed: an
+ * unknown count is not taken as failures).
+ */
+export function disabledByFailures(endpoint: IDataObject): boolean {
+	return endpoint.status === 'DISABLED' && typeof endpoint.consecutiveFailures === 'number' && endpoint.consecutiveFailures >= AUTO_DISABLE_AFTER;
+}
+
+/**
+ * The address this n8n serves its webhooks under (its WEBHOOK_URL), from the resume URL n8n gives an
+ * execution (`$execution.resumeUrl`: `<WEBHOOK_URL><waiting path>/<execution id>`): the resume URL less
+ * its last two path segments. Undefined when it is not an http(s) URL with that shape.
+ */
+export function webhookBaseOf(resumeUrl: unknown): string | undefined {
+	if (typeof resumeUrl !== 'string') return undefined;
+	let url: URL;
+	try {
+		url = new URL(resumeUrl);
+	} catch {
+		return undefined;
+	}
+	if (url.protocol !== 'https:' && url.protocol !== 'http:') return undefined;
+	const segments = url.pathname.split('/');
+	if (segments.length < 3 || segments.slice(-2).some((s) => s === '')) return undefined;
+	return `${url.origin}${segments.slice(0, -2).join('/')}/`;
+}
+
+/** Whether an endpoint's URL lies under a webhook base (same origin, path below it). */
+export function isUnder(endpointUrl: unknown, base: string): boolean {
+	return typeof endpointUrl === 'string' && endpointUrl.startsWith(base);
+}
+
 export interface RecoveryOptions {
 	/** Deliveries created before this (ms since the epoch) are left alone. */
 	since: number;
+	/** Re-enable only an endpoint the service disabled after failed deliveries (see disabledByFailures). */
+	onlyDisabledByFailures?: boolean;
 	maxReplays?: number;
 	pendingOverdueMs?: number;
 	now?: number;
@@ -49,10 +104,14 @@ export interface RecoveryResult {
 	url: string | null;
 	/** The endpoint's status before recovery. */
 	statusBefore: string | null;
-	/** When the service disabled it (after 10 consecutive failed deliveries), if it was disabled. */
+	/** When it was disabled, if it was. */
 	disabledAt: string | null;
 	consecutiveFailures: number | null;
+	/** Whether the service disabled it after failed deliveries; null when it was not disabled. */
+	disabledByFailures: boolean | null;
 	reEnabled: boolean;
+	/** Why it was left disabled and nothing replayed, if it was. */
+	leftDisabled: string | null;
 	since: string;
 	/** Events found with no successful delivery since `since`. */
 	eventsMissed: number;
@@ -63,6 +122,48 @@ export interface RecoveryResult {
 	replayErrors: Array<{ deliveryId: string; error: string }>;
 	/** True when the bound (replays or pages) was reached: run again to replay the rest. */
 	more: boolean;
+	/** Set when another recovery of the endpoint held its lease: this one replayed nothing. */
+	busy: string | null;
+}
+
+/** How long a lease is good for: past it, a marker left by a recovery that died is ignored. */
+export const LEASE_MS = 10 * 60_000;
+const LEASE_SETTLE = { ms: 2_000 };
+/** For tests: how long a recovery waits before reading its marker back. */
+export function setLeaseSettleMs(ms: number): void {
+	LEASE_SETTLE.ms = ms;
+}
+const MARKER = / \[recovering ([0-9a-f]+) until ([^\]\s]+)\]$/;
+const MAX_DESCRIPTION = 500;
+
+function parseMarker(description: unknown): { base: string; token?: string; until?: number } {
+	const text = typeof description === 'string' ? description : '';
+	const m = MARKER.exec(text);
+	return m ? { base: text.slice(0, m.index), token: m[1], until: Date.parse(m[2]) } : { base: text };
+}
+
+async function setDescription(ctx: ApiContext, endpointId: string, description: string): Promise<void> {
+	// Setting a value is the same request however often it is sent.
+	await apiRequest.call(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
+}
+
+/** Takes the endpoint's recovery lease (see above): a function that gives it back, or until when another recovery holds it. */
+async function takeLease(ctx: ApiContext, endpointId: string): Promise<{ release: () => Promise<void> } | { heldUntil: string }> {
+	const held = (marker: { until?: number }) => ({ heldUntil: new Date(marker.until ?? 0).toISOString() });
+	const before = parseMarker((await getEndpoint(ctx, endpointId)).description);
+	if (before.token && (before.until ?? 0) > Date.now()) return held(before);
+	const token = randomBytes(8).toString('hex');
+	const marker = ` [recovering ${token} until ${new Date(Date.now() + LEASE_MS).toISOString()}]`;
+	await setDescription(ctx, endpointId, before.base.slice(0, MAX_DESCRIPTION - marker.length) + marker);
+	await sleep(LEASE_SETTLE.ms);
+	const after = parseMarker((await getEndpoint(ctx, endpointId)).description);
+	if (after.token !== token) return held(after);
+	return {
+		release: async () => {
+			const now = parseMarker((await getEndpoint(ctx, endpointId)).description);
+			if (now.token === token) await setDescription(ctx, endpointId, now.base);
+		},
+	};
 }
 
 interface DeliveryRow {
@@ -144,14 +245,21 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 		statusBefore: typeof endpoint.status === 'string' ? endpoint.status : null,
 		disabledAt: typeof endpoint.disabledAt === 'string' ? endpoint.disabledAt : null,
 		consecutiveFailures: typeof endpoint.consecutiveFailures === 'number' ? endpoint.consecutiveFailures : null,
+		disabledByFailures: endpoint.status === 'DISABLED' ? disabledByFailures(endpoint) : null,
 		reEnabled: false,
+		leftDisabled: null,
 		since: new Date(options.since).toISOString(),
 		eventsMissed: 0,
 		replayedDeliveryIds: [],
 		replayed: 0,
 		replayErrors: [],
 		more: false,
+		busy: null,
 	};
+	if (endpoint.status === 'DISABLED' && options.onlyDisabledByFailures && !disabledByFailures(endpoint)) {
+		result.leftDisabled = `disabled through the API, not by failed deliveries (consecutiveFailures ${result.consecutiveFailures ?? 'unknown'}, the service disables at ${AUTO_DISABLE_AFTER}): left disabled`;
+		return result;
+	}
 	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
 	if (endpoint.status === 'DISABLED') {
 		await apiRequest.call(ctx, {
@@ -162,17 +270,36 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 		});
 		result.reEnabled = true;
 	}
-	const { rows, cut } = await deliveriesSince(ctx, endpointId, options.since);
-	const { events, deliveries } = toReplay(rows, now, options.pendingOverdueMs ?? DEFAULT_PENDING_OVERDUE_MS);
+	const pendingOverdueMs = options.pendingOverdueMs ?? DEFAULT_PENDING_OVERDUE_MS;
+	let { rows, cut } = await deliveriesSince(ctx, endpointId, options.since);
+	let { events, deliveries } = toReplay(rows, now, pendingOverdueMs);
 	result.eventsMissed = events;
-	for (const delivery of deliveries.slice(0, maxReplays)) {
-		try {
-			// Each call creates a new delivery record: never repeated by the transport.
-			await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
-			result.replayedDeliveryIds.push(delivery.id);
-		} catch (error) {
-			result.replayErrors.push({ deliveryId: delivery.id, error: message(error) });
+	if (deliveries.length === 0 || maxReplays === 0) {
+		result.more = cut || deliveries.length > maxReplays;
+		return result;
+	}
+	const lease = await takeLease(ctx, endpointId);
+	if ('heldUntil' in lease) {
+		result.busy = `another recovery of this endpoint is replaying its events (lease until ${lease.heldUntil}): nothing replayed by this one`;
+		return result;
+	}
+	try {
+		// Read again under the lease: what a recovery before this one replayed is now on its way.
+		({ rows, cut } = await deliveriesSince(ctx, endpointId, options.since));
+		({ events, deliveries } = toReplay(rows, Date.now(), pendingOverdueMs));
+		result.eventsMissed = events;
+		for (const delivery of deliveries.slice(0, maxReplays)) {
+			try {
+				// Each call creates a new delivery record: never repeated by the transport.
+				await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
+				result.replayedDeliveryIds.push(delivery.id);
+			} catch (error) {
+				result.replayErrors.push({ deliveryId: delivery.id, error: message(error) });
+			}
 		}
+	} finally {
+		// A marker left behind expires with its lease.
+		await lease.release().catch(() => undefined);
 	}
 	result.replayed = result.replayedDeliveryIds.length;
 	result.more = cut || deliveries.length > maxReplays;

@@ -203,18 +203,26 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		expect(await count()).toEqual({ events: 32, lost: 0, doubled: 0 });
 	});
 
-	test('where n8n gives the trigger no call (the endpoint disabled while n8n stays up): "Keep my trigger healthy" re-enables and replays, each event runs once', async () => {
-		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { status: 'DISABLED' });
+	test('where n8n gives the trigger no call (the service disabled the endpoint while n8n stays up): "Keep my trigger healthy" re-enables and replays, each event runs once', async () => {
+		// As if a proxy in front of n8n were down: the deliveries fail until the service disables the
+		// endpoint itself (10 FAILED; Recover re-enables only such an endpoint, not one a person disabled).
+		const url = (await endpoint()).url;
+		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { url: 'http://127.0.0.1:9/proxy-down' });
+		await createOrders(10, 300);
+		await waitFor('the endpoint disabled by the service', async () => (await endpoint()).status === 'DISABLED' || undefined);
 		await createOrders(3, 200);
 		await waitFor('every delivery settled', settled);
+		await stage.operator.api('PATCH', `/webhooks/endpoints/${endpointId}`, { url });
 		expect((await deliveries()).filter((d) => d.status === 'SKIPPED').length).toBeGreaterThanOrEqual(3);
 		const [reports, sent] = await recoverWithTheExample();
-		expect(reports).toEqual([expect.objectContaining({ endpointId, statusBefore: 'DISABLED', reEnabled: true, replayed: 3, more: false, replayErrors: [] })]);
-		expect(sent.map((m: any) => m.body)).toEqual([expect.objectContaining({ endpointId, reEnabled: true, replayed: 3 })]);
+		expect(reports).toEqual([
+			expect.objectContaining({ endpointId, statusBefore: 'DISABLED', disabledByFailures: true, reEnabled: true, replayed: 13, more: false, replayErrors: [] }),
+		]);
+		expect(sent.map((m: any) => m.body)).toEqual([expect.objectContaining({ endpointId, reEnabled: true, replayed: 13 })]);
 		expect((await endpoint()).status).toBe('ENABLED');
-		await n8n.waitForExecutions(WORKFLOW_ID, 35, 120_000);
+		await n8n.waitForExecutions(WORKFLOW_ID, 45, 120_000);
 		await waitFor('every delivery settled', settled);
-		expect(await count()).toEqual({ events: 35, lost: 0, doubled: 0 });
+		expect(await count()).toEqual({ events: 45, lost: 0, doubled: 0 });
 		// A second run finds nothing to do and reports nothing.
 		const [again, sentAgain] = await recoverWithTheExample();
 		expect(again).toEqual([expect.objectContaining({ endpointId, statusBefore: 'ENABLED', reEnabled: false, replayed: 0, eventsMissed: 0 })]);

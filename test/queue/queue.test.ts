@@ -36,6 +36,7 @@ const IDS = {
 	trigger: 'queueTrigger0001',
 	stress: 'queueStress00001',
 	health: 'queueHealth00001',
+	perState: 'queuePerState001',
 };
 /** The queue suite's stress run; `bash bench/queue-stress.sh` (bench/queue-stress.ts) runs 200. */
 const STRESS_EVENTS = 40;
@@ -47,6 +48,11 @@ const TRIGGER = 'Clearinghouse Trigger';
 /** The first step after the trigger in the shipped recipe: it succeeding is "the business step ran". */
 const BUSINESS = 'Get current order';
 const RECIPE = join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
+/** The recipe's nodes, in order: the claim on orderStateKey, the filter, the business step (re-fetch), your steps, the mark. */
+const RECIPE_NODES = [TRIGGER, 'Claim the order state', 'Only the first of this order state', BUSINESS, 'Your business step', 'Mark the order state done'];
+/** The claims table the recipe's notes ask for, in n8n's own database here. */
+const CLAIMS_TABLE =
+	'CREATE TABLE IF NOT EXISTS clearinghouse_once (key text PRIMARY KEY, event_id text NOT NULL, claimed_at timestamptz NOT NULL DEFAULT now(), done_at timestamptz)';
 const countBy = (values: Array<string | number>) => values.reduce<Record<string, number>>((counts, v) => ({ ...counts, [v]: (counts[v] ?? 0) + 1 }), {});
 
 interface OrderInput {
@@ -345,7 +351,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 		};
 
 		/** A new event about an existing order, signed now with the trigger's stored secret (from its static data). */
-		const freshSignedEvent = async (orderId: string, bump: number) => {
+		const freshSignedEvent = async (orderId: string, bump: number, status?: string) => {
 			const triggerNode = JSON.parse(readFileSync(RECIPE, 'utf8')).nodes.find((n: any) => n.type === TRIGGER_NODE);
 			const secret = triggerSecret(cluster.store.staticData(IDS.trigger), { apiKey: stage.sandbox.apiKey, workflowId: IDS.trigger, nodeId: triggerNode.id })!;
 			expect(secret).toBeDefined();
@@ -355,7 +361,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				...base,
 				id: `evt_${randomBytes(8).toString('hex')}_payment_order`,
 				created: new Date().toISOString(),
-				data: { payment_order: { ...current, returns: undefined, version: current.version + bump } },
+				data: { payment_order: { ...current, returns: undefined, version: current.version + bump, ...(status ? { status } : {}) } },
 			};
 			const body = JSON.stringify(event);
 			const headers = {
@@ -367,24 +373,36 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			return { id: event.id as string, body, headers };
 		};
 
-		beforeAll(async () => {
-			// The recipe exactly as shipped, with this run's credential and a fresh webhook id.
+		/** The recipe exactly as shipped, with this run's credentials and the given id and webhook id. */
+		const recipeAs = (id: string, webhookId: string): WorkflowInput => {
 			const credential = sandboxCredential(stage.sandbox);
 			const recipe = JSON.parse(readFileSync(RECIPE, 'utf8')) as WorkflowInput;
-			recipe.id = IDS.trigger;
-			expect(recipe.nodes.map((n) => n.name)).toEqual([TRIGGER, BUSINESS, 'Your business step']);
+			recipe.id = id;
+			expect(recipe.nodes.map((n) => n.name)).toEqual(RECIPE_NODES);
 			expect(recipe.nodes[0].parameters).toEqual({ options: { acknowledge: 'whenFinished' } });
 			for (const node of recipe.nodes) {
-				if (node.credentials) node.credentials = { clearinghouseApi: { id: credential.id, name: credential.name } };
-				if (node.type === TRIGGER_NODE) {
-					node.webhookId = TRIGGER_WEBHOOK_ID;
-					// These tests sign events with bumped versions of a real order, which confirmation with
-					// the API refuses by design (a version only the payload claims): they are about routing
-					// and acknowledgement, so confirmation is off here.
-					const parameters = (node.parameters ?? {}) as Record<string, any>;
-					node.parameters = { ...parameters, options: { ...(parameters.options ?? {}), confirmWithApi: false } };
-				}
+				const credentials = node.credentials as Record<string, unknown> | undefined;
+				if (credentials?.clearinghouseApi) node.credentials = { clearinghouseApi: { id: credential.id, name: credential.name } };
+				if (credentials?.postgres) node.credentials = { postgres: { id: 'queuePostgres001', name: 'n8n database' } };
+				if (node.type === TRIGGER_NODE) node.webhookId = webhookId;
 			}
+			return recipe;
+		};
+
+		beforeAll(async () => {
+			cluster.store.run(CLAIMS_TABLE);
+			await cluster.main.importCredential({
+				id: 'queuePostgres001',
+				name: 'n8n database',
+				type: 'postgres',
+				data: { host: '127.0.0.1', port: cluster.services!.pgPort, database: 'n8n', user: 'n8n', password: '', ssl: 'disable' },
+			});
+			const recipe = recipeAs(IDS.trigger, TRIGGER_WEBHOOK_ID);
+			// These tests sign events with bumped versions of a real order, which confirmation with the
+			// API refuses by design (a version only the payload claims): they are about routing and
+			// acknowledgement, so confirmation is off here.
+			const trigger = recipe.nodes[0];
+			trigger.parameters = { options: { ...((trigger.parameters as any).options ?? {}), confirmWithApi: false } };
 			await cluster.main.importWorkflow(recipe);
 			await cluster.main.publish(IDS.trigger);
 			await cluster.waitForWebhook(TRIGGER_PATH);
@@ -497,7 +515,9 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			await settle();
 			const orderId = JSON.parse(attempt.body).data.payment_order.id;
 			const events = [];
-			for (let i = 0; i < 5; i++) events.push(await freshSignedEvent(orderId, 200 + i));
+			// Five order states (the recipe runs its business step once per order state, so one state each).
+			const states = ['FUNDED', 'DISTRIBUTED', 'CANCELED', 'EXPIRED', 'REFUNDED'];
+			for (let i = 0; i < 5; i++) events.push(await freshSignedEvent(orderId, 200 + i, states[i]));
 			const from = cluster.proxy.log.length;
 			for (const event of events) {
 				const statuses = await Promise.all([0, 1].map(async () => (await deliverTo(cluster.webhookUrl(TRIGGER_PATH), event.body, event.headers)).status));
@@ -512,6 +532,75 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				expect(copies[0].backend).toBe(copies[1].backend);
 				expect(runs().filter((r) => r.eventIds.includes(event.id))).toHaveLength(1);
 				expect(runs().filter((r) => r.business.includes(event.id))).toHaveLength(1);
+			}
+		});
+
+		test('orders funded while both webhook processes were down, then delivered across both (status and deposit events of one order on different processes, confirmed with the API): the recipe ran its business step once per order state, none lost', async () => {
+			await settle();
+			const webhookId = randomUUID();
+			const path = `${webhookId}/webhook`;
+			// The recipe as shipped, every trigger option at its default (confirmation with the API on).
+			await cluster.main.importWorkflow(recipeAs(IDS.perState, webhookId));
+			await cluster.main.publish(IDS.perState);
+			await cluster.waitForWebhook(path);
+			try {
+				const endpoint = await waitFor('its endpoint', async () => (await liveEndpoints()).find((e) => e.url === cluster.webhookUrl(path)));
+				const nginxFrom = cluster.nginx.log().length;
+				// Deliveries lag (the service retries later): every event is read after its order was funded.
+				await Promise.all(cluster.webhooks.map((w) => w.stop()));
+				const created: any[] = [];
+				try {
+					for (let i = 0; i < 6; i++) created.push(await createOrder(30 + i));
+					for (const o of created) await stage.operator.deposit(o.id, o.amountUsd);
+					await waitFor('every order funded', async () => {
+						const now = await Promise.all(created.map((o) => stage.operator.api('GET', `/payment-orders/${o.id}`)));
+						return now.every((o: any) => o.status === 'FUNDED') || undefined;
+					});
+				} finally {
+					await Promise.all(cluster.webhooks.map((w) => w.start()));
+				}
+				await cluster.waitForWebhook(path);
+				await waitFor(
+					'every delivery of these orders delivered',
+					async () => {
+						await stage.operator.call('POST', 'webhooks/flush');
+						const deliveries = (await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&limit=1000`)).deliveries as any[];
+						return deliveries.every((d) => d.status === 'DELIVERED') || undefined;
+					},
+					240_000,
+				);
+				await settled(cluster, IDS.perState);
+
+				const executions = cluster.store.list(IDS.perState).filter((e) => e.data.resultData.runData[TRIGGER]);
+				const items = executions.map((e) => ({ e, item: nodeItems(e.data, TRIGGER)[0] as any }));
+				const emittedPerOrder = countBy(items.map((i) => String(i.item.paymentOrder.id)));
+				const stepsPerKey = countBy(
+					items.filter(({ e }) => e.data.resultData.runData['Your business step'] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
+				);
+				// Nothing lost: each order's funded state ran; nothing doubled: every state ran once.
+				for (const o of created) expect(stepsPerKey[`${o.id}:FUNDED`]).toBe(1);
+				for (const [key, runs] of Object.entries(stepsPerKey)) expect([key, runs]).toEqual([key, 1]);
+				expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+				// The events of one order reached both webhook processes (what the per-process filters cannot see).
+				const routed = cluster.nginx
+					.log()
+					.slice(nginxFrom)
+					.filter((r) => r.path.includes(webhookId) && r.backend >= 0 && r.status === 200);
+				const split = created.filter((o) => {
+					const eventsOf = new Set(
+						executions
+							.filter((e) => String((nodeItems(e.data, TRIGGER)[0] as any).paymentOrder.id) === o.id)
+							.map((e) => String(nodeItems(e.data, TRIGGER)[0].eventId)),
+					);
+					return new Set(routed.filter((r) => eventsOf.has(r.eventId!)).map((r) => r.backend)).size > 1;
+				}).length;
+				const emitted = Object.values(emittedPerOrder).reduce((a, b) => a + b, 0);
+				console.log(
+					`[queue per state] ${created.length} orders funded while both webhook processes were down: the trigger emitted ${emitted} items (${JSON.stringify(Object.values(emittedPerOrder))} per order; ` +
+						`${split} orders with runs on both processes), business step per order state ${JSON.stringify(Object.values(stepsPerKey))}: lost 0, doubled 0`,
+				);
+			} finally {
+				await cluster.main.unpublish(IDS.perState).catch((error: Error) => console.warn(`[queue per state] unpublish: ${error.message}`));
 			}
 		});
 
@@ -624,7 +713,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const requestsSince = async (mark: number) => {
 				const all = await stage.operator.requests(mark);
 				return {
-					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}`),
+					// (The recovery lease's PATCHes of the description are not re-enables.)
+					reEnables: all.filter((r) => r.method === 'PATCH' && r.path === `/api/v1/webhooks/endpoints/${endpointId}` && r.body?.status !== undefined),
 					replays: all.filter((r) => r.method === 'POST' && REPLAY_PATH.test(r.path)),
 				};
 			};

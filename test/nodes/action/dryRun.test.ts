@@ -17,10 +17,12 @@ beforeEach(async () => {
 	const endpoint = await env.client.api('POST', '/webhooks/endpoints', { url, events: ['payment_order'] });
 	// A pending secret, so that Promote Secret without Dry Run has something to promote.
 	await env.client.api('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, {});
-	// A disabled endpoint, so that Recover without Dry Run has something to write (re-enable it).
+	// An endpoint that skipped the order's event while disabled, so that Recover without Dry Run has
+	// something to write (replay it; Recover re-enables only endpoints the service disabled itself).
 	const disabled = await env.client.api('POST', '/webhooks/endpoints', { url: `${url}/disabled`, events: ['payment_order'] });
 	await env.client.api('PATCH', `/webhooks/endpoints/${disabled.id}`, { status: 'DISABLED' });
 	const order = await createOrder(env);
+	await env.client.api('PATCH', `/webhooks/endpoints/${disabled.id}`, { status: 'ENABLED' });
 	const ruleset = await env.client.api('POST', '/rulesets', {
 		deliveredAsset: 'USDC',
 		deliveredChain: 'base',

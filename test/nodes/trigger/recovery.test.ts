@@ -59,7 +59,9 @@ test('Webhook Endpoint → Recover does the same where n8n gives the trigger no 
 	expect(report).toMatchObject({
 		endpointId: id,
 		statusBefore: 'DISABLED',
+		disabledByFailures: true,
 		reEnabled: true,
+		leftDisabled: null,
 		replayed: lost.failed + lost.skipped,
 		more: false,
 		replayErrors: [],
@@ -72,6 +74,71 @@ test('Webhook Endpoint → Recover does the same where n8n gives the trigger no 
 	expect(again).toMatchObject({ statusBefore: 'ENABLED', reEnabled: false, replayed: 0, eventsMissed: 0 });
 	await flush(sb);
 	expect(receiver.emitted()).toHaveLength(counted.runs);
+});
+
+/** Webhook Endpoint → Recover with the given scope, in n8n-core's ExecuteContext (this n8n's webhook address: http://127.0.0.1:5678/). */
+const recoverWith = async (scope: string) =>
+	(
+		await runNode(new Clearinghouse(), {
+			name: 'Clearinghouse',
+			parameters: { resource: 'webhookEndpoint', operation: 'recover', scope, maxReplays: 100 },
+			credentials: { apiKey: sb.apiKey, baseUrl: sb.mainUrl, rewardsUrl: sb.rewardsUrl },
+		})
+	)[0].map((item) => item.json);
+
+test('Recover leaves an endpoint disabled through the API (by a person) disabled and replays nothing to it', async () => {
+	const t = await published();
+	const id = String(t.staticData.node().endpointId);
+	expect((await api(sb, 'PATCH', `/webhooks/endpoints/${id}`, { status: 'DISABLED' })).status).toBe(200);
+	await newOrder(sb, 12, LONG);
+	await until(async () => (await deliveries(id)).some((d) => d.status === 'SKIPPED'));
+	const mark = await new SandboxClient(sb).mark();
+
+	const [report] = await recoverWith('all');
+	expect(report).toMatchObject({ endpointId: id, statusBefore: 'DISABLED', disabledByFailures: false, reEnabled: false, replayed: 0 });
+	expect(report.leftDisabled).toMatch(/^disabled through the API, not by failed deliveries/);
+	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.status).toBe('DISABLED');
+	const writes = (await new SandboxClient(sb).requests(mark)).filter((r: any) => r.method !== 'GET' && String(r.path).startsWith('/api/v1/'));
+	expect(writes).toEqual([]);
+	expect(receiver.emitted()).toHaveLength(0);
+});
+
+test('Recover with scope "this n8n\'s endpoints" works only on endpoints under this n8n\'s webhook URL', async () => {
+	for (const e of (await api(sb, 'GET', '/webhooks/endpoints')).body.endpoints) await api(sb, 'DELETE', `/webhooks/endpoints/${e.id}`);
+	const create = async (url: string) =>
+		(await api(sb, 'POST', '/webhooks/endpoints', { url, description: 'scope test', eventTypes: ['payment_order'] })).body.id as string;
+	const ours = await create('http://127.0.0.1:5678/webhook/3f1c/webhook');
+	const otherN8n = await create('http://127.0.0.1:5679/webhook/3f1c/webhook');
+	const otherHost = await create('http://localhost:5678/webhook/3f1c/webhook');
+	try {
+		expect((await recoverWith('thisN8n')).map((r) => r.endpointId)).toEqual([ours]);
+		expect((await recoverWith('all')).map((r) => r.endpointId).sort()).toEqual([ours, otherN8n, otherHost].sort());
+	} finally {
+		for (const id of [ours, otherN8n, otherHost]) await api(sb, 'DELETE', `/webhooks/endpoints/${id}`);
+	}
+});
+
+test("the trigger's catch-up and Recover at the same moment replay each missed event once (one recovery at a time per endpoint), and the endpoint's description is as before", async () => {
+	const t = await published();
+	const id = String(t.staticData.node().endpointId);
+	const description = (await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.description;
+	const lost = await outage(sb, receiver, t, 2);
+	const mark = await new SandboxClient(sb).mark();
+
+	const [kept, reports] = await Promise.all([activate(sb, receiver, t), recoverWith('all')]);
+	expect(kept).toBe('kept');
+	const replays = (await new SandboxClient(sb).requests(mark)).filter((r: any) => r.method === 'POST' && /\/replay$/.test(String(r.path)));
+	const eventOf = new Map((await deliveries(id)).map((d) => [d.id as string, d.eventId as string]));
+	const replayedEvents = replays.map((r: any) => eventOf.get(String(r.path).split('/').slice(-2)[0]));
+	expect(replayedEvents).toHaveLength(lost.events);
+	expect(new Set(replayedEvents).size).toBe(lost.events);
+	// One of the two did it; the other found the lease taken or, after it, nothing left.
+	const [report] = reports;
+	const record = t.staticData.node().lastRecovery as Record<string, any>;
+	expect([report.replayed, record.replayed].sort()).toEqual([0, lost.events]);
+	const counted = await allRunOnce(id);
+	expect(counted.runs).toBe(counted.events);
+	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body).toMatchObject({ status: 'ENABLED', description });
 });
 
 test('a catch-up that meets a delivery already replayed by hand replays nothing more for that event', async () => {

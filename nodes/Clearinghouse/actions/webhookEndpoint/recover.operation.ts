@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_REPLAYS, getEndpoint, liveEndpoints, recoverEndpoint } from '../../../shared/endpointRecovery';
+import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_REPLAYS, getEndpoint, isUnder, liveEndpoints, recoverEndpoint, webhookBaseOf } from '../../../shared/endpointRecovery';
 import { dryRunOption } from '../dryRunOption';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue, operationError } from '../parameters';
@@ -14,9 +14,15 @@ const properties: INodeProperties[] = [
 		default: 'all',
 		options: [
 			{ name: 'All Endpoints of the Account', value: 'all' },
+			{
+				name: "This N8n's Endpoints",
+				value: 'thisN8n',
+				description: "Endpoints whose URL is under this n8n's webhook URL (WEBHOOK_URL): not another n8n's or system's",
+			},
 			{ name: 'One Endpoint', value: 'one' },
 		],
-		description: 'Which webhook endpoints to recover',
+		description:
+			'Which webhook endpoints to recover. Only endpoints the service disabled after failed deliveries are re-enabled; one disabled through the API (by a person) is left disabled.',
 	},
 	{ ...webhookEndpointLocator, displayOptions: { show: { scope: ['one'] } } },
 	{
@@ -42,7 +48,9 @@ export const description = updateDisplayOptions({ show: { resource: ['webhookEnd
 /**
  * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when DISABLED, GET
  * /webhooks/deliveries (the endpoint's log since Since), and POST /webhooks/deliveries/{id}/replay
- * for each event that never reached the receiver (shared/endpointRecovery.ts). Safe to repeat: an
+ * for each event that never reached the receiver (shared/endpointRecovery.ts). Only an endpoint the
+ * service disabled after failed deliveries is re-enabled (and replayed to). Scope "this n8n": the
+ * endpoints under the webhook address n8n gives this execution (`$execution.resumeUrl`). Safe to repeat: an
  * event with a delivery DELIVERED or on its way is never replayed, so a second run replays nothing
  * the first one replayed (those are PENDING or DELIVERED by then). One output item per endpoint.
  */
@@ -55,14 +63,20 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (!Number.isInteger(maxReplays) || maxReplays < 0)
 		throw operationError(this, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
 
-	const endpoints = scope === 'one' ? [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))] : await liveEndpoints(this);
+	let endpoints: IDataObject[];
+	if (scope === 'one') endpoints = [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))];
+	else if (scope === 'thisN8n') {
+		const base = webhookBaseOf(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
+		if (!base) throw operationError(this, "Endpoints: this n8n's webhook URL could not be read (set WEBHOOK_URL), choose another scope", itemIndex);
+		endpoints = (await liveEndpoints(this)).filter((e) => isUnder(e.url, base));
+	} else endpoints = await liveEndpoints(this);
 	const results: IDataObject[] = [];
 	for (const endpoint of endpoints) {
 		if (endpoint.deletedAt) {
 			results.push({ endpointId: endpoint.id, url: endpoint.url ?? null, statusBefore: endpoint.status ?? null, deleted: true });
 			continue;
 		}
-		const result = await recoverEndpoint(this, endpoint, { since, maxReplays });
+		const result = await recoverEndpoint(this, endpoint, { since, maxReplays, onlyDisabledByFailures: true });
 		results.push({ ...result } as unknown as IDataObject);
 	}
 	return results;
