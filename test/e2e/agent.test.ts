@@ -142,6 +142,15 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 	 */
 	const said = (key: string) => `{{ $fromAI('${key}', 'The ${key} of the invoice, exactly as written', 'string') }}`;
 	const memoOf = (...keys: string[]) => `=${keys.map(said).join(' ')}`;
+	const automapTool: Record<string, unknown> = {
+		dataMode: 'autoMapInputData',
+		businessKeyField: 'invoiceNumber',
+		// The Define Below fields' own $fromAI calls, gone: each key is offered once, from the Memo.
+		amountUsd: '',
+		toAddress: '',
+		idempotencyKey: '',
+		memo: memoOf('fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'invoiceNumber'),
+	};
 	const modelTools: Record<string, { id: string; tool: Record<string, unknown> }> = {
 		json: {
 			id: 'e2eAgentJson0001',
@@ -153,31 +162,9 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 				spendLimits: {},
 			},
 		},
-		automap: {
-			id: 'e2eAgentAutomap1',
-			tool: {
-				dataMode: 'autoMapInputData',
-				businessKeyField: 'invoiceNumber',
-				// The Define Below fields' own $fromAI calls, gone: each key is offered once, from the Memo.
-				amountUsd: '',
-				toAddress: '',
-				idempotencyKey: '',
-				memo: memoOf('fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'invoiceNumber'),
-				spendLimits: {},
-			},
-		},
-		automapLimited: {
-			id: 'e2eAgentAutomap2',
-			tool: {
-				dataMode: 'autoMapInputData',
-				businessKeyField: 'invoiceNumber',
-				// The Define Below fields' own $fromAI calls, gone: each key is offered once, from the Memo.
-				amountUsd: '',
-				toAddress: '',
-				idempotencyKey: '',
-				memo: memoOf('fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'invoiceNumber'),
-			},
-		},
+		// Map Automatically without and with the spend limits the test sets (the same tool otherwise).
+		automap: { id: 'e2eAgentAutomap1', tool: { ...automapTool, spendLimits: {} } },
+		automapLimited: { id: 'e2eAgentAutomap2', tool: automapTool },
 	};
 
 	beforeAll(async () => {
