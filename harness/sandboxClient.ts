@@ -5,6 +5,7 @@
  * the tests import it through test/support/sandbox.ts.
  */
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
+import { SANDBOX_PROOF_HEADER } from '../nodes/shared/transport';
 import type { Sandbox } from '../sandbox/server';
 import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/router';
 
@@ -114,6 +115,14 @@ export class SandboxClient {
 	async requests(since?: number): Promise<LoggedRequest[]> {
 		const query = since === undefined ? '' : `?since=${since}`;
 		return (await this.call<{ requests: LoggedRequest[] }>('GET', `requests${query}`)).requests;
+	}
+
+	/**
+	 * requests(), less the read a Local Sandbox credential makes before a node run's first write (it
+	 * proves the server is the sandbox: nodes/shared/transport.ts): the requests the operations made.
+	 */
+	async operationRequests(since?: number): Promise<LoggedRequest[]> {
+		return (await this.requests(since)).filter((r) => r.headers?.[SANDBOX_PROOF_HEADER] === undefined);
 	}
 
 	/** The highest request seq so far (0 when none): pass it to requests() to see only what follows. */

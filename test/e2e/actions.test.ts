@@ -7,7 +7,6 @@
 import { randomBytes } from 'node:crypto';
 
 import { nodeItems, type RunData } from '../../harness/executions';
-import { SANDBOX_PROOF_HEADER } from '../../nodes/shared/transport';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
 import { sandboxCredential } from '../../harness/sandbox';
@@ -59,9 +58,7 @@ describe('Clearinghouse action node inside n8n', () => {
 		const result = await n8n.execute(id);
 		if (result.code !== 0 || !result.run)
 			throw new Error(`n8n execute ${id} exited ${result.code ?? result.signal}\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`);
-		// Without the read a Local Sandbox credential makes before a node's first write (it proves the
-		// server is the sandbox; nodes/shared/transport.ts): the requests checked here are the operations' own.
-		const requests = (await stage.operator.requests(mark)).filter((r) => r.headers?.[SANDBOX_PROOF_HEADER] === undefined);
+		const requests = await stage.operator.operationRequests(mark);
 		const workflow = workflows.find((w) => w.id === id)!;
 		for (const node of workflow.nodes) {
 			const runs = result.run.data.resultData.runData[String(node.name)];

@@ -3,7 +3,6 @@ import type { IDataObject, INodeExecutionData, INodeParameters, IRunExecutionDat
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
-import { SANDBOX_PROOF_HEADER } from '../../../nodes/shared/transport';
 import { startSandbox } from '../../../harness/sandbox';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
@@ -47,9 +46,9 @@ export async function startEnv(options: SandboxOptions = {}): Promise<Env> {
 			return out;
 		},
 		async requests() {
-			// Less the Local Sandbox credential's proof read before a run's first write (its own tests:
-			// test/unit/transport.test.ts, test/nodes/action/rerun.test.ts).
-			return (await client.requests(since)).filter((r) => !r.path.startsWith('/sandbox') && r.headers?.[SANDBOX_PROOF_HEADER] === undefined);
+			// The operations' own requests (the proof read has its own tests: test/unit/transport.test.ts,
+			// test/nodes/action/rerun.test.ts), less the operator API's.
+			return (await client.operationRequests(since)).filter((r) => !r.path.startsWith('/sandbox'));
 		},
 		async mark() {
 			since = await client.mark();
