@@ -7,7 +7,7 @@
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 import { SANDBOX_PROOF_HEADER } from '../nodes/shared/transport';
 import type { Sandbox } from '../sandbox/server';
-import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/router';
+import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/traffic';
 
 /** One entry of the sandbox's request log; tests read its body freely. */
 export type LoggedRequest = SandboxLoggedRequest & { body: any };

@@ -1,6 +1,6 @@
 /** Hostile input, case by case: each malformed request gets its 4xx, the log stays bounded, the operator API refuses browsers. */
 import * as net from 'node:net';
-import { LIMITS } from '../../sandbox/router';
+import { LIMITS } from '../../sandbox/traffic';
 import { Env, createOrder, orders, setup, wallet } from './helpers';
 import { Client } from '../support/sandbox';
 
