@@ -14,9 +14,9 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, walletOf } from '../support/sandbox';
+import { Client, walletOf } from '../../harness/sandboxClient';
 import { waitFor } from '../../harness/wait';
-import { ALL_STATUSES, sandboxReady } from './helpers';
+import { ALL_STATUSES, sandboxReady } from './support';
 
 const ROOT = path.resolve(__dirname, '../..');
 const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));

@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/Clearinghouse/actions/router';
-import { createOrder, json, node, orderCount, payment, useEnv, walletOf } from './env';
+import { createOrder, json, node, orderCount, payment, useEnv, walletOf } from './support';
 
 // A fresh sandbox for each test: the counter-check without Dry Run really writes (deletes, cancels).
 const env = useEnv();

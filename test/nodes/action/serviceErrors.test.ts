@@ -9,14 +9,14 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { payment, walletOf, useEnv, type Env } from './env';
-import { userOf } from '../../support/sandbox';
+import { payment, walletOf, useEnv, type NodeEnv } from './support';
+import { userOf } from '../../../harness/sandboxClient';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
 const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
-async function failure(env: Env, parameters: Record<string, unknown>): Promise<NodeApiError> {
+async function failure(env: NodeEnv, parameters: Record<string, unknown>): Promise<NodeApiError> {
 	try {
 		await env.run(parameters as never);
 	} catch (error) {
