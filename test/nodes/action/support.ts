@@ -19,8 +19,12 @@ export interface NodeEnv {
 	bob: any;
 	run(parameters: INodeParameters, extra?: Partial<RunOptions>): Promise<INodeExecutionData[]>;
 	op(method: string, path: string, body?: unknown): Promise<any>;
-	/** Requests to the public APIs (not the operator API, not the Local Sandbox proof read) since the last `mark()`. */
-	requests(): Promise<LoggedRequest[]>;
+	/**
+	 * Requests to the public APIs (not the operator API, not the Local Sandbox proof read) since the
+	 * last `mark()`; without GET /supported-assets unless `withSupportedAssets` (Payment Order → Create
+	 * reads it once per run before its first order: its own tests are in serviceErrors.test.ts).
+	 */
+	requests(options?: { withSupportedAssets?: boolean }): Promise<LoggedRequest[]>;
 	mark(): Promise<void>;
 	reset(): Promise<void>;
 }
@@ -45,10 +49,12 @@ export async function startEnv(options: SandboxOptions = {}): Promise<NodeEnv> {
 			});
 			return out;
 		},
-		async requests() {
+		async requests({ withSupportedAssets = false } = {}) {
 			// The operations' own requests (the proof read has its own tests: test/unit/transport.test.ts,
 			// test/nodes/action/rerun.test.ts), less the operator API's.
-			return (await client.operationRequests(since)).filter((r) => !r.path.startsWith('/sandbox'));
+			return (await client.operationRequests(since)).filter(
+				(r) => !r.path.startsWith('/sandbox') && (withSupportedAssets || !(r.method === 'GET' && r.path === '/api/v1/supported-assets')),
+			);
 		},
 		async mark() {
 			since = await client.mark();
@@ -150,7 +156,8 @@ export async function retryBatchFailedAtItem3(env: NodeEnv): Promise<{ ordersAft
 	const data = createRunExecutionData();
 	const input = batchItems(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
 	await expect(env.run(paymentBatch(env), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
-		httpCode: '400',
+		// Refused before it is sent: Create checks Chain against GET /supported-assets.
+		message: expect.stringContaining('Chain "nochain" is not supported'),
 	});
 	const ordersAfterFailure = await orderCount(env);
 	const out = await env.run(paymentBatch(env), { items: batchItems(['1.25', '2.5', '3.75']), executionId: '2', mode: 'retry', runExecutionData: data });

@@ -17,7 +17,7 @@ describe('Supported Asset and dropdowns', () => {
 		const out = await env.run({ resource: 'supportedAsset', operation: 'getMany' });
 		expect(json(out)).toEqual(env.state.supportedAssets);
 		expect(out.every((o) => (o.pairedItem as any).item === 0)).toBe(true);
-		const [req] = await env.requests();
+		const [req] = await env.requests({ withSupportedAssets: true });
 		expect(req).toMatchObject({ method: 'GET', path: '/api/v1/supported-assets' });
 	});
 
