@@ -1,5 +1,6 @@
 /** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits; webhooks to a receiver; the CLI in its own process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { Receiver } from '../../harness/receiver';
@@ -151,4 +152,18 @@ export async function startCli(args: string[], timeoutMs = 30_000): Promise<{ ch
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	return { child, out: await sandboxReady(child, timeoutMs) };
+}
+
+/** Third-party modules that sandbox/*.ts imports (not node:, not relative): what the package may depend on. */
+export function sandboxImports(): string[] {
+	const dir = path.resolve(__dirname, '../../sandbox');
+	const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+	const names = new Set<string>();
+	for (const file of files) {
+		for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^'.][^']*)'/gm)) {
+			if (m[1] || m[2].startsWith('node:')) continue; // type-only imports vanish at run time
+			names.add(m[2].split('/')[0]);
+		}
+	}
+	return [...names].sort();
 }
