@@ -2,14 +2,14 @@
  * The example workflows in examples/, imported as shipped and run end to end by a real n8n against
  * the sandbox: 1 and 4 with `n8n execute`, 2 and 3 published the way the editor publishes (its REST
  * call, which refuses a workflow with node issues such as a missing credential) and driven by the
- * sandbox's signed events. The only change to the shipped files is the sandbox's address: the
- * examples name the default http://127.0.0.1:4010, the test's sandbox listens on a free port.
+ * sandbox's signed events. The only change to the shipped files is the one a user makes once: Where messages
+ * go → outboxUrl set to the outbox of this test's sandbox, which listens on another port than the default 4010.
  */
 import { join } from 'node:path';
 
 import { infer, merge, problems, readSchema, schemaFile, writeSchema } from '../support/outputSchema';
 import { N8nRest } from '../../harness/n8nRest';
-import { exampleFiles, findNode, loadExample } from '../../harness/examples';
+import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
@@ -27,9 +27,8 @@ describe('example workflows in a real n8n', () => {
 	let slack: WorkflowInput;
 	let ledger: WorkflowInput;
 	let refund: WorkflowInput;
-	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
-	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
+	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
 
 	async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {

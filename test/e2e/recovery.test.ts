@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { findNode, loadExample } from '../../harness/examples';
+import { findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
@@ -105,9 +105,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 	const paymentPosts = (since: number) => stage.operator.paymentPosts(since);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
-	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
-	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
+	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 
 	/** The payee list of Examples 1 and 5 replaced by `rows`, as a user edits it: the Payees node's JSON. */
 	function withPayees(workflow: WorkflowInput, id: string, rows: Array<Record<string, string>>): WorkflowInput {
