@@ -66,8 +66,8 @@ describe('examples: where the messages go', () => {
 	test('Where messages go runs first: every trigger leads into it, so every post can read it', () => {
 		for (const { file, workflow } of examples) {
 			if (!workflow.nodes.some((n) => n.name === OUTBOX_NODE)) continue;
-			const triggers = workflow.nodes.filter((n) => /trigger/i.test(n.type));
-			expect({ file, into: triggers.map((t) => (workflow.connections as any)[t.name]?.main?.[0]?.map((c: any) => c.node)) }).toEqual({
+			const triggers = workflow.nodes.filter((n) => /trigger/i.test(String(n.type)));
+			expect({ file, into: triggers.map((t) => (workflow.connections as any)[String(t.name)]?.main?.[0]?.map((c: any) => c.node)) }).toEqual({
 				file,
 				into: triggers.map(() => [OUTBOX_NODE]),
 			});
