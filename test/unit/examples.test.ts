@@ -1,6 +1,6 @@
 /**
  * The example workflows (examples/*.json) as files, without n8n: where their messages go is named in one
- * place a user edits once.
+ * place a user edits once, and nothing in them asks a no-code person to read or write JavaScript.
  * (test/e2e/examples.test.ts and the other e2e files run them in a real n8n.)
  */
 import { exampleFiles, loadExample, OUTBOX_NODE, withOutbox } from '../../harness/examples';
@@ -87,5 +87,70 @@ describe('examples: where the messages go', () => {
 			field.value = 'http://127.0.0.1:4010/sandbox/outbox';
 			expect(JSON.stringify(moved)).toBe(before);
 		}
+	});
+});
+
+/**
+ * What in an expression only a programmer can edit safely, and the no-code way instead. Property access,
+ * `??` defaults and n8n's documented helpers ($json.x, $now.toFormat(...), $('Node').first().json.x,
+ * JSON.stringify($json)) stay allowed.
+ */
+const JAVASCRIPT: Array<[RegExp, string]> = [
+	[/=>/, 'an arrow function (use Edit Fields, Filter, Summarize or Aggregate)'],
+	[/\bfunction\b/, 'a function (use Edit Fields, Filter, Summarize or Aggregate)'],
+	[/(?<!\?)\?(?![?.])/, 'a ternary (use an If or a Switch per case)'],
+	[/\$\{/, 'a template literal (write the text around {{ }} instead)'],
+	[/&&|\|\|/, 'a logical && or || (use the conditions of an If or Filter, with AND or OR)'],
+];
+
+/** The `{{ … }}` parts of an n8n expression (a parameter value starting with "="): as written, and with string literals emptied. */
+function expressionCode(value: string): Array<[string, string]> {
+	if (!value.startsWith('=')) return [];
+	return [...value.matchAll(/\{\{([\s\S]*?)\}\}/g)].map((m) => [
+		m[1].trim(),
+		m[1].replace(/'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`\\$]|\\.|\$(?!\{))*`/g, "''"),
+	]);
+}
+
+/** "example, node, parameter: what" for each piece of JavaScript logic inside an expression. */
+function javascriptIn(file: string, workflow: WorkflowInput): string[] {
+	const found: string[] = [];
+	for (const node of workflow.nodes)
+		for (const [path, text] of strings(node.parameters, 'parameters'))
+			for (const [written, code] of expressionCode(text))
+				for (const [pattern, what] of JAVASCRIPT)
+					if (pattern.test(code)) found.push(`${file}, node "${node.name}", ${path}: ${what}: {{ ${written.slice(0, 80)} }}`);
+	return found;
+}
+
+/** Not rebuilt yet (issue 38): their Summary nodes still compute with JavaScript. A file leaves this list when it is. */
+const NOT_YET = ['1-scheduled-batch-payouts.json', '5-recover-a-crashed-batch.json'];
+
+describe('examples: editable without JavaScript', () => {
+	test('no example holds an arrow, a function, a ternary, a template literal, && or || inside {{ }}', () => {
+		expect(examples.filter(({ file }) => !NOT_YET.includes(file)).flatMap(({ file, workflow }) => javascriptIn(file, workflow))).toEqual([]);
+	});
+
+	test('the examples not rebuilt yet still need JavaScript (the list is honest and only shrinks)', () => {
+		for (const file of NOT_YET) expect({ file, pieces: javascriptIn(file, loadExample(file)).length > 0 }).toEqual({ file, pieces: true });
+	});
+
+	test('the check finds each construct and names the example, node and parameter; plain mappings pass', () => {
+		const workflow = (value: string) => ({ name: 'w', nodes: [{ name: 'Summary', type: 'n8n-nodes-base.set', parameters: { a: { b: [value] } } }] }) as any;
+		expect(javascriptIn('x.json', workflow("={{ $json.list.filter((o) => o.created) }}"))).toEqual([
+			expect.stringMatching(/^x\.json, node "Summary", parameters\.a\.b\[0\]: an arrow function/),
+		]);
+		for (const code of ['$json.a ? 1 : 2', 'function () { return 1 }', '`${$json.a}`', '$json.a || $json.b', '$json.a && 1'])
+			expect({ code, found: javascriptIn('x.json', workflow(`={{ ${code} }}`)).length }).toEqual({ code, found: 1 });
+		for (const code of [
+			"$('Create payment orders').first().json.note",
+			"$now.toFormat('yyyy-MM')",
+			'$json.paymentOrder?.memo ?? ""',
+			"'Is it paid? => maybe && || ${x}'",
+			'JSON.stringify($json)',
+		])
+			expect({ code, found: javascriptIn('x.json', workflow(`=Text {{ ${code} }} and more`)) }).toEqual({ code, found: [] });
+		// Not an expression: text a node shows as it is.
+		expect(javascriptIn('x.json', workflow('(o) => o ? 1 : 2'))).toEqual([]);
 	});
 });
