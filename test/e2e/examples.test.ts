@@ -101,7 +101,10 @@ describe('example workflows in a real n8n', () => {
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
 		// The summary is a table built without code (Summarize by status and by createdThisRun): one group here.
-		expect(first.summary).toMatchObject({ failed: 1, byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: true, orders: 3, totalUsd: 477.75, list: expect.any(Array) }] });
+		expect(first.summary).toMatchObject({
+			failed: 1,
+			byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: true, orders: 3, totalUsd: 477.75, list: expect.any(Array) }],
+		});
 		const firstOrders = first.summary.byStatus[0].list as any[];
 		const refused = /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet of the credential's own account/;
 		// n8n's error output keeps the payee's CSV row beside the error.

@@ -387,7 +387,11 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		expect(second.byStatus).toHaveLength(2);
 		expect(second.byStatus.every((g: any) => g.createdThisRun === false)).toBe(true);
 		expect(group('FUNDED').list.map((o: any) => [o.reference, o.paymentOrderId])).toEqual([['INV-1001', funded.paymentOrderId]]);
-		expect(group('AWAITING_FUNDS').list.map((o: any) => o.reference).sort()).toEqual(['INV-1002', 'INV-1003']);
+		expect(
+			group('AWAITING_FUNDS')
+				.list.map((o: any) => o.reference)
+				.sort(),
+		).toEqual(['INV-1002', 'INV-1003']);
 		expect(group('AWAITING_FUNDS').totalUsd).toBe(352.25);
 		expect((await outbox('payouts')).pop()).toEqual(second);
 		// The same three orders: the re-run's requests were answered from their keys.

@@ -137,7 +137,7 @@ describe('examples: editable without JavaScript', () => {
 
 	test('the check finds each construct and names the example, node and parameter; plain mappings pass', () => {
 		const workflow = (value: string) => ({ name: 'w', nodes: [{ name: 'Summary', type: 'n8n-nodes-base.set', parameters: { a: { b: [value] } } }] }) as any;
-		expect(javascriptIn('x.json', workflow("={{ $json.list.filter((o) => o.created) }}"))).toEqual([
+		expect(javascriptIn('x.json', workflow('={{ $json.list.filter((o) => o.created) }}'))).toEqual([
 			expect.stringMatching(/^x\.json, node "Summary", parameters\.a\.b\[0\]: an arrow function/),
 		]);
 		for (const code of ['$json.a ? 1 : 2', 'function () { return 1 }', '`${$json.a}`', '$json.a || $json.b', '$json.a && 1'])
