@@ -19,8 +19,8 @@ import { decide, memoryFor, orderStateKey, recordEmitted } from './events';
 import { ACKNOWLEDGE_WEBHOOK_FIELDS, isInFlight, trackRun } from './acknowledgement';
 import { deliverySecret } from './endpointSecret';
 import { EVENTS_SUBTITLE, eventOptions, passUnknownStatusesDefault, passUnknownStatusesFields } from './eventOptions';
-import type { EndpointState } from './lifecycle';
-import { checkExists, create, deleteWebhook } from './lifecycle';
+import { triggerKey, type EndpointState } from './state';
+import { checkExists, create, deleteWebhook } from './publish';
 import { onActivation, rememberTestEvent } from './activation';
 
 const SIGNATURE_HEADER = 'x-service-webhook-signature';
@@ -221,12 +221,12 @@ export class ClearinghouseTrigger implements INodeType {
 async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const req = ctx.getRequestObject();
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
-	const triggerKey = `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${ctx.getMode()}`;
+	const key = triggerKey(ctx);
 	// The secret is kept sealed under the credential's API key (see endpointSecret.ts). A box that no
 	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
 	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
 	// workflow again repairs the endpoint and its catch-up replays these deliveries.
-	const stored = await deliverySecret.call(ctx, state, triggerKey);
+	const stored = await deliverySecret.call(ctx, state, key);
 	if (stored.found === 'unreadable') {
 		return respond(ctx, 503, { error: 'Webhook secret unavailable, retry later' });
 	}
@@ -260,9 +260,9 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	// that earlier versions wrote. Deliveries no longer write it: n8n saves a delivery's whole
 	// copy of the static data, loaded when the delivery began, so a write here overwrote what an
 	// activation wrote meanwhile (its endpoint, secret and `lastRecovery`).
-	const memory = memoryFor(triggerKey);
+	const memory = memoryFor(key);
 	memory.merge(state.memory);
-	return await answerEvent(ctx, event, base, memory, triggerKey);
+	return await answerEvent(ctx, event, base, memory, key);
 }
 
 /** Keeps a trace of an event dropped because the API has no such order for this credential (404). */

@@ -18,11 +18,11 @@ import { setNewest } from '../shared/boundedMemory';
  * - Kept opened for 10 s per trigger and box, in this process only, with the credential it was opened
  *   with: within that time a delivery reads no credential at all (n8n loads, decrypts and takes an
  *   expression isolate for every read), and its confirmation request uses that same key.
- * - Renewed only on activation (lifecycle.ts): an immediate rotation whose new secret, sealed under
+ * - Renewed only on activation (publish.ts): an immediate rotation whose new secret, sealed under
  *   the current key, is the only one that signs from then on.
  */
 
-/** What of the trigger's static data (lifecycle.ts `EndpointState`) holds its secret. */
+/** What of the trigger's static data (state.ts `EndpointState`) holds its secret. */
 export interface SecretState {
 	/** The endpoint secret, sealed (AES-256-GCM) under a key derived from the credential's API key. */
 	secretBox?: string;
