@@ -77,9 +77,9 @@ function text(value: unknown): string {
 }
 
 /** The (chain, asset) pairs a request sends: an order's or quote's, a ruleset's, each wallet's chain (asset empty). */
-export function sentPairs(request: FailedRequest | undefined): Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> {
+export function sentPairs(request: FailedRequest | undefined): SentPair[] {
 	const body = request?.body ?? {};
-	const pairs: Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> = [];
+	const pairs: SentPair[] = [];
 	if (typeof body.toChain === 'string') pairs.push({ chainPath: 'toChain', chain: body.toChain, assetPath: 'asset', asset: text(body.asset) || undefined });
 	if (typeof body.deliveredChain === 'string')
 		pairs.push({ chainPath: 'deliveredChain', chain: body.deliveredChain, assetPath: 'deliveredAsset', asset: text(body.deliveredAsset) || undefined });
@@ -105,20 +105,46 @@ export function needsSupportedAssets(payload: JsonObject, statusCode = 400, requ
 	return path === '' && (statusCode === 400 || statusCode === 422) && sentPairs(request).length > 0;
 }
 
+/** The pairs of a GET /supported-assets answer; undefined when it is not a list (entries without a chain or symbol are left out). */
+export function supportedAssetsOf(answer: unknown): SupportedAsset[] | undefined {
+	if (!Array.isArray(answer)) return undefined;
+	return answer
+		.filter((a): a is IDataObject => !!a && typeof a === 'object' && typeof a.chain === 'string' && typeof a.symbol === 'string')
+		.map((a) => ({ chain: a.chain as string, symbol: a.symbol as string }));
+}
+
+/** A chain and asset a request sends (asset absent for a wallet's chain), with their API paths. */
+export interface SentPair {
+	chainPath: string;
+	chain: string;
+	assetPath?: string;
+	asset?: string;
+}
+
+/**
+ * Why GET /supported-assets (`assets`) does not allow this pair, in panel words with the valid
+ * values, or undefined when it does. Chains compare exactly, asset symbols in any case.
+ */
+export function unsupportedPair(pair: SentPair, assets: SupportedAsset[]): { message: string; path: string } | undefined {
+	if (!assets.some((a) => a.chain === pair.chain)) {
+		return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
+	}
+	if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
+		const on = chainDisplayName(pair.chain);
+		return {
+			path: pair.assetPath,
+			message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
+		};
+	}
+	return undefined;
+}
+
 /** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
 function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
 	if (!assets || assets.length === 0) return undefined;
 	for (const pair of sentPairs(request)) {
-		if (!assets.some((a) => a.chain === pair.chain)) {
-			return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
-		}
-		if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
-			const on = chainDisplayName(pair.chain);
-			return {
-				path: pair.assetPath,
-				message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
-			};
-		}
+		const problem = unsupportedPair(pair, assets);
+		if (problem) return problem;
 	}
 	return undefined;
 }

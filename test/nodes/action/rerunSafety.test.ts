@@ -5,8 +5,8 @@
  */
 import type { NodeApiError } from 'n8n-workflow';
 
-import { testCredential } from '../../support/n8nContexts';
-import { createOrder, orderCount, payment, walletOf, useEnv } from './env';
+import { testCredential } from '../../../harness/n8nContexts';
+import { createOrder, orderCount, payment, walletOf, useEnv } from './support';
 
 const env = useEnv();
 

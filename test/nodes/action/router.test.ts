@@ -4,7 +4,7 @@
  */
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, walletOf, useEnv } from './env';
+import { orderCount, payment, walletOf, useEnv } from './support';
 
 const env = useEnv();
 

@@ -7,16 +7,16 @@
  * `rewordErrors` (each refusal a bare `{error: sentence}` in other words, no code, no path). Every
  * message that proposes a fix is followed here, and the fixed run succeeds.
  */
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { payment, walletOf, useEnv, type Env } from './env';
-import { userOf } from '../../support/sandbox';
+import { payment, walletOf, useEnv, type NodeEnv } from './support';
+import { userOf } from '../../../harness/sandboxClient';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
 const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
-async function failure(env: Env, parameters: Record<string, unknown>): Promise<NodeApiError> {
+async function failure(env: NodeEnv, parameters: Record<string, unknown>): Promise<NodeApiError> {
 	try {
 		await env.run(parameters as never);
 	} catch (error) {
@@ -33,30 +33,32 @@ describe.each([
 	['a service that words every refusal differently', otherWords, false],
 ] as const)('refusals in the panel words from %s', (_name, env, structured) => {
 	test('the double words its refusals unlike the sandbox (no code, no field path)', async () => {
-		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
-		if (structured) expect(error.description).toContain('(API code validation_error, HTTP 400, field toChain)');
+		const error = await failure(env, payment(env, { toAddress: '0x000000000000000000000000000000000000dead' }));
+		if (structured) expect(error.description).toContain('(API code recipient_not_active, HTTP 400, field toAddress)');
 		else expect(error.description).toMatch(/^The service said: "Declined by the server, status 400; [^"]+" \(HTTP 400\)\./);
 	});
 
-	test('an unsupported chain names Chain, the value and the valid chains; the service sentence stays in the description', async () => {
+	test('an unsupported chain fails before the order is sent, naming Chain, the value and the valid chains; a valid chain pays', async () => {
+		await env.mark();
 		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
-		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toMatch(/^Chain "tron" is not supported\. Valid chains: .*Ethereum \(ethereum\)/);
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toMatch(/^Chain "tron" is not supported\. Valid chains: Base \(base\), Ethereum \(ethereum\), Solana \(solana\)$/);
 		expect(error.message).not.toMatch(API_WORDS);
-		expect(error.description).toContain('The service said: "');
-		expect(error.description).toContain('HTTP 400');
-		expect(error.httpCode).toBe('400');
+		expect(error.description).toMatch(/^Nothing was sent for this item\./);
 		expect(error.context.parameter).toBe('toChain');
+		expect((await env.requests({ withSupportedAssets: true })).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/supported-assets']);
 		// The fix the message names (a valid chain) pays.
 		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset: 'USDC' }));
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('an asset not offered on the chain names Asset and the assets of that chain', async () => {
+	test('an asset not offered on the chain fails before sending, naming Asset and the assets of that chain; one of them pays', async () => {
+		await env.mark();
 		const error = await failure(env, payment(env, { toChain: 'ethereum', asset: 'NOPE' }));
 		expect(error.message).toMatch(/^Asset "NOPE" is not supported on Ethereum\. Assets on Ethereum: [A-Z]+/);
 		expect(error.message).not.toMatch(API_WORDS);
 		expect(error.context.parameter).toBe('asset');
+		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
 		const asset = /Assets on Ethereum: ([A-Z]+)/.exec(error.message)![1];
 		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset }));
 		expect(order.json.asset).toBe(asset);
@@ -115,6 +117,30 @@ describe.each([
 		);
 		expect(error.message).toContain('Account → Check Batch Against Limits');
 		const [order] = await env.run(payment(env, { amountUsd: '100' }));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
+	});
+
+	test('a batch reads the supported chains and assets once, before its first order, and fails only the row with an unsupported pair', async () => {
+		await env.mark();
+		const items = [{ json: { chain: 'ethereum' } }, { json: { chain: 'tron' } }, { json: { chain: 'ethereum' } }];
+		const out = await env.run(payment(env, { toChain: '={{ $json.chain }}', options: { concurrency: 2 } }), { items, continueOnFail: true });
+		expect(out.map((o) => o.json.status ?? o.json.error)).toEqual([
+			'AWAITING_FUNDS',
+			expect.stringMatching(/^Chain "tron" is not supported\./),
+			'AWAITING_FUNDS',
+		]);
+		const sent = (await env.requests({ withSupportedAssets: true })).map((r) => `${r.method} ${r.path}`);
+		expect(sent).toEqual(['GET /api/v1/supported-assets', 'POST /api/v1/payment', 'POST /api/v1/payment']);
+	});
+
+	test('when the supported chains and assets cannot be read, no order is sent (fails closed) and the error says why', async () => {
+		await env.mark();
+		await env.op('POST', '/sandbox/faults', { method: 'GET', path: 'supported-assets', status: 403, count: 1 });
+		const error = await failure(env, payment(env));
+		expect(error.description).toMatch(/^Nothing was sent\. Payment Order → Create reads the supported chains and assets/);
+		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
+		// Run again once the service answers: it pays.
+		const [order] = await env.run(payment(env));
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 

@@ -9,8 +9,8 @@ import type { INodeExecutionData, ITriggerResponse, IWebhookData, IWorkflowBase,
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { fallbackSettled, setFallbackTiming, setRetireGrace, triggerKey } from '../../../nodes/ClearinghouseTrigger/activation';
-import { additionalDataFor, makeWorkflow } from '../../support/n8nContexts';
-import { SandboxClient } from '../../support/sandbox';
+import { additionalDataFor, makeWorkflow } from '../../../harness/n8nContexts';
+import { SandboxClient } from '../../../harness/sandboxClient';
 import { sleeps } from '../../support/sleep';
 import {
 	activate,

@@ -15,7 +15,7 @@ import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';
 import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { fixture } from '../../support/fixture';
-import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
+import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../../harness/sandboxClient';
 
 export { deliver, N8nStaticData, secretOf, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 

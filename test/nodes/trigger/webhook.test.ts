@@ -26,8 +26,8 @@ import {
 	type Outcome,
 	type TriggerUnderTest,
 } from './support';
-import { webhookContext } from '../../support/n8nContexts';
-import { hmac, nowSeconds } from '../../support/signer';
+import { webhookContext } from '../../../harness/n8nContexts';
+import { hmac, nowSeconds } from '../../../harness/signer';
 
 jest.setTimeout(30_000);
 
