@@ -353,14 +353,23 @@ async function answerEvent(
 	}
 	const decision = decide(memory, event.id, order, options, eventOrder);
 	if (!decision.emit) return ignored(decision.reason);
+	const stateKey = orderStateKey(order, decision.kind);
+	const stateInFlight = `state:${stateKey}`;
+	if (options.dropDuplicates && isInFlight(triggerKey, stateInFlight)) {
+		// Another event of this order state has a run in flight here (being created, or running When
+		// Finished), not yet recorded: this one was decided without it (the filters would drop it as
+		// stale or deposit-only once it is). Decided again on the service's retry, against what that
+		// run recorded; a 2xx now could lose this event if that run fails.
+		return respond(ctx, 409, { error: 'A run of this order state is still in progress' });
+	}
 	const record = () => recordEmitted(memory, event.id as string, order);
 	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
 	// 2.40 answers after it created the execution (WorkflowRunner.run), and 500 when it could not
 	// (database, queue): then the event is not marked seen and the service's retry runs it. When
 	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
-	trackRun(triggerKey, event.id, ctx.getResponseObject(), (succeeded) => succeeded && record());
+	trackRun(triggerKey, [event.id, stateInFlight], ctx.getResponseObject(), (succeeded) => succeeded && record());
 
-	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: orderStateKey(order, decision.kind), paymentOrder: order };
+	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: stateKey, paymentOrder: order };
 	if (confirm) json.eventPaymentOrder = eventOrder;
 	return { workflowData: [[{ json }]] };
 }

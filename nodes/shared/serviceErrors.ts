@@ -273,6 +273,8 @@ export function describeServiceError(
 	const breaches = limits && amount && !unsupported && namesNoField(payload) ? limitBreaches(limits, amount) : [];
 
 	let message: string;
+	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
+	let ownWords = true;
 	const party = unsupported || breaches.length > 0 ? undefined : partyMessage(apiCode, path, statusCode, request);
 	if (unsupported) {
 		message = unsupported.message;
@@ -283,6 +285,7 @@ export function describeServiceError(
 		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${LIMIT_WORDS[limit] ?? 'limits'}`;
 		message = `Amount (USD)${quoted(body.amountUsd)} would exceed ${which}. Lower the amount, or check a whole batch first with Account → Check Batch Against Limits.`;
 	} else if (label) {
+		ownWords = false;
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
 		const extra = needsSupportedAssets(payload) ? validValues(path || 'asset', chain, assets) : '';
 		// A sentence that already names the field reads best as it is.
@@ -291,16 +294,19 @@ export function describeServiceError(
 			: `${label}${quoted(value)}: ${lowerFirst(rule)}`;
 		message = `${head}${extra ? `.${extra.replace(/\.$/, '')}` : ''}`;
 	} else {
+		ownWords = false;
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
 		const extra = needsSupportedAssets(payload) ? validValues('chain', chain, assets).replace(/\.$/, '') : '';
 		message = `${statusCode >= 500 ? 'The Clearinghouse service failed' : 'The Clearinghouse service refused the request'}: ${rule}${extra}`;
 	}
 
-	const said = sentence !== '' ? `The service said: "${sentence}" ` : '';
+	// The details hold what the message does not: the service's sentence (unless the message already
+	// quotes its rule), the code, status and path, and, when the message is the service's rule, what the status means.
+	const said = sentence !== '' && !message.toLowerCase().includes(ruleOf(sentence, path).toLowerCase()) ? `The service said: "${sentence}" ` : '';
 	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
-	const hint = STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.';
+	const hint = ownWords ? '' : ` ${STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.'}`;
 	const top = path.match(/^[A-Za-z]+/)?.[0] ?? (party && /^Recipient/.test(party) ? 'toAddress' : party && /^Sender/.test(party) ? 'fromUserId' : undefined);
-	return { message, description: `${said}(${ids}). ${hint}`, apiField: top };
+	return { message, description: `${said}(${ids}).${hint}`, apiField: top };
 }
 
 function parseUsdAmountOrUndefined(value: unknown): UsdAmount | undefined {

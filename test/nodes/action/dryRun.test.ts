@@ -167,7 +167,9 @@ describe('Payment Order → Create, dry run', () => {
 				'Spend limit passed: 10 USD is within Max Amount per Order (USD) 100',
 				"Spend limit passed: the run's total 30.5 USD is within Max Total per Run 50",
 				'Supported assets: USDC on ethereum is supported',
-				expect.stringMatching(/^Account limits: this order and the whole run \(30\.5 USD\) fit what remains/),
+				expect.stringMatching(
+					/^Account limits: this order and the whole run \(30\.5 USD\) fit what remains \([\d.]+ USD per order \(maxTxUsd\), [\d.]+ USD in this netting window \(maxValuePerEpochUsd\)/,
+				),
 			]),
 		);
 	});

@@ -10,6 +10,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { payment, walletOf, useEnv, type NodeEnv } from './support';
+import { repeatedInDescription } from '../../support/repeats';
 import { userOf } from '../../../harness/sandboxClient';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
@@ -20,6 +21,8 @@ async function failure(env: NodeEnv, parameters: Record<string, unknown>): Promi
 	try {
 		await env.run(parameters as never);
 	} catch (error) {
+		// Every error here: the details (shown under the headline) do not say the headline again.
+		expect(repeatedInDescription((error as NodeApiError).message, (error as NodeApiError).description)).toEqual([]);
 		return error as NodeApiError;
 	}
 	throw new Error('expected the node to fail');
@@ -151,5 +154,7 @@ describe.each([
 			structured ? /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet/ : /^The service refused this order's Sender User ID/,
 		);
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringContaining('HTTP 400') });
+		// The error output's fields do not repeat the headline either.
+		expect(repeatedInDescription(String(out[1].json.error), (out[1].json.details as { description: string }).description)).toEqual([]);
 	});
 });

@@ -267,6 +267,41 @@ describe('payment_order events from the sandbox', () => {
 		expect(outcomes.filter((o) => o.items?.length === 1)).toHaveLength(1);
 	});
 
+	it('run an order state once when another event of it arrives while the first run is still being created ("On order funded", every default)', async () => {
+		const t = await publishedWithDefaults({ statuses: ['FUNDED'] });
+		const endpointId = String(t.staticData.node().endpointId);
+		// Deliveries lag (n8n away for a moment): every event is read, confirmed, after the order was funded,
+		// so the creation event and the FUNDED event both report the order funded.
+		receiver.unserve(t);
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 10);
+		await until(async () => (await api(sb, 'GET', `/payment-orders/${o.id}`)).body.status === 'FUNDED');
+		const mine = () => receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
+		// n8n is slow to create the first run (a loaded machine): it answers only once the order's other
+		// three events (creation, observed, confirmed on-chain, FUNDED: four in all) have been answered.
+		let held = false;
+		t.creatingRun = async () => {
+			if (held) return;
+			held = true;
+			await until(async () => new Set(mine().map((x) => x.headers['x-service-webhook-id'])).size >= 3, 30_000);
+		};
+		receiver.serve(t);
+		await until(async () => {
+			await flush(sb);
+			const log = (await api(sb, 'GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=100`)).body.deliveries as any[];
+			return log.length >= 4 && log.every((d) => d.status === 'DELIVERED');
+		}, 30_000);
+
+		const items = mine().flatMap((x) => x.items ?? []);
+		expect(items.map((i) => i.json.orderStateKey)).toEqual([`${o.id}:FUNDED`]);
+		// The other event of that state was answered 409 while the run was being created, and its retry,
+		// decided against what the run recorded, was dropped as stale.
+		const deferred = mine().filter((x) => x.status === 409);
+		expect(deferred.map((x) => x.body)).toEqual([{ error: 'A run of this order state is still in progress' }]);
+		const retry = mine().filter((x) => x.headers['x-service-webhook-id'] === deferred[0].headers['x-service-webhook-id'] && x.status === 200);
+		expect(retry.map((x) => x.body)).toEqual([{ received: true, ignored: 'stale' }]);
+	});
+
 	it('write nothing to the static data, also when they start no run (n8n would save the whole copy they loaded over what an activation wrote meanwhile)', async () => {
 		const t = await published();
 		const loaded: string[] = [];

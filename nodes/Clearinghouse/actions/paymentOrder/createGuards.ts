@@ -194,13 +194,20 @@ export function countSent(ctx: IExecuteFunctions, itemIndex: number, amountUsd: 
 	}
 }
 
+/** What remains of the value limits, in words (the API's names in brackets): `400 USD per order (maxTxUsd), …`. */
 function remainingText(limits: IDataObject): string {
-	return ['maxTxUsd', 'maxValuePerEpochUsd', 'maxValuePerDayUsd']
-		.filter((name) => limits[name] && typeof limits[name] === 'object')
-		.map((name) => {
+	return (
+		[
+			['maxTxUsd', 'per order'],
+			['maxValuePerEpochUsd', 'in this netting window'],
+			['maxValuePerDayUsd', 'today'],
+		] as const
+	)
+		.filter(([name]) => limits[name] && typeof limits[name] === 'object')
+		.map(([name, words]) => {
 			const entry = limits[name] as IDataObject;
 			const left = typeof entry.remaining === 'number' ? entry.remaining : Number(toPips(entry.limit) - toPips(entry.used)) / 10_000;
-			return `${name} ${left} USD`;
+			return `${left} USD ${words} (${name})`;
 		})
 		.join(', ');
 }
