@@ -98,7 +98,7 @@ export type DeliverySecret =
 /**
  * The secret a delivery is checked with. A box that no longer opens (the credential's API key was
  * changed) is NOT repaired here: the request could not be verified, and an unverified request must
- * never make the trigger write to the service (before, any request then rotated the secret). The
+ * never make the trigger write to the service. The
  * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
  * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
  * A secret opened in the last 10 s for the same trigger and box is used without reading the
@@ -135,6 +135,6 @@ const openedSecrets = new Map<string, { secret: string; credentials: IDataObject
 const openedKey = (key: string, box: unknown) => `${key}\n${typeof box === 'string' ? box : ''}`;
 
 /** For tests: forget opened secrets, as a restart of n8n would. */
-export function forgetRenewals(): void {
+export function forgetOpenedSecrets(): void {
 	openedSecrets.clear();
 }
