@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Auth, Core } from './core';
 import { consoleAsset } from './console';
 import { clientIsThisMachine } from './edge';
-import type { LoggedRequest, Traffic } from './operator/traffic';
+import { LIMITS, type LoggedRequest, type Traffic } from './traffic';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -71,23 +71,6 @@ function decodeSegment(s: string): string {
 		throw new ApiError(400, 'invalid_path_encoding', { message: `Path segment ${JSON.stringify(s.slice(0, 100))} has a malformed %-escape` });
 	}
 }
-
-// The request log and the faults live beside the operator API that drives them.
-export type { Fault, LoggedRequest } from './operator/traffic';
-
-/** Bounds of the request log and of the bodies being read at one time. */
-export const LIMITS = {
-	maxBodyBytes: 5 * 1024 * 1024,
-	/** Bodies being read at once, over every connection; beyond it requests get 429 until reads finish. */
-	maxInflightBodyBytes: 48 * 1024 * 1024,
-	maxDepth: 64,
-	logMaxBytes: 16 * 1024 * 1024,
-	logMaxEntries: 50_000,
-	/** A read body is logged whole up to this size when the request succeeded... */
-	logBodyOkBytes: 256 * 1024,
-	/** ...and up to this size when it was refused; beyond, only its size and first KiB. */
-	logBodyRejectedBytes: 4 * 1024,
-};
 
 /** The request target as origin-form (`/path?query`); anything else (absolute-form, `*`, garbage) is null. */
 export function parseTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {

@@ -15,7 +15,7 @@ import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 import type { SupportedAsset } from './serviceErrors';
-import { describeServiceError, namesNoField, needsSupportedAssets } from './serviceErrors';
+import { describeServiceError, namesNoField, needsSupportedAssets, supportedAssetsOf } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -262,8 +262,7 @@ async function apiError(ctx: ApiContext, statusCode: number, body: unknown, requ
 	};
 	let assets: SupportedAsset[] | undefined;
 	if (statusCode < 500 && needsSupportedAssets(payload, statusCode, request) && request.path !== '/supported-assets') {
-		const list = await read('/supported-assets');
-		if (Array.isArray(list)) assets = (list as IDataObject[]).map((a) => ({ chain: String(a.chain), symbol: String(a.symbol) }));
+		assets = supportedAssetsOf(await read('/supported-assets'));
 	}
 	let limits: IDataObject | undefined;
 	if (statusCode === 400 && request.method === 'POST' && request.path === '/payment' && namesNoField(payload)) {

@@ -16,7 +16,7 @@ import { repoRoot } from '../../harness/runtime';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
-import { signatureHeader } from '../support/signer';
+import { signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(300_000);
 

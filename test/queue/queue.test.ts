@@ -20,10 +20,10 @@ import { pollFor, type Probe } from '../../harness/wait';
 import { action, createOrdersNode, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
 import { QueueCluster } from '../../harness/queue/cluster';
 import { N8nRest } from '../../harness/n8nRest';
-import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './stress';
+import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from '../../harness/queue/stress';
 import { freePort } from '../../harness/ports';
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { nowSeconds, signatureHeader } from '../support/signer';
+import { nowSeconds, signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(600_000);
 

@@ -13,9 +13,9 @@ import { createNetns, netnsUnavailable, type Netns } from '../../harness/netns';
 import { ownHostNames, publicHostName } from '../../sandbox/edge';
 import { SANDBOX_HEADER } from '../../sandbox/router';
 import { keptAnswer } from '../../sandbox/webhooks';
-import { Env, Receiver, addEndpoint, createOrder, setup, waitFor } from './helpers';
+import { SandboxEnv, Receiver, addEndpoint, createOrder, setup, waitFor } from './support';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup();
 });
@@ -185,7 +185,7 @@ const unavailable = netnsUnavailable();
 	`bound to an address of a network namespace this test makes (a container's host.docker.internal)${unavailable ? `: skipped, ${unavailable}` : ''}`,
 	() => {
 		let ns: Netns;
-		let bound: Env;
+		let bound: SandboxEnv;
 		beforeAll(async () => {
 			ns = createNetns('edge');
 			bound = await setup({ host: ns.hostAddress, publicHosts: ['host.docker.internal'] });
@@ -247,7 +247,7 @@ const unavailable = netnsUnavailable();
 );
 
 describe('loopback webhook targets only on the named ports', () => {
-	let named: Env;
+	let named: SandboxEnv;
 	let n8n: Receiver;
 	let other: Receiver;
 	beforeAll(async () => {

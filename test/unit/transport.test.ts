@@ -9,7 +9,7 @@ import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
-import { runNode, type TestCredentials } from '../support/n8nContexts';
+import { runNode, type TestCredentials } from '../../harness/n8nContexts';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };

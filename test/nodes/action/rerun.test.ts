@@ -10,8 +10,8 @@ import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { Receiver } from '../../../harness/receiver';
-import { runNode } from '../../support/n8nContexts';
-import { json, node, orderCount, payment, walletOf, useEnv } from './env';
+import { runNode } from '../../../harness/n8nContexts';
+import { json, node, orderCount, payment, walletOf, useEnv } from './support';
 
 const env = useEnv();
 

@@ -351,7 +351,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 
 	// Spend limits (and a dry run's read-only checks) before any request for this item.
-	guardOrder(this, itemIndex, body, amount);
+	await guardOrder(this, itemIndex, body, amount);
 
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(this, options, itemIndex);

@@ -2,7 +2,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, walletOf, useEnv } from '../env';
+import { orderCount, payment, walletOf, useEnv } from '../support';
 import { sleeps } from '../../../support/sleep';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
