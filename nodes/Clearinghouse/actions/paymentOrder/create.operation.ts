@@ -17,7 +17,7 @@ import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
-import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
+import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
 const RECURRING_HINT =
@@ -390,34 +390,32 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (existing) noteFinding(this, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
 	}
 
-	body.idempotencyKey = key;
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
-	const { request, first } = sameRequestAsFirstTry(this, itemIndex, key, body);
-	// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
-	countSent(this, itemIndex, request.amountUsd);
-	const startedMs = Date.now();
-	let response: IDataObject;
-	try {
-		response = await apiRequest.call(this, {
-			method: 'POST',
-			path: '/payment',
-			body: request,
-			idempotent: true,
-			itemIndex,
-		});
-	} catch (error) {
+	const sent = await sendKeyed(this, itemIndex, key, {
+		record: 'payment order',
+		method: 'POST',
+		path: '/payment',
+		keyIn: 'body',
+		body,
+		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
+		beforeSend: (first) => countSent(this, itemIndex, first.body.amountUsd),
 		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
 		// counted from its own start. Look it up and answer with it when it is this payment.
-		if (keyKind === 'custom' && isKeyReused(error, 'payment order')) {
-			const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
-			if (existing) {
-				checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
-				const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
-				return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
-			}
-		}
-		throw keyedWriteError(error, key, 'payment order');
-	}
+		onKeyReused:
+			keyKind === 'custom'
+				? async ({ body: request }) => {
+						const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
+						if (!existing) return undefined;
+						checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
+						const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
+						return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
+					}
+				: undefined,
+	});
+	if (sent.reused !== undefined) return sent.reused;
+	const { response, startedMs } = sent;
+	const request = sent.sent.body;
+	const first = sent.firstTry;
 	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const byThisRequest = createdByThisRequest({
 		firstPossibleUse: newKey && first,
