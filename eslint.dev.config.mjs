@@ -1,5 +1,7 @@
-// Lint for dev-only code (sandbox, tests, the n8n harness, scripts, benchmarks): it may use node:http, undici and
-// process, which the rules for shipped nodes forbid, so it gets plain TypeScript rules.
+// Lint for everything but the nodes package: the sandbox package (the tree's second product, published on its
+// own as n8n-nodes-clearinghouse-sandbox) and the dev-only code (tests, the n8n harness, scripts, benchmarks).
+// They may use node:http, undici and process, which the rules for shipped nodes forbid, so they get plain
+// TypeScript rules.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

@@ -73,6 +73,8 @@ export interface TriggerUnderTest {
 	typeVersion?: number;
 	/** When it returns true, n8n fails to create the run webhook() asked for (answers 500). */
 	failRunStart?: () => boolean;
+	/** n8n is still creating the run webhook() asked for (a loaded database or queue): it answers once this resolves. */
+	creatingRun?: () => Promise<void>;
 }
 
 /** The endpoint secret the trigger keeps sealed in its static data, opened with its credential's key. */
@@ -113,6 +115,7 @@ export async function deliver(sb: SandboxAccess, t: TriggerUnderTest, headers: R
 		answer(200);
 		return { status: 200, body: result.webhookResponse ?? { message: 'Webhook call received' } };
 	}
+	await t.creatingRun?.();
 	if (t.failRunStart?.()) {
 		// n8n could not create the execution (database, queue): it answers 500 and nothing runs.
 		answer(500);

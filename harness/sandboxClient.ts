@@ -2,12 +2,12 @@
  * The one sandbox client: the public APIs (main and rewards) with the sandbox key, the operator API
  * (state, request log, marks, faults, reset), and raw replies for tests of the API itself. Used
  * in-process (sandbox and node tests) and against a sandbox beside a real n8n (e2e, queue, bench);
- * the tests import it through test/support/sandbox.ts.
+ * the tests import it from here.
  */
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 import { SANDBOX_PROOF_HEADER } from '../nodes/shared/transport';
 import type { Sandbox } from '../sandbox/server';
-import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/router';
+import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/traffic';
 
 /** One entry of the sandbox's request log; tests read its body freely. */
 export type LoggedRequest = SandboxLoggedRequest & { body: any };

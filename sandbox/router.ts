@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Auth, Core } from './core';
 import { consoleAsset } from './console';
 import { clientIsThisMachine } from './edge';
-import type { LoggedRequest, Traffic } from './operator/traffic';
+import { LIMITS, type LoggedRequest, type Traffic } from './traffic';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -71,23 +71,6 @@ function decodeSegment(s: string): string {
 		throw new ApiError(400, 'invalid_path_encoding', { message: `Path segment ${JSON.stringify(s.slice(0, 100))} has a malformed %-escape` });
 	}
 }
-
-// The request log and the faults live beside the operator API that drives them.
-export type { Fault, LoggedRequest } from './operator/traffic';
-
-/** Bounds of the request log and of the bodies being read at one time. */
-export const LIMITS = {
-	maxBodyBytes: 5 * 1024 * 1024,
-	/** Bodies being read at once, over every connection; beyond it requests get 429 until reads finish. */
-	maxInflightBodyBytes: 48 * 1024 * 1024,
-	maxDepth: 64,
-	logMaxBytes: 16 * 1024 * 1024,
-	logMaxEntries: 50_000,
-	/** A read body is logged whole up to this size when the request succeeded... */
-	logBodyOkBytes: 256 * 1024,
-	/** ...and up to this size when it was refused; beyond, only its size and first KiB. */
-	logBodyRejectedBytes: 4 * 1024,
-};
 
 /** The request target as origin-form (`/path?query`); anything else (absolute-form, `*`, garbage) is null. */
 export function parseTarget(raw: string | undefined): { path: string; query: URLSearchParams } | null {
@@ -256,10 +239,12 @@ export function reworded(r: Res): Res {
 /**
  * The operator API and the console have no key: only clients on this machine, and no cross-origin
  * browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin). The Host is one of the
- * sandbox's own names already (makeHandler refuses any other first).
+ * sandbox's own names already (makeHandler refuses any other first). One exception, `anyClient`: a post
+ * to the outbox (the examples' stand-in for Slack), which n8n in a container sends from its own address;
+ * it only adds a message, less than the public demo key already allows whoever reaches the port.
  */
-function operatorRefusal(req: IncomingMessage): string | null {
-	if (!clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
+function operatorRefusal(req: IncomingMessage, anyClient = false): string | null {
+	if (!anyClient && !clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
 	const origin = req.headers.origin;
 	if (origin !== undefined && origin !== `http://${req.headers.host}`) return 'operator API refuses cross-origin requests';
 	const site = req.headers['sec-fetch-site'];
@@ -321,7 +306,7 @@ export function makeHandler(o: ServeOptions) {
 				if (!target)
 					return { status: 400, body: { error: 'invalid_request_target', message: 'The request target must be an absolute path such as /api/v1/...' } };
 				if (isOperator) {
-					const why = operatorRefusal(req);
+					const why = operatorRefusal(req, method === 'POST' && /^\/sandbox\/outbox\/[^/]+$/.test(path));
 					if (why) return { status: 403, body: { error: 'forbidden', message: why } };
 					return await handle(o.operator!, false);
 				}

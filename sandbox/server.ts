@@ -6,7 +6,7 @@ import { Core } from './core';
 import { connectAddress, ownHostNames, publicHostName, urlHost } from './edge';
 import { Engine } from './engine';
 import { registerOperator } from './operator';
-import { Traffic } from './operator/traffic';
+import { Traffic } from './traffic';
 import { Router, SANDBOX_HEADER, makeHandler } from './router';
 import { registerDepositAddresses } from './routes/depositAddresses';
 import { registerLimits } from './routes/limits';

@@ -1,7 +1,7 @@
 /** The collaborators every route module receives. */
 import type { Core } from './core';
 import type { Engine } from './engine';
-import type { Traffic } from './operator/traffic';
+import type { Traffic } from './traffic';
 import type { Webhooks } from './webhooks';
 
 export interface Services {

@@ -6,7 +6,9 @@ import { setNewest } from '../shared/boundedMemory';
  * ended (its `lastNode` response mode), non-2xx when the run failed, so the service retries it.
  * The trigger then needs to know, per event id, whether a run of it is still in flight: a repeat
  * that arrives meanwhile (the service's 10-second timeout) must not be acknowledged 2xx, or the
- * event is lost when that run fails. This module keeps that state, per trigger and process.
+ * event is lost when that run fails. This module keeps that state, per trigger and process, for
+ * the event id and for the order state the run reports (another event of that state waits too:
+ * see answerEvent). It serves "When Received" as well, while n8n creates the run.
  */
 export type Acknowledge = 'whenReceived' | 'whenFinished';
 
@@ -27,7 +29,7 @@ export const POLL_MS = 500;
  * a retry runs it again. Keep workflows with this acknowledgement far shorter.
  */
 export const IN_FLIGHT_MAX_MS = 15 * 60_000;
-/** Per process: at most this many events in flight per trigger (the oldest are forgotten first). */
+/** Per process: at most this many keys in flight per trigger, two per run (the oldest are forgotten first). */
 export const MAX_IN_FLIGHT = 5_000;
 
 const inFlight = new Map<string, Map<string, number>>();
@@ -41,26 +43,27 @@ function runsOf(trigger: string): Map<string, number> {
 	return runs;
 }
 
-export function isInFlight(trigger: string, eventId: string): boolean {
-	return runsOf(trigger).has(eventId);
+/** Whether a run of this key (an event id, or an order state's key) is in flight for the trigger in this process. */
+export function isInFlight(trigger: string, key: string): boolean {
+	return runsOf(trigger).has(key);
 }
 
 /**
- * Marks the event in flight (synchronously: no other delivery of it can pass in between), and
+ * Marks the run's keys in flight (synchronously: no other delivery of them can pass in between), and
  * calls `done(succeeded)` once when n8n has answered the delivery: 2xx means the run succeeded.
  * The answer is seen by the response's `finish` event. When the caller hung up first (the
  * service's 10 s timeout, possibly before this delivery even reached the trigger on a loaded
  * machine) there is no `finish`, but n8n still sets the status and ends the response when the run
  * is over, which `writableEnded` shows: a light poll covers that case.
  */
-export function trackRun(trigger: string, eventId: string, res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
+export function trackRun(trigger: string, keys: readonly string[], res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
 	const runs = runsOf(trigger);
-	setNewest(runs, eventId, now, MAX_IN_FLIGHT);
+	for (const key of keys) setNewest(runs, key, now, MAX_IN_FLIGHT);
 	let settled = false;
 	const settle = () => {
 		if (settled) return;
 		settled = true;
-		if (runs.get(eventId) === now) runs.delete(eventId);
+		for (const key of keys) if (runs.get(key) === now) runs.delete(key);
 		done(res.writableEnded && res.statusCode >= 200 && res.statusCode < 300);
 	};
 	res.once('finish', settle);

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 /**
  * Trivial `={{ $json.a.b }}` parameters read without n8n's expression engine (one engine call per
- * parameter and item, about 0.2-1 ms with the default `vm` engine). Only what surely equals the
+ * parameter and item otherwise: the figures are in bench/README.md). Only what surely equals the
  * engine's answer is read here: a plain dotted path of identifiers through own properties of plain
  * objects, ending at a string or a finite number. Everything else (other expressions, brackets,
  * `__proto__`/`constructor`/`prototype`, arrays, missing paths, any other value type) is left to the

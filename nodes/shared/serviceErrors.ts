@@ -77,9 +77,9 @@ function text(value: unknown): string {
 }
 
 /** The (chain, asset) pairs a request sends: an order's or quote's, a ruleset's, each wallet's chain (asset empty). */
-export function sentPairs(request: FailedRequest | undefined): Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> {
+export function sentPairs(request: FailedRequest | undefined): SentPair[] {
 	const body = request?.body ?? {};
-	const pairs: Array<{ chainPath: string; chain: string; assetPath?: string; asset?: string }> = [];
+	const pairs: SentPair[] = [];
 	if (typeof body.toChain === 'string') pairs.push({ chainPath: 'toChain', chain: body.toChain, assetPath: 'asset', asset: text(body.asset) || undefined });
 	if (typeof body.deliveredChain === 'string')
 		pairs.push({ chainPath: 'deliveredChain', chain: body.deliveredChain, assetPath: 'deliveredAsset', asset: text(body.deliveredAsset) || undefined });
@@ -105,20 +105,46 @@ export function needsSupportedAssets(payload: JsonObject, statusCode = 400, requ
 	return path === '' && (statusCode === 400 || statusCode === 422) && sentPairs(request).length > 0;
 }
 
+/** The pairs of a GET /supported-assets answer; undefined when it is not a list (entries without a chain or symbol are left out). */
+export function supportedAssetsOf(answer: unknown): SupportedAsset[] | undefined {
+	if (!Array.isArray(answer)) return undefined;
+	return answer
+		.filter((a): a is IDataObject => !!a && typeof a === 'object' && typeof a.chain === 'string' && typeof a.symbol === 'string')
+		.map((a) => ({ chain: a.chain as string, symbol: a.symbol as string }));
+}
+
+/** A chain and asset a request sends (asset absent for a wallet's chain), with their API paths. */
+export interface SentPair {
+	chainPath: string;
+	chain: string;
+	assetPath?: string;
+	asset?: string;
+}
+
+/**
+ * Why GET /supported-assets (`assets`) does not allow this pair, in panel words with the valid
+ * values, or undefined when it does. Chains compare exactly, asset symbols in any case.
+ */
+export function unsupportedPair(pair: SentPair, assets: SupportedAsset[]): { message: string; path: string } | undefined {
+	if (!assets.some((a) => a.chain === pair.chain)) {
+		return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
+	}
+	if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
+		const on = chainDisplayName(pair.chain);
+		return {
+			path: pair.assetPath,
+			message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
+		};
+	}
+	return undefined;
+}
+
 /** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
 function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
 	if (!assets || assets.length === 0) return undefined;
 	for (const pair of sentPairs(request)) {
-		if (!assets.some((a) => a.chain === pair.chain)) {
-			return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
-		}
-		if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
-			const on = chainDisplayName(pair.chain);
-			return {
-				path: pair.assetPath,
-				message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
-			};
-		}
+		const problem = unsupportedPair(pair, assets);
+		if (problem) return problem;
 	}
 	return undefined;
 }
@@ -247,6 +273,8 @@ export function describeServiceError(
 	const breaches = limits && amount && !unsupported && namesNoField(payload) ? limitBreaches(limits, amount) : [];
 
 	let message: string;
+	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
+	let ownWords = true;
 	const party = unsupported || breaches.length > 0 ? undefined : partyMessage(apiCode, path, statusCode, request);
 	if (unsupported) {
 		message = unsupported.message;
@@ -257,6 +285,7 @@ export function describeServiceError(
 		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${LIMIT_WORDS[limit] ?? 'limits'}`;
 		message = `Amount (USD)${quoted(body.amountUsd)} would exceed ${which}. Lower the amount, or check a whole batch first with Account → Check Batch Against Limits.`;
 	} else if (label) {
+		ownWords = false;
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
 		const extra = needsSupportedAssets(payload) ? validValues(path || 'asset', chain, assets) : '';
 		// A sentence that already names the field reads best as it is.
@@ -265,16 +294,19 @@ export function describeServiceError(
 			: `${label}${quoted(value)}: ${lowerFirst(rule)}`;
 		message = `${head}${extra ? `.${extra.replace(/\.$/, '')}` : ''}`;
 	} else {
+		ownWords = false;
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
 		const extra = needsSupportedAssets(payload) ? validValues('chain', chain, assets).replace(/\.$/, '') : '';
 		message = `${statusCode >= 500 ? 'The Clearinghouse service failed' : 'The Clearinghouse service refused the request'}: ${rule}${extra}`;
 	}
 
-	const said = sentence !== '' ? `The service said: "${sentence}" ` : '';
+	// The details hold what the message does not: the service's sentence (unless the message already
+	// quotes its rule), the code, status and path, and, when the message is the service's rule, what the status means.
+	const said = sentence !== '' && !message.toLowerCase().includes(ruleOf(sentence, path).toLowerCase()) ? `The service said: "${sentence}" ` : '';
 	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
-	const hint = STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.';
+	const hint = ownWords ? '' : ` ${STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.'}`;
 	const top = path.match(/^[A-Za-z]+/)?.[0] ?? (party && /^Recipient/.test(party) ? 'toAddress' : party && /^Sender/.test(party) ? 'fromUserId' : undefined);
-	return { message, description: `${said}(${ids}). ${hint}`, apiField: top };
+	return { message, description: `${said}(${ids}).${hint}`, apiField: top };
 }
 
 function parseUsdAmountOrUndefined(value: unknown): UsdAmount | undefined {

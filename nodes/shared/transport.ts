@@ -15,7 +15,7 @@ import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 import type { SupportedAsset } from './serviceErrors';
-import { describeServiceError, namesNoField, needsSupportedAssets } from './serviceErrors';
+import { describeServiceError, namesNoField, needsSupportedAssets, supportedAssetsOf } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -39,10 +39,21 @@ export interface ApiRequest {
 	 * that sets values). Only reads and such writes are ever retried.
 	 */
 	idempotent?: boolean;
+	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedWrite.ts). */
+	record?: WrittenRecord;
 	itemIndex?: number;
 	/** Per-attempt timeout; n8n's default otherwise. */
 	timeoutMs?: number;
 }
+
+/** A write's record in an error's words: "the service may have made {what}", and how to find out ({lookUp}). */
+export interface WrittenRecord {
+	what: string;
+	lookUp: string;
+}
+
+/** A write that names no record of its own. */
+const SOME_CHANGE: WrittenRecord = { what: 'this change', lookUp: 'the matching Get or Get Many operation shows whether it was made' };
 
 export interface RetryPolicy {
 	/** Total tries, the first included. */
@@ -262,8 +273,7 @@ async function apiError(ctx: ApiContext, statusCode: number, body: unknown, requ
 	};
 	let assets: SupportedAsset[] | undefined;
 	if (statusCode < 500 && needsSupportedAssets(payload, statusCode, request) && request.path !== '/supported-assets') {
-		const list = await read('/supported-assets');
-		if (Array.isArray(list)) assets = (list as IDataObject[]).map((a) => ({ chain: String(a.chain), symbol: String(a.symbol) }));
+		assets = supportedAssetsOf(await read('/supported-assets'));
 	}
 	let limits: IDataObject | undefined;
 	if (statusCode === 400 && request.method === 'POST' && request.path === '/payment' && namesNoField(payload)) {
@@ -353,11 +363,7 @@ function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, re
 		);
 	}
 	const key = idempotencyKeyOf(request);
-	const isOrder = request.method === 'POST' && request.path === '/payment';
-	const what = isOrder ? 'this payment order' : 'this change';
-	const lookUp = isOrder
-		? 'Payment Order → Find by Keys (or Get Many) shows whether the order exists'
-		: 'the matching Get or Get Many operation shows whether it was made';
+	const { what, lookUp } = request.record ?? SOME_CHANGE;
 	if (key && request.idempotent) {
 		return new NodeApiError(
 			ctx.getNode(),

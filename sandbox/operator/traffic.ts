@@ -1,79 +1,10 @@
-/**
- * The request log and the injected faults: kept for both public servers (the pipeline in ../router.ts
- * records every request and applies the faults), driven only by the operator API, whose routes are here.
- */
+/** The operator API over the request log and the injected faults (the model: ../traffic.ts). */
 import { z } from 'zod';
 import type { Router } from '../router';
-import { LIMITS } from '../router';
 import { parse } from '../schemas';
 import type { Services } from '../services';
 import { fail } from '../util';
 import { ok } from './shared';
-
-export interface Fault {
-	method?: string;
-	path: RegExp;
-	pathSource: string;
-	count: number;
-	status?: number;
-	retryAfter?: number;
-	delayMs?: number;
-	/** In-process tests only: the request (its body read) waits until this settles, an order of answers with no timing. */
-	hold?: Promise<unknown>;
-	commitThen500?: boolean;
-}
-export interface LoggedRequest {
-	seq: number;
-	api: 'main' | 'rewards';
-	method: string;
-	path: string;
-	query: Record<string, string | string[]>;
-	headers: Record<string, string | string[] | undefined>;
-	body: unknown;
-	status: number;
-	at: string;
-	/** Size of a body that was read but not kept whole (large, or of a rejected request), and its first KiB. */
-	bodyBytes?: number;
-	bodyHead?: string;
-}
-
-/** Faults and the request log, shared by both public servers and driven by the operator API. */
-export class Traffic {
-	faults: Fault[] = [];
-	requests: LoggedRequest[] = [];
-	seq = 0;
-	/** Estimated bytes held by `requests`. */
-	logBytes = 0;
-	inflightBodyBytes = 0;
-	private sizes = new WeakMap<LoggedRequest, number>();
-	takeFault(method: string, path: string): Fault | null {
-		const f = this.faults.find((x) => x.count > 0 && (!x.method || x.method.toUpperCase() === method) && x.path.test(path));
-		if (!f) return null;
-		f.count--;
-		this.faults = this.faults.filter((x) => x.count > 0);
-		return f;
-	}
-	/** Appends to the log; the oldest entries go once it passes its byte or entry bound. */
-	record(entry: LoggedRequest, size: number): void {
-		this.requests.push(entry);
-		this.sizes.set(entry, size);
-		this.logBytes += size;
-		if (this.logBytes <= LIMITS.logMaxBytes && this.requests.length <= LIMITS.logMaxEntries) return;
-		// Evict down to 90% at once, so a full log does not shift the array on every request.
-		let drop = 0;
-		let bytes = this.logBytes;
-		while (drop < this.requests.length - 1 && (bytes > LIMITS.logMaxBytes * 0.9 || this.requests.length - drop > LIMITS.logMaxEntries * 0.9)) {
-			bytes -= this.sizes.get(this.requests[drop]) ?? 0;
-			drop++;
-		}
-		this.requests.splice(0, drop);
-		this.logBytes = bytes;
-	}
-	clearLog(): void {
-		this.requests = [];
-		this.logBytes = 0;
-	}
-}
 
 const faultSchema = z.object({
 	method: z.string().optional(),

@@ -3,7 +3,7 @@
  * CLEARINGHOUSE_COMPAT_N8N_VERSION. `npm run test:compat` (scripts/test-compat.sh) runs this file
  * once per version it tests; without it, the n8n scripts/runtime.sh pins.
  */
-import { compatSuite } from './suite';
+import { compatSuite } from './support';
 
 jest.setTimeout(300_000);
 

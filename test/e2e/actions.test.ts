@@ -11,7 +11,7 @@ import { N8nInstance } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { walletOf, type LoggedRequest } from '../support/sandbox';
+import { walletOf, type LoggedRequest } from '../../harness/sandboxClient';
 import type { WorkflowInput } from '../../harness/n8nProcess';
 import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
 

@@ -14,7 +14,7 @@ import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/sta
 import { ScriptedModel, textOf, type ChatRequest, type ScriptedReply } from '../../harness/scriptedModel';
 import { nodeItems } from '../../harness/executions';
 import { findNode, loadExample } from '../../harness/examples';
-import type { LoggedRequest } from '../support/sandbox';
+import type { LoggedRequest } from '../../harness/sandboxClient';
 
 jest.setTimeout(240_000);
 

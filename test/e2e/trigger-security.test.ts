@@ -20,7 +20,7 @@ import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
-import { signatureHeader } from '../support/signer';
+import { signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(240_000);
 

@@ -12,7 +12,7 @@ import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
 import { graph, TRIGGER_NODE } from '../../harness/workflows';
-import { nowSeconds, signatureHeader } from '../support/signer';
+import { nowSeconds, signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(240_000);
 

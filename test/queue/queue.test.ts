@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { findNode, loadExample } from '../../harness/examples';
+import { findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
@@ -20,10 +20,10 @@ import { pollFor, type Probe } from '../../harness/wait';
 import { action, createOrdersNode, graph, itemsNode, TRIGGER_NODE, type NodeSpec } from '../../harness/workflows';
 import { QueueCluster } from '../../harness/queue/cluster';
 import { N8nRest } from '../../harness/n8nRest';
-import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from './stress';
+import { BusinessReceiver, runStress, settled, stressSecret, stressWorkflow } from '../../harness/queue/stress';
 import { freePort } from '../../harness/ports';
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { nowSeconds, signatureHeader } from '../support/signer';
+import { nowSeconds, signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(600_000);
 
@@ -827,9 +827,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				Object.values(cluster.store.staticData(IDS.trigger) ?? {}).find((node: any) => node?.lastRecovery)?.lastRecovery;
 			/** Example 6 as shipped but for its schedule (every 20 s, not 15 min), with this sandbox's outbox. */
 			const importHealth = async () => {
-				const health = JSON.parse(
-					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
-				) as WorkflowInput;
+				const health = withOutbox(loadExample('6-keep-my-trigger-healthy.json'), stage.sandbox.mainUrl);
 				health.id = IDS.health;
 				const schedule = findNode(health, 'Every 15 minutes');
 				expect(schedule.parameters).toEqual({ rule: { interval: [{ field: 'minutes', minutesInterval: 15 }] } });

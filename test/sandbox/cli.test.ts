@@ -6,8 +6,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createOrder, Env, getOrder, paymentBody, setup, startCli } from './helpers';
-import { Client } from '../support/sandbox';
+import { createOrder, SandboxEnv, getOrder, paymentBody, setup, startCli } from './support';
+import { Client } from '../../harness/sandboxClient';
 
 /** The CLI run to its end: exit code and output. */
 function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -122,7 +122,7 @@ describe('--host beyond loopback', () => {
 describe('data file', () => {
 	const newDataFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-')), 'state.json');
 	/** A second sandbox started on the data file the first one left, closed after `check`. */
-	async function restartedOn(file: string, check: (b: Env) => Promise<void>): Promise<void> {
+	async function restartedOn(file: string, check: (b: SandboxEnv) => Promise<void>): Promise<void> {
 		const b = await setup({ dataFile: file });
 		try {
 			await check(b);

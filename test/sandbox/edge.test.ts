@@ -13,9 +13,9 @@ import { createNetns, netnsUnavailable, type Netns } from '../../harness/netns';
 import { ownHostNames, publicHostName } from '../../sandbox/edge';
 import { SANDBOX_HEADER } from '../../sandbox/router';
 import { keptAnswer } from '../../sandbox/webhooks';
-import { Env, Receiver, addEndpoint, createOrder, setup, waitFor } from './helpers';
+import { SandboxEnv, Receiver, addEndpoint, createOrder, setup, waitFor } from './support';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup();
 });
@@ -185,7 +185,7 @@ const unavailable = netnsUnavailable();
 	`bound to an address of a network namespace this test makes (a container's host.docker.internal)${unavailable ? `: skipped, ${unavailable}` : ''}`,
 	() => {
 		let ns: Netns;
-		let bound: Env;
+		let bound: SandboxEnv;
 		beforeAll(async () => {
 			ns = createNetns('edge');
 			bound = await setup({ host: ns.hostAddress, publicHosts: ['host.docker.internal'] });
@@ -195,7 +195,7 @@ const unavailable = netnsUnavailable();
 			ns?.remove();
 		});
 		/** curl inside the namespace (the container): the status and body. */
-		async function fromInside(url: string, host?: string): Promise<{ status: number; body: string }> {
+		async function fromInside(url: string, host?: string, post?: unknown): Promise<{ status: number; body: string }> {
 			const args = [
 				'curl',
 				'-s',
@@ -204,6 +204,7 @@ const unavailable = netnsUnavailable();
 				'-H',
 				`x-api-key: ${bound.sb.apiKey}`,
 				...(host ? ['-H', `Host: ${host}`] : []),
+				...(post === undefined ? [] : ['-H', 'content-type: application/json', '--data', JSON.stringify(post)]),
 				'-w',
 				'\n%{http_code}',
 				url,
@@ -232,11 +233,21 @@ const unavailable = netnsUnavailable();
 			]);
 			expect((await fromInside(`${bound.sb.mainUrl}/`)).status).toBe(403);
 		});
+
+		it("the container posts the examples' messages to the outbox at host.docker.internal, and cannot read it back", async () => {
+			const port = portOf(bound.sb.mainUrl);
+			const posted = await fromInside(`${bound.sb.mainUrl}/sandbox/outbox/payouts`, `host.docker.internal:${port}`, { created: 3 });
+			expect(posted.status).toBe(201);
+			const { messages } = (await (await fetch(`${bound.sb.operatorUrl}/outbox?channel=payouts`)).json()) as { messages: Array<{ body: unknown }> };
+			expect(messages.map((m) => m.body)).toEqual([{ created: 3 }]);
+			expect((await fromInside(`${bound.sb.mainUrl}/sandbox/outbox?channel=payouts`, `host.docker.internal:${port}`)).status).toBe(403);
+			expect((await fromInside(`${bound.sb.operatorUrl}/orders/x/fund`, undefined, {})).status).toBe(403);
+		});
 	},
 );
 
 describe('loopback webhook targets only on the named ports', () => {
-	let named: Env;
+	let named: SandboxEnv;
 	let n8n: Receiver;
 	let other: Receiver;
 	beforeAll(async () => {

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 
-import { startCli } from './helpers';
+import { startCli } from './support';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x13f00d);
 const GENERATED = 3000;

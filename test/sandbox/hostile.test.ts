@@ -1,10 +1,10 @@
 /** Hostile input, case by case: each malformed request gets its 4xx, the log stays bounded, the operator API refuses browsers. */
 import * as net from 'node:net';
-import { LIMITS } from '../../sandbox/router';
-import { Env, createOrder, orders, setup, wallet } from './helpers';
-import { Client } from '../support/sandbox';
+import { LIMITS } from '../../sandbox/traffic';
+import { SandboxEnv, createOrder, orders, setup, wallet } from './support';
+import { Client } from '../../harness/sandboxClient';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup({ timeScale: 1000 });
 });

@@ -1,6 +1,6 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
 import {
-	Env,
+	SandboxEnv,
 	Receiver,
 	addEndpoint,
 	orderEvents,
@@ -15,10 +15,10 @@ import {
 	waitFor,
 	waitStatus,
 	wallet,
-} from './helpers';
-import { verifySignature } from '../support/signer';
+} from './support';
+import { verifySignature } from '../../harness/signer';
 
-let env: Env;
+let env: SandboxEnv;
 let rx: Receiver;
 let endpoint: { id: string; secret: string };
 

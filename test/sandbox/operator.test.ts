@@ -1,9 +1,9 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state, what the console says. */
-import { Env, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './helpers';
-import { Client } from '../support/sandbox';
+import { SandboxEnv, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './support';
+import { Client } from '../../harness/sandboxClient';
 import { nettingView } from '../../sandbox/operator/words';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	// Webhook attempts wait 500 ms for an answer (the console test below times one out).
 	env = await setup({ attemptTimeoutMs: 500 });

@@ -1,6 +1,6 @@
 /**
  * The published sandbox package, n8n-nodes-clearinghouse-sandbox, as a user gets it: built
- * (`scripts/build-sandbox.sh`), packed with `npm pack`, installed from the tarball into an empty folder
+ * (`sandbox/build.sh`), packed with `npm pack`, installed from the tarball into an empty folder
  * (its dependencies from npm's cache, the registry only when missing), started through its bin with the
  * Node that runs this test (20 in CI's oldest leg) and no ts-node, then a few requests of the sandbox
  * suite against it: supported assets, a keyed payment order (repeated: one order), the list, the
@@ -14,27 +14,13 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, walletOf } from '../support/sandbox';
+import { Client, walletOf } from '../../harness/sandboxClient';
 import { waitFor } from '../../harness/wait';
-import { ALL_STATUSES, sandboxReady } from './helpers';
+import { ALL_STATUSES, sandboxImports, sandboxReady } from './support';
 
 const ROOT = path.resolve(__dirname, '../..');
 const rootPkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const NAME = 'n8n-nodes-clearinghouse-sandbox';
-
-/** Third-party modules that sandbox/*.ts imports (not node:, not relative): what the package may depend on. */
-function sandboxImports(): string[] {
-	const dir = path.join(ROOT, 'sandbox');
-	const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
-	const names = new Set<string>();
-	for (const file of files) {
-		for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^'.][^']*)'/gm)) {
-			if (m[1] || m[2].startsWith('node:')) continue; // type-only imports vanish at run time
-			names.add(m[2].split('/')[0]);
-		}
-	}
-	return [...names].sort();
-}
 
 const windows = process.platform === 'win32';
 let work: string;
@@ -44,7 +30,7 @@ let child: ChildProcess | undefined;
 
 beforeAll(() => {
 	work = fs.mkdtempSync(path.join(os.tmpdir(), 'sandbox-package-'));
-	execFileSync('bash', ['scripts/build-sandbox.sh', path.join(work, 'build')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+	execFileSync('bash', ['sandbox/build.sh', path.join(work, 'build')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
 	const out = execFileSync('npm', ['pack', '--json', '--pack-destination', work, path.join(work, 'build')], { cwd: work, encoding: 'utf8', shell: windows });
 	const [pack] = JSON.parse(out);
 	tarball = path.join(work, pack.filename);

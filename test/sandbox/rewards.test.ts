@@ -1,8 +1,8 @@
 /** The rewards rules API on its own port: Idempotency-Key, structure errors (422 with code and path), library_full. */
-import { Env, setup } from './helpers';
-import { Client } from '../support/sandbox';
+import { SandboxEnv, setup } from './support';
+import { Client } from '../../harness/sandboxClient';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup({ seed: 'empty' });
 });

@@ -1,8 +1,8 @@
 /** Subaccount scoping, deposit addresses, limits over the family, and the bulk path. */
-import { Env, future, orders, setup, wallet } from './helpers';
-import { Client } from '../support/sandbox';
+import { SandboxEnv, future, orders, setup, wallet } from './support';
+import { Client } from '../../harness/sandboxClient';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup({ timeScale: 1000 });
 });

@@ -1,8 +1,8 @@
 /** Validation rules, auth, idempotency, quotes, lists, return details and rulesets, status code by status code. */
-import { Env, createOrder, fund, future, getOrder, paymentBody, payWithQuote, setup, waitFor, waitStatus, wallet, orders } from './helpers';
-import { Client } from '../support/sandbox';
+import { SandboxEnv, createOrder, fund, future, getOrder, paymentBody, payWithQuote, setup, waitFor, waitStatus, wallet, orders } from './support';
+import { Client } from '../../harness/sandboxClient';
 
-let env: Env;
+let env: SandboxEnv;
 beforeAll(async () => {
 	env = await setup({ timeScale: 1000 });
 });
@@ -106,7 +106,7 @@ describe('supported assets and users', () => {
 });
 
 describe('POST /payment validation', () => {
-	const cases: [string, (e: Env) => Record<string, unknown>][] = [
+	const cases: [string, (e: SandboxEnv) => Record<string, unknown>][] = [
 		['amountUsd 0', (e) => paymentBody(e, { amountUsd: 0 })],
 		['negative amountUsd', (e) => paymentBody(e, { amountUsd: -5 })],
 		['amountUsd with 5 decimals', (e) => paymentBody(e, { amountUsd: 1.00001 })],

@@ -1,13 +1,13 @@
 /** Webhook endpoints, URL rules, signing and rotation, ping, retries with backoff, auto-disable, deliveries log, replay. */
-import { Env, Receiver, addEndpoint, createOrder, future, setup, waitFor } from './helpers';
-import { verifySignature } from '../support/signer';
+import { SandboxEnv, Receiver, addEndpoint, createOrder, future, setup, waitFor } from './support';
+import { verifySignature } from '../../harness/signer';
 
 /** Orders that do not expire during the file (time runs 100,000 times faster here). */
 const order = () => createOrder(env, { expiresAt: future(3650 * 86400_000) });
 import { AUTO_DISABLE_AFTER, MAX_ATTEMPTS, backoffMs } from '../../sandbox/webhooks';
 
-let env: Env;
-let strict: Env;
+let env: SandboxEnv;
+let strict: SandboxEnv;
 let good: Receiver;
 let bad: Receiver;
 
@@ -109,7 +109,7 @@ describe('endpoint URL rules', () => {
 });
 
 describe('endpoint URL rules with DNS resolution on (--resolve-webhook-hosts)', () => {
-	let dns: Env;
+	let dns: SandboxEnv;
 	const answers: Record<string, string[] | 'NXDOMAIN'> = {
 		'hooks.public.dev': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
 		'rebind.public.dev': ['127.0.0.1'],

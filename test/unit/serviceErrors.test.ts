@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { FIELD_LABELS, fieldLabelOfPath } from '../../nodes/shared/labels';
 import { CODE_LABELS, describeServiceError } from '../../nodes/shared/serviceErrors';
 import { requestSchemas, zodMessage } from '../../sandbox/schemas';
+import { repeatedInDescription } from '../support/repeats';
 
 const LABELS = [...new Set([...Object.values(FIELD_LABELS), ...Object.values(CODE_LABELS)])];
 const API_NAMES = Object.keys(FIELD_LABELS).filter((name) => /[A-Z]/.test(name));
@@ -78,7 +79,8 @@ test.each([...schemaErrors, ...routeErrors].map((c) => [c.name, c.payload] as co
 	expect(message.replace(/"[^"]*"/g, '""')).not.toMatch(API_WORDS);
 	expect(description).toContain(`API code ${payload.error}`);
 	expect(description).toContain('HTTP 400');
-	expect(description).toContain(`The service said: "${payload.message}" (API code`);
+	// The service's sentence is said once: as the headline's rule, or quoted in the details.
+	expect(repeatedInDescription(message, description)).toEqual([]);
 });
 
 test.each([

@@ -5,7 +5,7 @@
 import { createHmac } from 'node:crypto';
 
 import { computeSignature, parseSignatureHeader, SIGNATURE_TOLERANCE_SECONDS, signatureHeader, verifySignature } from '../../nodes/shared/signature';
-import { hmac } from '../support/signer';
+import { hmac } from '../../harness/signer';
 
 const SECRET = 'whsec_0123456789abcdef0123456789abcdef';
 const OTHER_SECRET = 'whsec_fedcba9876543210fedcba9876543210';

@@ -219,8 +219,8 @@ export function withProgress(
 	});
 	if (succeeded.length === 0) return error;
 	const rowName = row?.rowName ?? ((index: number) => `Row ${index + 1}`);
-	const which = succeeded.length <= 20 ? ` (${rowList(succeeded, rowName)})` : '';
-	const ofTotal = `${succeeded.length} of ${total} rows`;
+	// The message counts the rows; the details say which (up to 20), without repeating the count.
+	const which = succeeded.length <= 20 ? `${rowList(succeeded, rowName).replace(/^r/, 'R')} succeeded: ` : '';
 	let summary: string;
 	let detail: string;
 	if (resource === 'paymentOrder' && operation === 'create') {
@@ -232,13 +232,14 @@ export function withProgress(
 				? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
 				: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
 		detail =
-			`Before this error, ${ofTotal} of this run succeeded${which}: ${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
+			`${which}${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
 			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
 			rerun;
 	} else {
 		summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded`;
-		detail = `Before this error, ${ofTotal} of this run succeeded${which}; their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.`;
+		detail = `${which}their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.`;
 	}
+	detail = detail[0].toUpperCase() + detail.slice(1);
 	error.message = `${error.message} (${summary})`;
 	error.description = error.description ? `${detail}\n\n${error.description}` : detail;
 	return error;

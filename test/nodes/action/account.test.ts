@@ -1,5 +1,5 @@
 /** Account, over real HTTP against the sandbox. */
-import { payment, useEnv } from './env';
+import { payment, useEnv } from './support';
 
 const env = useEnv();
 

@@ -9,9 +9,9 @@ import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { LINEAGE_CUSTOM_DATA_KEY } from '../../../nodes/shared/idempotency';
-import { batchItems, type Env, json, orderCount, paymentBatch, retryBatchFailedAtItem3, startEnv } from './env';
+import { batchItems, type NodeEnv, json, orderCount, paymentBatch, retryBatchFailedAtItem3, startEnv } from './support';
 
-let env: Env;
+let env: NodeEnv;
 beforeAll(async () => {
 	Object.defineProperty(ExecuteContext.prototype, 'customData', { get: () => undefined, configurable: true });
 	env = await startEnv();

@@ -1,5 +1,5 @@
 /** Deposit Address, over real HTTP against the sandbox. */
-import { json, useEnv } from './env';
+import { json, useEnv } from './support';
 
 const env = useEnv();
 

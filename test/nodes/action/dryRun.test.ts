@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 
 import { resources } from '../../../nodes/Clearinghouse/actions/router';
-import { createOrder, json, node, orderCount, payment, useEnv, walletOf } from './env';
+import { createOrder, json, node, orderCount, payment, useEnv, walletOf } from './support';
 
 // A fresh sandbox for each test: the counter-check without Dry Run really writes (deletes, cancels).
 const env = useEnv();
@@ -131,7 +131,7 @@ describe.each(operations)('$name', ({ name, resource, operation, module }) => {
 		test('is a read: a normal run sends only GETs', async () => {
 			await env.mark();
 			await env.run({ resource, operation, ...cases[name]() } as INodeParameters);
-			const requests = await env.requests();
+			const requests = await env.requests({ withSupportedAssets: true });
 			expect(requests.length).toBeGreaterThan(0);
 			expect(requests.filter((r) => r.method !== 'GET')).toEqual([]);
 		});
@@ -152,7 +152,7 @@ describe('Payment Order → Create, dry run', () => {
 			{ items },
 		);
 		expect(await orderCount(env)).toBe(orders);
-		const requests = await env.requests();
+		const requests = await env.requests({ withSupportedAssets: true });
 		expect(requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual(['GET /api/v1/account/limits', 'GET /api/v1/supported-assets']);
 		const [a, b] = json(out);
 		expect((a.request as IDataObject).body).toMatchObject({
@@ -167,7 +167,9 @@ describe('Payment Order → Create, dry run', () => {
 				'Spend limit passed: 10 USD is within Max Amount per Order (USD) 100',
 				"Spend limit passed: the run's total 30.5 USD is within Max Total per Run 50",
 				'Supported assets: USDC on ethereum is supported',
-				expect.stringMatching(/^Account limits: this order and the whole run \(30\.5 USD\) fit what remains/),
+				expect.stringMatching(
+					/^Account limits: this order and the whole run \(30\.5 USD\) fit what remains \([\d.]+ USD per order \(maxTxUsd\), [\d.]+ USD in this netting window \(maxValuePerEpochUsd\)/,
+				),
 			]),
 		);
 	});
@@ -188,7 +190,8 @@ describe('Payment Order → Create, dry run', () => {
 		]);
 		const ok = await env.run(payment(env, { toChain: '={{ $json.chain }}', options: { dryRun: true } }), { items, continueOnFail: true });
 		expect(ok[0].json.dryRun).toBe(true);
-		expect(ok[1].json.error).toBe("Dry run: USDC on nochain is not among the service's supported assets");
+		// The check a real run makes before sending, in the same words.
+		expect(ok[1].json.error).toMatch(/^Chain "nochain" is not supported\. Valid chains: Base \(base\), Ethereum \(ethereum\), Solana \(solana\)$/);
 		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
 	});
 

@@ -6,8 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../../support/n8nContexts';
-import { json, node, orderCount, payment, useEnv, walletOf } from './env';
+import { runNode } from '../../../harness/n8nContexts';
+import { json, node, orderCount, payment, useEnv, walletOf } from './support';
 
 const env = useEnv();
 

@@ -7,7 +7,7 @@
 import { createRunExecutionData, type IRunExecutionData } from 'n8n-workflow';
 
 import { DERIVED_NOTICES } from '../../../nodes/Clearinghouse/actions/fields';
-import { batchItems, json, node, orderCount, payment, paymentBatch, retryBatchFailedAtItem3, returnDetails, ruleset, useEnv } from './env';
+import { batchItems, json, node, orderCount, payment, paymentBatch, retryBatchFailedAtItem3, returnDetails, ruleset, useEnv } from './support';
 import { sleeps } from '../../support/sleep';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).

@@ -1,5 +1,5 @@
 /** Quote, over real HTTP against the sandbox. */
-import { useEnv } from './env';
+import { useEnv } from './support';
 
 const env = useEnv();
 

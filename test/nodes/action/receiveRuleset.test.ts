@@ -1,5 +1,5 @@
 /** Receive Ruleset, over real HTTP against the sandbox. */
-import { ruleset, walletOf, useEnv } from './env';
+import { ruleset, walletOf, useEnv } from './support';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
 jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());

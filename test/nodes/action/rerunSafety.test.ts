@@ -5,8 +5,9 @@
  */
 import type { NodeApiError } from 'n8n-workflow';
 
-import { testCredential } from '../../support/n8nContexts';
-import { createOrder, orderCount, payment, walletOf, useEnv } from './env';
+import { testCredential } from '../../../harness/n8nContexts';
+import { createOrder, orderCount, payment, walletOf, useEnv } from './support';
+import { repeatedInDescription } from '../../support/repeats';
 
 const env = useEnv();
 
@@ -14,6 +15,8 @@ async function failure(promise: Promise<unknown>): Promise<NodeApiError> {
 	try {
 		await promise;
 	} catch (error) {
+		// The details (shown under the headline in n8n's error view) do not say the headline again.
+		expect(repeatedInDescription((error as NodeApiError).message, (error as NodeApiError).description)).toEqual([]);
 		return error as NodeApiError;
 	}
 	throw new Error('expected the node to fail');
@@ -31,10 +34,10 @@ describe('a node error after some items succeeded says what this run did', () =>
 			/^Row 3 of 3 \(invoice 42\), n8n item 2: Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .* \(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
 		);
 		expect(error.description).toMatch(
-			/^Before this error, 2 of 3 rows of this run succeeded \(rows 1 and 2 \(invoice 42, invoice 42\)\): 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
+			/^Rows 1 and 2 \(invoice 42, invoice 42\) succeeded: 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
 		);
-		// The service's hint for the status is still there, after the run's progress.
-		expect(error.description).toMatch(/rejected the request as invalid/);
+		// The service's own sentence and status are still there, after the run's progress.
+		expect(error.description).toMatch(/\n\nThe service said: ".*" \(API code recipient_not_active, HTTP 400, field toAddress\)\.$/);
 		expect(await orderCount(env)).toBe(2);
 	});
 
@@ -53,7 +56,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 			/^Row 3 of 3 \(rerun-safety-3\), n8n item 2: .*\(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
 		);
 		expect(again.description).toMatch(
-			/^Before this error, 2 of 3 rows of this run succeeded \(rows 1 and 2 \(rerun-safety-1, rerun-safety-2\)\): 0 payment orders made by this run and 2 found from an earlier run/,
+			/^Rows 1 and 2 \(rerun-safety-1, rerun-safety-2\) succeeded: 0 payment orders made by this run and 2 found from an earlier run/,
 		);
 		// Advice for Derived keys has no place beside Business Keys.
 		expect(again.description).not.toMatch(/Derived/);
@@ -64,7 +67,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 	test('the first item failing: no progress note (nothing succeeded)', async () => {
 		const error = await failure(env.run(payment(env, { toAddress: dead })));
 		expect(error.message).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .*once the service has made it ACTIVE\.$/);
-		expect(error.description).not.toMatch(/Before this error/);
+		expect(error.description).not.toMatch(/succeeded/);
 	});
 
 	test('another operation (Cancel): the count of items that succeeded, and to check before running them again', async () => {
@@ -75,7 +78,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 		);
 		expect(error.message).toMatch(/^Row 2 of 2, n8n item 1: Payment Order.*not found \(1 other row of this run already succeeded\)$/);
 		expect(error.description).toMatch(
-			/^Before this error, 1 of 2 rows of this run succeeded \(row 1\); .*Check them \(Get or Get Many\) before running the rows again/,
+			/^Row 1 succeeded: their results are not in the output because the node failed\. Check them \(Get or Get Many\) before running the rows again/,
 		);
 	});
 });

@@ -3,7 +3,7 @@
  * first output item carries an error: items [bad, good] with 3 tries send the good payment three
  * times. Only the derived key, stable across those re-runs, keeps that to one order.
  */
-import { json, payment, useEnv } from './env';
+import { json, payment, useEnv } from './support';
 import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).

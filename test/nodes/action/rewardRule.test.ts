@@ -1,5 +1,5 @@
 /** Reward Rule, over real HTTP against the rewards API on its own base URL. */
-import { json, useEnv } from './env';
+import { json, useEnv } from './support';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
 jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());

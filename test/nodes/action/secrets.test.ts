@@ -1,5 +1,5 @@
 /** Secrets stay out of errors: an API error carries neither the API key nor a header dump. */
-import { useEnv } from './env';
+import { useEnv } from './support';
 
 const env = useEnv();
 

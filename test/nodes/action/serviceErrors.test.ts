@@ -7,19 +7,22 @@
  * `rewordErrors` (each refusal a bare `{error: sentence}` in other words, no code, no path). Every
  * message that proposes a fix is followed here, and the fixed run succeeds.
  */
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { payment, walletOf, useEnv, type Env } from './env';
-import { userOf } from '../../support/sandbox';
+import { payment, walletOf, useEnv, type NodeEnv } from './support';
+import { repeatedInDescription } from '../../support/repeats';
+import { userOf } from '../../../harness/sandboxClient';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
 const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
-async function failure(env: Env, parameters: Record<string, unknown>): Promise<NodeApiError> {
+async function failure(env: NodeEnv, parameters: Record<string, unknown>): Promise<NodeApiError> {
 	try {
 		await env.run(parameters as never);
 	} catch (error) {
+		// Every error here: the details (shown under the headline) do not say the headline again.
+		expect(repeatedInDescription((error as NodeApiError).message, (error as NodeApiError).description)).toEqual([]);
 		return error as NodeApiError;
 	}
 	throw new Error('expected the node to fail');
@@ -33,30 +36,32 @@ describe.each([
 	['a service that words every refusal differently', otherWords, false],
 ] as const)('refusals in the panel words from %s', (_name, env, structured) => {
 	test('the double words its refusals unlike the sandbox (no code, no field path)', async () => {
-		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
-		if (structured) expect(error.description).toContain('(API code validation_error, HTTP 400, field toChain)');
+		const error = await failure(env, payment(env, { toAddress: '0x000000000000000000000000000000000000dead' }));
+		if (structured) expect(error.description).toContain('(API code recipient_not_active, HTTP 400, field toAddress)');
 		else expect(error.description).toMatch(/^The service said: "Declined by the server, status 400; [^"]+" \(HTTP 400\)\./);
 	});
 
-	test('an unsupported chain names Chain, the value and the valid chains; the service sentence stays in the description', async () => {
+	test('an unsupported chain fails before the order is sent, naming Chain, the value and the valid chains; a valid chain pays', async () => {
+		await env.mark();
 		const error = await failure(env, payment(env, { toChain: 'tron', asset: 'USDT' }));
-		expect(error).toBeInstanceOf(NodeApiError);
-		expect(error.message).toMatch(/^Chain "tron" is not supported\. Valid chains: .*Ethereum \(ethereum\)/);
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toMatch(/^Chain "tron" is not supported\. Valid chains: Base \(base\), Ethereum \(ethereum\), Solana \(solana\)$/);
 		expect(error.message).not.toMatch(API_WORDS);
-		expect(error.description).toContain('The service said: "');
-		expect(error.description).toContain('HTTP 400');
-		expect(error.httpCode).toBe('400');
+		expect(error.description).toMatch(/^Nothing was sent for this item\./);
 		expect(error.context.parameter).toBe('toChain');
+		expect((await env.requests({ withSupportedAssets: true })).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/supported-assets']);
 		// The fix the message names (a valid chain) pays.
 		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset: 'USDC' }));
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('an asset not offered on the chain names Asset and the assets of that chain', async () => {
+	test('an asset not offered on the chain fails before sending, naming Asset and the assets of that chain; one of them pays', async () => {
+		await env.mark();
 		const error = await failure(env, payment(env, { toChain: 'ethereum', asset: 'NOPE' }));
 		expect(error.message).toMatch(/^Asset "NOPE" is not supported on Ethereum\. Assets on Ethereum: [A-Z]+/);
 		expect(error.message).not.toMatch(API_WORDS);
 		expect(error.context.parameter).toBe('asset');
+		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
 		const asset = /Assets on Ethereum: ([A-Z]+)/.exec(error.message)![1];
 		const [order] = await env.run(payment(env, { toChain: 'ethereum', asset }));
 		expect(order.json.asset).toBe(asset);
@@ -118,6 +123,30 @@ describe.each([
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
+	test('a batch reads the supported chains and assets once, before its first order, and fails only the row with an unsupported pair', async () => {
+		await env.mark();
+		const items = [{ json: { chain: 'ethereum' } }, { json: { chain: 'tron' } }, { json: { chain: 'ethereum' } }];
+		const out = await env.run(payment(env, { toChain: '={{ $json.chain }}', options: { concurrency: 2 } }), { items, continueOnFail: true });
+		expect(out.map((o) => o.json.status ?? o.json.error)).toEqual([
+			'AWAITING_FUNDS',
+			expect.stringMatching(/^Chain "tron" is not supported\./),
+			'AWAITING_FUNDS',
+		]);
+		const sent = (await env.requests({ withSupportedAssets: true })).map((r) => `${r.method} ${r.path}`);
+		expect(sent).toEqual(['GET /api/v1/supported-assets', 'POST /api/v1/payment', 'POST /api/v1/payment']);
+	});
+
+	test('when the supported chains and assets cannot be read, no order is sent (fails closed) and the error says why', async () => {
+		await env.mark();
+		await env.op('POST', '/sandbox/faults', { method: 'GET', path: 'supported-assets', status: 403, count: 1 });
+		const error = await failure(env, payment(env));
+		expect(error.description).toMatch(/^Nothing was sent\. Payment Order → Create reads the supported chains and assets/);
+		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
+		// Run again once the service answers: it pays.
+		const [order] = await env.run(payment(env));
+		expect(order.json.status).toBe('AWAITING_FUNDS');
+	});
+
 	test('Continue On Fail keeps the panel-worded error on the item', async () => {
 		const items = [{ json: { to: walletOf(env.bob, 'ethereum') } }, { json: { to: '0x000000000000000000000000000000000000dead' } }];
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
@@ -125,5 +154,7 @@ describe.each([
 			structured ? /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet/ : /^The service refused this order's Sender User ID/,
 		);
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringContaining('HTTP 400') });
+		// The error output's fields do not repeat the headline either.
+		expect(repeatedInDescription(String(out[1].json.error), (out[1].json.details as { description: string }).description)).toEqual([]);
 	});
 });

@@ -6,7 +6,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { json, orderCount, payment, walletOf, useEnv } from './env';
+import { json, orderCount, payment, walletOf, useEnv } from './support';
 
 const env = useEnv();
 

@@ -1,8 +1,8 @@
 /** Supported Asset, and the dropdowns and list searches fed by the API, over real HTTP against the sandbox. */
 import { NodeOperationError } from 'n8n-workflow';
 
-import { listSearch, loadOptions } from '../../support/n8nContexts';
-import { json, node, useEnv } from './env';
+import { listSearch, loadOptions } from '../../../harness/n8nContexts';
+import { json, node, useEnv } from './support';
 import { sleeps } from '../../support/sleep';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
@@ -17,7 +17,7 @@ describe('Supported Asset and dropdowns', () => {
 		const out = await env.run({ resource: 'supportedAsset', operation: 'getMany' });
 		expect(json(out)).toEqual(env.state.supportedAssets);
 		expect(out.every((o) => (o.pairedItem as any).item === 0)).toBe(true);
-		const [req] = await env.requests();
+		const [req] = await env.requests({ withSupportedAssets: true });
 		expect(req).toMatchObject({ method: 'GET', path: '/api/v1/supported-assets' });
 	});
 

@@ -1,5 +1,5 @@
 /** User, over real HTTP against the sandbox. */
-import { useEnv } from './env';
+import { useEnv } from './support';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
 jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());

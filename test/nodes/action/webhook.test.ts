@@ -1,6 +1,6 @@
 /** Webhook Endpoint and Webhook Delivery, over real HTTP against the sandbox. */
-import { listSearch } from '../../support/n8nContexts';
-import { json, node, payment, useEnv } from './env';
+import { listSearch } from '../../../harness/n8nContexts';
+import { json, node, payment, useEnv } from './support';
 
 const env = useEnv();
 

@@ -19,7 +19,7 @@ class FakeResponse extends EventEmitter implements ResponseLike {
 function tracked(eventId: string): { res: FakeResponse; outcomes: boolean[] } {
 	const res = new FakeResponse();
 	const outcomes: boolean[] = [];
-	trackRun('t', eventId, res, (ok) => outcomes.push(ok));
+	trackRun('t', [eventId], res, (ok) => outcomes.push(ok));
 	return { res, outcomes };
 }
 

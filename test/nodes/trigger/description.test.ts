@@ -12,7 +12,7 @@ import { resolveWebhookDescriptionField, webhookDescriptionIsNativelyResolvable 
 
 import { ClearinghouseTrigger } from '../../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { PAYMENT_ORDER_STATUSES } from '../../../nodes/shared/paymentOrderStatus';
-import { makeWorkflow } from '../../support/n8nContexts';
+import { makeWorkflow } from '../../../harness/n8nContexts';
 
 const source = new ClearinghouseTrigger();
 const built = join(__dirname, '..', '..', '..', 'dist', 'nodes', 'ClearinghouseTrigger', 'ClearinghouseTrigger.node.js');

@@ -6,8 +6,8 @@
  * goes through the trigger's normal checks: every event must run exactly once.
  */
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
-import { runNode } from '../../support/n8nContexts';
-import { SandboxClient } from '../../support/sandbox';
+import { runNode } from '../../../harness/n8nContexts';
+import { SandboxClient } from '../../../harness/sandboxClient';
 import { activate, allRunOnce as allRunOnceIn, api, deliveriesOf, flush, LONG, newOrder, outage, publishAlone, until, useTriggerSandbox } from './support';
 
 jest.setTimeout(120_000);

@@ -9,13 +9,13 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { deliver, hook as lifecycleContext, N8nStaticData, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import { Receiver } from '../../../harness/receiver';
-import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
+import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/publish';
 import { startSandbox } from '../../../harness/sandbox';
 import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';
 import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { fixture } from '../../support/fixture';
-import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
+import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../../harness/sandboxClient';
 
 export { deliver, N8nStaticData, secretOf, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 

@@ -7,7 +7,7 @@ import { WebhookContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
-import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
+import { forgetOpenedSecrets, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
 import {
 	activate,
 	api,
@@ -26,8 +26,8 @@ import {
 	type Outcome,
 	type TriggerUnderTest,
 } from './support';
-import { webhookContext } from '../../support/n8nContexts';
-import { hmac, nowSeconds } from '../../support/signer';
+import { webhookContext } from '../../../harness/n8nContexts';
+import { hmac, nowSeconds } from '../../../harness/signer';
 
 jest.setTimeout(30_000);
 
@@ -265,6 +265,41 @@ describe('payment_order events from the sandbox', () => {
 		// accepted by n8n (the service retries those): never a second run.
 		for (const o of outcomes) expect([200, 409]).toContain(o.status);
 		expect(outcomes.filter((o) => o.items?.length === 1)).toHaveLength(1);
+	});
+
+	it('run an order state once when another event of it arrives while the first run is still being created ("On order funded", every default)', async () => {
+		const t = await publishedWithDefaults({ statuses: ['FUNDED'] });
+		const endpointId = String(t.staticData.node().endpointId);
+		// Deliveries lag (n8n away for a moment): every event is read, confirmed, after the order was funded,
+		// so the creation event and the FUNDED event both report the order funded.
+		receiver.unserve(t);
+		const o = await newOrder(sb, 10);
+		await deposit(sb, o.id, 10);
+		await until(async () => (await api(sb, 'GET', `/payment-orders/${o.id}`)).body.status === 'FUNDED');
+		const mine = () => receiver.outcomes.filter((x) => x.rawBody.toString().includes(o.id));
+		// n8n is slow to create the first run (a loaded machine): it answers only once the order's other
+		// three events (creation, observed, confirmed on-chain, FUNDED: four in all) have been answered.
+		let held = false;
+		t.creatingRun = async () => {
+			if (held) return;
+			held = true;
+			await until(async () => new Set(mine().map((x) => x.headers['x-service-webhook-id'])).size >= 3, 30_000);
+		};
+		receiver.serve(t);
+		await until(async () => {
+			await flush(sb);
+			const log = (await api(sb, 'GET', `/webhooks/deliveries?endpointId=${endpointId}&limit=100`)).body.deliveries as any[];
+			return log.length >= 4 && log.every((d) => d.status === 'DELIVERED');
+		}, 30_000);
+
+		const items = mine().flatMap((x) => x.items ?? []);
+		expect(items.map((i) => i.json.orderStateKey)).toEqual([`${o.id}:FUNDED`]);
+		// The other event of that state was answered 409 while the run was being created, and its retry,
+		// decided against what the run recorded, was dropped as stale.
+		const deferred = mine().filter((x) => x.status === 409);
+		expect(deferred.map((x) => x.body)).toEqual([{ error: 'A run of this order state is still in progress' }]);
+		const retry = mine().filter((x) => x.headers['x-service-webhook-id'] === deferred[0].headers['x-service-webhook-id'] && x.status === 200);
+		expect(retry.map((x) => x.body)).toEqual([{ received: true, ignored: 'stale' }]);
 	});
 
 	it('write nothing to the static data, also when they start no run (n8n would save the whole copy they loaded over what an activation wrote meanwhile)', async () => {
@@ -629,7 +664,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 
 	it('the API request uses the credential the delivery opened its secret with: one read per delivery, none within 10 s of the last', async () => {
 		const { t, order } = await confirmingTrigger();
-		forgetRenewals();
+		forgetOpenedSecrets();
 		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
 		// n8n loads, decrypts and (by default) takes an expression isolate for every read.
 		const reads = jest.spyOn(WebhookContext.prototype, 'getCredentials');
@@ -667,7 +702,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		const outcomes: Outcome[] = [];
 		const fault = (status: number) => operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${String(order.id)}$`, count: 1, status });
 		try {
-			forgetRenewals();
+			forgetOpenedSecrets();
 			outcomes.push(await signed(t, envelope(order))); // the credential read
 			outcomes.push(await signed(t, envelope(order))); // the opened one
 			for (const status of [401, 403, 429, 500, 503]) {
@@ -678,7 +713,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 			outcomes.push(await signed(t, envelope({ ...order, id: 'po-00000000-not-here' })));
 			// Nothing listens at the Base URL: the credential read with it, then the opened one.
 			t.baseUrl = 'http://127.0.0.1:1';
-			forgetRenewals();
+			forgetOpenedSecrets();
 			outcomes.push(await signed(t, envelope(order)));
 			outcomes.push(await signed(t, envelope(order)));
 		} finally {
@@ -719,7 +754,7 @@ describe('the sealed secret on delivery', () => {
 	async function changeApiKey(t: TriggerUnderTest): Promise<{ oldSecret: string; since: number }> {
 		const oldSecret = secretOf(t);
 		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
-		forgetRenewals();
+		forgetOpenedSecrets();
 		return { oldSecret, since: (await operator(sb, 'GET', 'requests?since=0')).lastSeq };
 	}
 

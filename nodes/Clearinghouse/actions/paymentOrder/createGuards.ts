@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { parseUsdAmount, toPips, type UsdAmount } from '../../../shared/amounts';
 import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../../shared/serviceErrors';
 import { apiRequest } from '../../../shared/transport';
 import { operationError } from '../parameters';
 import {
@@ -23,8 +24,8 @@ import { inputValue } from './inputItem';
  * Payment Order → Create's guards around the spend limits (actions/spendLimits.ts): read once per
  * run, checked over the whole batch by `preflight` (the router calls it before any item starts, so
  * Concurrency > 1 cannot race it) and per order by `guardOrder` just before the order is sent.
- * In a dry run they add the service's read-only checks: supported assets and chains, and the
- * account limits against the order and the batch.
+ * Every run also reads GET /supported-assets once, and an order whose Chain and Asset it does not
+ * list fails before it is sent. In a dry run they add the account limits against the order and the batch.
  */
 
 interface RunGuards {
@@ -32,8 +33,9 @@ interface RunGuards {
 	total?: UsdAmount;
 	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
 	sentPips: bigint;
-	/** Dry run only: `chain/SYMBOL` pairs the service supports, and its account limits. */
-	supported?: Set<string>;
+	/** GET /supported-assets, read once per run when its first order is about to be sent (one promise: Concurrency shares it). */
+	supported?: Promise<SupportedAsset[]>;
+	/** Dry run only: the account limits. */
 	accountLimits?: IDataObject;
 }
 
@@ -93,15 +95,41 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 		}
 	}
 	if (dryRun) {
-		const assets = (await apiRequest.call(this, { method: 'GET', path: '/supported-assets', itemIndex: 0 })) as unknown;
-		const list = Array.isArray(assets) ? (assets as IDataObject[]) : [];
-		guards.supported = new Set(list.map((asset) => `${String(asset.chain)}/${String(asset.symbol).toUpperCase()}`));
 		guards.accountLimits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', itemIndex: 0 });
 	}
 }
 
-/** Checks one order against the limits (and, in a dry run, the service's answers) before it is sent. */
-export function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount): void {
+const PAIR_CHECK =
+	'Payment Order → Create reads the supported chains and assets (GET /supported-assets) once per run and sends no order whose pair it cannot check.';
+
+/**
+ * GET /supported-assets, read once per run before any order. Fails closed: when the list cannot be
+ * read, or lists no pair, no order of the run is sent (the error of the read says why; run it again).
+ */
+async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number): Promise<SupportedAsset[]> {
+	let answer: unknown;
+	try {
+		answer = await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets', itemIndex });
+	} catch (error) {
+		const failure =
+			error instanceof NodeOperationError || error instanceof NodeApiError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+		failure.description = `Nothing was sent. ${PAIR_CHECK}${failure.description ? `\n\n${failure.description}` : ''}`;
+		throw failure;
+	}
+	const assets = supportedAssetsOf(answer);
+	if (!assets || assets.length === 0) {
+		throw operationError(
+			ctx,
+			'Chain and Asset could not be checked: the service answered its list of supported assets with no chain/asset pair',
+			itemIndex,
+			`Nothing was sent: run it again once the service lists its pairs (Supported Asset → Get Many shows them). ${PAIR_CHECK}`,
+		);
+	}
+	return assets;
+}
+
+/** Checks one order against the limits, the supported pairs (and, in a dry run, the account limits) before it is sent. */
+export async function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount): Promise<void> {
 	let guards = runs.get(ctx);
 	if (!guards) {
 		guards = { limits: readLimits(ctx), sentPips: 0n };
@@ -124,17 +152,15 @@ export function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDat
 		passed.push(`the run's total ${guards.total.text} USD is within Max Total per Run ${guards.limits.maxTotalPerRun.text}`);
 	}
 	for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
-	if (!isDryRun(ctx)) return;
 
-	const pair = `${order.toChain}/${order.asset.toUpperCase()}`;
-	if (guards.supported && !guards.supported.has(pair)) {
-		throw operationError(
-			ctx,
-			`Dry run: ${order.asset} on ${order.toChain} is not among the service's supported assets`,
-			itemIndex,
-			'GET /supported-assets does not list this pair: the service would refuse the order.',
-		);
+	guards.supported ??= readSupportedAssets(ctx, itemIndex);
+	const unsupported = unsupportedPair({ chainPath: 'toChain', chain: order.toChain, assetPath: 'asset', asset: order.asset }, await guards.supported);
+	if (unsupported) {
+		const error = operationError(ctx, unsupported.message, itemIndex, `Nothing was sent for this item. ${PAIR_CHECK}`);
+		if (unsupported.path in (ctx.getNode().parameters ?? {})) error.context.parameter = unsupported.path;
+		throw error;
 	}
+	if (!isDryRun(ctx)) return;
 	noteFinding(ctx, itemIndex, `Supported assets: ${order.asset} on ${order.toChain} is supported`);
 	if (guards.accountLimits) {
 		const problems = limitBreaches(guards.accountLimits, amount);
@@ -168,13 +194,20 @@ export function countSent(ctx: IExecuteFunctions, itemIndex: number, amountUsd: 
 	}
 }
 
+/** What remains of the value limits, in words (the API's names in brackets): `400 USD per order (maxTxUsd), …`. */
 function remainingText(limits: IDataObject): string {
-	return ['maxTxUsd', 'maxValuePerEpochUsd', 'maxValuePerDayUsd']
-		.filter((name) => limits[name] && typeof limits[name] === 'object')
-		.map((name) => {
+	return (
+		[
+			['maxTxUsd', 'per order'],
+			['maxValuePerEpochUsd', 'in this netting window'],
+			['maxValuePerDayUsd', 'today'],
+		] as const
+	)
+		.filter(([name]) => limits[name] && typeof limits[name] === 'object')
+		.map(([name, words]) => {
 			const entry = limits[name] as IDataObject;
 			const left = typeof entry.remaining === 'number' ? entry.remaining : Number(toPips(entry.limit) - toPips(entry.used)) / 10_000;
-			return `${name} ${left} USD`;
+			return `${left} USD ${words} (${name})`;
 		})
 		.join(', ');
 }

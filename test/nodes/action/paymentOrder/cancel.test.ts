@@ -1,5 +1,5 @@
 /** Payment Order → Cancel, over real HTTP against the sandbox. */
-import { createOrder, useEnv } from '../env';
+import { createOrder, useEnv } from '../support';
 
 const env = useEnv();
 

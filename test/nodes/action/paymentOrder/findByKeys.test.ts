@@ -1,5 +1,5 @@
 /** Payment Order → Find by Keys: one paged listing per run, over real HTTP against the sandbox. */
-import { json, payment, useEnv } from '../env';
+import { json, payment, useEnv } from '../support';
 
 const env = useEnv();
 

@@ -9,7 +9,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { waitFor } from '../../../../harness/wait';
-import { json, orderCount, payment, useEnv, walletOf } from '../env';
+import { json, orderCount, payment, useEnv, walletOf } from '../support';
 
 const env = useEnv();
 

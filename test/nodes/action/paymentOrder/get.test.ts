@@ -1,6 +1,6 @@
 /** Payment Order → Get (by ID and from the list search), over real HTTP against the sandbox. */
-import { listSearch } from '../../../support/n8nContexts';
-import { createOrder, node, useEnv } from '../env';
+import { listSearch } from '../../../../harness/n8nContexts';
+import { createOrder, node, useEnv } from '../support';
 
 const env = useEnv();
 

@@ -1,7 +1,7 @@
 /** Payment Order → Get Many: pages, limits and filters, over real HTTP against the sandbox. */
 import { PAYMENT_ORDER_STATUSES } from '../../../../nodes/shared/paymentOrderStatus';
-import { listSearch } from '../../../support/n8nContexts';
-import { json, node, useEnv } from '../env';
+import { listSearch } from '../../../../harness/n8nContexts';
+import { json, node, useEnv } from '../support';
 
 const env = useEnv();
 

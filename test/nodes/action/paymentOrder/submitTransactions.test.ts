@@ -1,5 +1,5 @@
 /** Payment Order → Submit Transactions, over real HTTP against the sandbox. */
-import { createOrder, createSubaccountOrder, walletOf, useEnv } from '../env';
+import { createOrder, createSubaccountOrder, walletOf, useEnv } from '../support';
 import { sleeps } from '../../../support/sleep';
 
 // The node's waits between submissions and the transport's backoff are recorded, not waited (the requests stay real).

@@ -3,7 +3,7 @@
 # .sandbox-package/ (git-ignored): sandbox/*.ts compiled to JavaScript (no ts-node at run time), the
 # console's static files, sandbox/package.json with the root package's version, its README and the
 # licence. `npm pack .sandbox-package` makes the tarball; publish.yml publishes it with provenance.
-#   scripts/build-sandbox.sh [OUT]   (default .sandbox-package; the package test builds into a temp folder)
+#   sandbox/build.sh [OUT]   (default .sandbox-package; the package test builds into a temp folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh

@@ -6,12 +6,12 @@ import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { startSandbox } from '../../../harness/sandbox';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
-import { runNode, type RunOptions } from '../../support/n8nContexts';
-import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../support/sandbox';
+import { runNode, type RunOptions } from '../../../harness/n8nContexts';
+import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../../harness/sandboxClient';
 
 export const node = new Clearinghouse();
 
-export interface Env {
+export interface NodeEnv {
 	sb: Sandbox;
 	client: SandboxClient;
 	state: any;
@@ -19,18 +19,22 @@ export interface Env {
 	bob: any;
 	run(parameters: INodeParameters, extra?: Partial<RunOptions>): Promise<INodeExecutionData[]>;
 	op(method: string, path: string, body?: unknown): Promise<any>;
-	/** Requests to the public APIs (not the operator API, not the Local Sandbox proof read) since the last `mark()`. */
-	requests(): Promise<LoggedRequest[]>;
+	/**
+	 * Requests to the public APIs (not the operator API, not the Local Sandbox proof read) since the
+	 * last `mark()`; without GET /supported-assets unless `withSupportedAssets` (Payment Order → Create
+	 * reads it once per run before its first order: its own tests are in serviceErrors.test.ts).
+	 */
+	requests(options?: { withSupportedAssets?: boolean }): Promise<LoggedRequest[]>;
 	mark(): Promise<void>;
 	reset(): Promise<void>;
 }
 
-export async function startEnv(options: SandboxOptions = {}): Promise<Env> {
+export async function startEnv(options: SandboxOptions = {}): Promise<NodeEnv> {
 	const sb = await startSandbox({ allowLoopbackWebhooks: true, ...options });
 	const client = new SandboxClient(sb);
 	let since = 0;
 	const op = (method: string, path: string, body?: unknown) => client.call(method, path, body);
-	const env: Env = {
+	const env: NodeEnv = {
 		sb,
 		client,
 		state: undefined,
@@ -45,10 +49,12 @@ export async function startEnv(options: SandboxOptions = {}): Promise<Env> {
 			});
 			return out;
 		},
-		async requests() {
+		async requests({ withSupportedAssets = false } = {}) {
 			// The operations' own requests (the proof read has its own tests: test/unit/transport.test.ts,
 			// test/nodes/action/rerun.test.ts), less the operator API's.
-			return (await client.operationRequests(since)).filter((r) => !r.path.startsWith('/sandbox'));
+			return (await client.operationRequests(since)).filter(
+				(r) => !r.path.startsWith('/sandbox') && (withSupportedAssets || !(r.method === 'GET' && r.path === '/api/v1/supported-assets')),
+			);
 		},
 		async mark() {
 			since = await client.mark();
@@ -70,10 +76,10 @@ export async function startEnv(options: SandboxOptions = {}): Promise<Env> {
 }
 
 /**
- * The file's Env: started before its tests, reset before each (unless `reset: false`: the tests
+ * The file's NodeEnv: started before its tests, reset before each (unless `reset: false`: the tests
  * then share one sandbox's state), closed after them.
  */
-export function useEnv(options: { reset?: boolean; sandbox?: SandboxOptions } = {}): Env {
+export function useEnv(options: { reset?: boolean; sandbox?: SandboxOptions } = {}): NodeEnv {
 	const env = fixture(
 		() => startEnv(options.sandbox),
 		(e) => e.sb.close(),
@@ -93,7 +99,7 @@ function derivedKeyWrite(resource: string, operation: string, parameters: INodeP
  * Parameters of a valid standard payment from alice to bob. Derived keys, named: version 2 (the node
  * under test) defaults to a Business Key, which these tests give where they mean one.
  */
-export function payment(env: Env, extra: INodeParameters = {}): INodeParameters {
+export function payment(env: NodeEnv, extra: INodeParameters = {}): INodeParameters {
 	return derivedKeyWrite('paymentOrder', 'create', {
 		mode: 'standard',
 		fromUserId: env.alice.id,
@@ -109,7 +115,7 @@ export function payment(env: Env, extra: INodeParameters = {}): INodeParameters 
 }
 
 /** Parameters of Set Return Details for an order: alice as the user, her ethereum wallet. */
-export function returnDetails(env: Env, paymentOrderId: string, extra: INodeParameters = {}): INodeParameters {
+export function returnDetails(env: NodeEnv, paymentOrderId: string, extra: INodeParameters = {}): INodeParameters {
 	return derivedKeyWrite('paymentOrder', 'setReturnDetails', {
 		paymentOrderId: { mode: 'id', value: paymentOrderId },
 		userId: env.alice.id,
@@ -119,7 +125,7 @@ export function returnDetails(env: Env, paymentOrderId: string, extra: INodePara
 }
 
 /** Parameters of a Receive Ruleset (create) delivering USDC on ethereum to bob. */
-export function ruleset(env: Env, extra: INodeParameters = {}): INodeParameters {
+export function ruleset(env: NodeEnv, extra: INodeParameters = {}): INodeParameters {
 	return derivedKeyWrite('receiveRuleset', 'create', {
 		deliveredAsset: 'USDC',
 		deliveredChain: 'ethereum',
@@ -131,14 +137,14 @@ export function ruleset(env: Env, extra: INodeParameters = {}): INodeParameters 
 export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i) => i.json);
 
 /** How many orders the sandbox holds. */
-export const orderCount = async (env: Env): Promise<number> => (await env.client.state()).counts.orders as number;
+export const orderCount = async (env: NodeEnv): Promise<number> => (await env.client.state()).counts.orders as number;
 
 /** Input items of a payment batch: one per amount, on `chains[n]` (default ethereum). */
 export const batchItems = (amounts: string[], chains: string[] = []): INodeExecutionData[] =>
 	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
 
 /** Create Payment Order over a batch, one item at a time: the amount and chain from each item. */
-export const paymentBatch = (env: Env): INodeParameters =>
+export const paymentBatch = (env: NodeEnv): INodeParameters =>
 	payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
 
 /**
@@ -146,11 +152,12 @@ export const paymentBatch = (env: Env): INodeParameters =>
  * as n8n retries: a new execution id, mode "retry", the failed execution's run data, the item fixed.
  * Returns the orders the failed run left, the retry's output and the run data (for a further retry).
  */
-export async function retryBatchFailedAtItem3(env: Env): Promise<{ ordersAfterFailure: number; out: INodeExecutionData[]; data: IRunExecutionData }> {
+export async function retryBatchFailedAtItem3(env: NodeEnv): Promise<{ ordersAfterFailure: number; out: INodeExecutionData[]; data: IRunExecutionData }> {
 	const data = createRunExecutionData();
 	const input = batchItems(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
 	await expect(env.run(paymentBatch(env), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
-		httpCode: '400',
+		// Refused before it is sent: Create checks Chain against GET /supported-assets.
+		message: expect.stringContaining('Chain "nochain" is not supported'),
 	});
 	const ordersAfterFailure = await orderCount(env);
 	const out = await env.run(paymentBatch(env), { items: batchItems(['1.25', '2.5', '3.75']), executionId: '2', mode: 'retry', runExecutionData: data });
@@ -158,14 +165,14 @@ export async function retryBatchFailedAtItem3(env: Env): Promise<{ ordersAfterFa
 }
 
 /** Creates a standard order through the node, marks the request log after it, and returns its id. */
-export async function createOrder(env: Env, extra: INodeParameters = {}): Promise<string> {
+export async function createOrder(env: NodeEnv, extra: INodeParameters = {}): Promise<string> {
 	const [item] = await env.run(payment(env, extra));
 	await env.mark();
 	return item.json.paymentOrderId as string;
 }
 
 /** An order of the first subaccount (the node then needs Subaccount ID to reach it). */
-export async function createSubaccountOrder(env: Env): Promise<{ id: string; sub: string }> {
+export async function createSubaccountOrder(env: NodeEnv): Promise<{ id: string; sub: string }> {
 	const sub = env.state.subaccounts[0].id;
 	await env.op('POST', '/payment-orders/bulk', { count: 1, subaccountId: sub });
 	const page = await fetch(`${env.sb.mainUrl}/api/v1/payment-orders?subaccountId=${sub}&limit=1&status=AWAITING_FUNDS`, {

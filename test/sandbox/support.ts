@@ -1,5 +1,6 @@
 /** Sandbox-suite helpers: a sandbox per file with its seeded users, orders and deposits; webhooks to a receiver; the CLI in its own process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { Receiver } from '../../harness/receiver';
@@ -7,11 +8,11 @@ import { startSandbox } from '../../harness/sandbox';
 import { waitFor } from '../../harness/wait';
 import type { Sandbox, SandboxOptions } from '../../sandbox/server';
 import { ORDER_STATUSES } from '../../sandbox/state';
-import { type Client, SandboxClient, userOf, walletOf } from '../support/sandbox';
+import { type Client, SandboxClient, userOf, walletOf } from '../../harness/sandboxClient';
 
 export { Receiver, waitFor };
 
-export interface Env {
+export interface SandboxEnv {
 	sb: Sandbox;
 	api: Client;
 	rewards: Client;
@@ -23,15 +24,15 @@ export interface Env {
 	sub: any;
 }
 
-export async function setup(opts: SandboxOptions = {}): Promise<Env> {
+export async function setup(opts: SandboxOptions = {}): Promise<SandboxEnv> {
 	const sb = await startSandbox({ allowLoopbackWebhooks: true, ...opts });
 	const client = new SandboxClient(sb);
-	const env = { sb, api: client.main, rewards: client.rewards, op: client.operatorApi } as Env;
+	const env = { sb, api: client.main, rewards: client.rewards, op: client.operatorApi } as SandboxEnv;
 	await refresh(env);
 	return env;
 }
 
-async function refresh(env: Env): Promise<void> {
+async function refresh(env: SandboxEnv): Promise<void> {
 	env.state = (await env.op.get('/state')).body;
 	env.alice = userOf(env.state, 'alice');
 	env.bob = userOf(env.state, 'bob');
@@ -48,7 +49,7 @@ export const orders = (query = ''): string => `/payment-orders?${ALL_STATUSES}${
 export const wallet = walletOf;
 export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();
 
-export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
+export function paymentBody(env: SandboxEnv, extra: Record<string, unknown> = {}) {
 	return {
 		fromUserId: env.alice.id,
 		toAddress: wallet(env.bob, 'ethereum'),
@@ -62,7 +63,7 @@ export function paymentBody(env: Env, extra: Record<string, unknown> = {}) {
 }
 
 /** An instant order from alice to bob's wallet on `chain`, priced by the quote; the API's answer. */
-export function payWithQuote(env: Env, quoteId: string, chain: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+export function payWithQuote(env: SandboxEnv, quoteId: string, chain: string, amountUsd: number, extra: Record<string, unknown> = {}) {
 	return env.api.post('/payment', {
 		fromUserId: env.alice.id,
 		toAddress: wallet(env.bob, chain),
@@ -75,19 +76,19 @@ export function payWithQuote(env: Env, quoteId: string, chain: string, amountUsd
 	});
 }
 
-export async function createOrder(env: Env, extra: Record<string, unknown> = {}): Promise<any> {
+export async function createOrder(env: SandboxEnv, extra: Record<string, unknown> = {}): Promise<any> {
 	const r = await env.api.post('/payment', paymentBody(env, extra));
 	if (r.status !== 201) throw new Error(`create failed ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body.paymentOrder;
 }
 
 /** Simulates a chain transfer of USDC to the order (from alice on ethereum unless `extra` says otherwise); the operator API's answer. */
-export function deposit(env: Env, orderId: string, amountUsd: number, extra: Record<string, unknown> = {}) {
+export function deposit(env: SandboxEnv, orderId: string, amountUsd: number, extra: Record<string, unknown> = {}) {
 	return env.op.post('/deposits', { paymentOrderId: orderId, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd, ...extra });
 }
 
 /** Simulates a chain transfer from alice and submits its hash; returns the hash. */
-export async function fund(env: Env, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
+export async function fund(env: SandboxEnv, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
 	const d = await deposit(env, orderId, amountUsd, { sender, chain });
 	if (d.status !== 201) throw new Error(`deposit failed ${JSON.stringify(d.body)}`);
 	const t = await env.api.post(`/payment-orders/${orderId}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain }] });
@@ -95,11 +96,11 @@ export async function fund(env: Env, orderId: string, amountUsd: number, chain =
 	return d.body.transactionHash;
 }
 
-export async function getOrder(env: Env, id: string): Promise<any> {
+export async function getOrder(env: SandboxEnv, id: string): Promise<any> {
 	return (await env.api.get(`/payment-orders/${id}`)).body;
 }
 
-export async function waitStatus(env: Env, id: string, status: string, timeoutMs = 8000): Promise<any> {
+export async function waitStatus(env: SandboxEnv, id: string, status: string, timeoutMs = 8000): Promise<any> {
 	return waitFor(
 		async () => {
 			const o = await getOrder(env, id);
@@ -115,7 +116,7 @@ export function orderEvents(receiver: Receiver, orderId: string): any[] {
 	return receiver.received.filter((r) => r.body?.data?.payment_order?.id === orderId).map((r) => r.body);
 }
 
-export async function addEndpoint(env: Env, url: string): Promise<{ id: string; secret: string }> {
+export async function addEndpoint(env: SandboxEnv, url: string): Promise<{ id: string; secret: string }> {
 	const r = await env.api.post('/webhooks/endpoints', { url, description: 'test', eventTypes: ['payment_order'] });
 	if (r.status !== 201) throw new Error(`endpoint create failed ${r.status} ${JSON.stringify(r.body)}`);
 	return r.body;
@@ -151,4 +152,18 @@ export async function startCli(args: string[], timeoutMs = 30_000): Promise<{ ch
 		stdio: ['ignore', 'pipe', 'pipe'],
 	});
 	return { child, out: await sandboxReady(child, timeoutMs) };
+}
+
+/** Third-party modules that sandbox/*.ts imports (not node:, not relative): what the package may depend on. */
+export function sandboxImports(): string[] {
+	const dir = path.resolve(__dirname, '../../sandbox');
+	const files = fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+	const names = new Set<string>();
+	for (const file of files) {
+		for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/^import\s+(type\s+)?[^'"]*from\s+'([^'.][^']*)'/gm)) {
+			if (m[1] || m[2].startsWith('node:')) continue; // type-only imports vanish at run time
+			names.add(m[2].split('/')[0]);
+		}
+	}
+	return [...names].sort();
 }

@@ -17,7 +17,7 @@ import { nodeItems } from '../../harness/executions';
 import { N8nRest } from '../../harness/n8nRest';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential, startSandbox, type SandboxHandle } from '../../harness/sandbox';
-import { SandboxClient } from '../support/sandbox';
+import { SandboxClient } from '../../harness/sandboxClient';
 import { repoRoot, runtime } from '../../harness/runtime';
 import { action, chain, graph, TRIGGER_NODE } from '../../harness/workflows';
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
