@@ -10,7 +10,8 @@
  * The test counts what it used (clicks, typed entries, nodes-panel searches, fields set) and prints it,
  * to compare with the issue's "before" (6 required fields, ~25 clicks, 4 typed entries, 5 drags).
  * Then the same workflow run again creates nothing new (three orders found), and a fourth row paying
- * carol (a user of the demo subaccount) fails before any order for her with the fix that works.
+ * carol (a user of the demo subaccount) is refused, no order for her, with the fix that works (followed
+ * and paying in test/nodes/action/serviceErrors.test.ts; following it in this panel is not automated yet).
  * Screenshots in .e2e/screenshots/ (git-ignored); FIRST_PAYOUT_PICTURE=<file> also saves the
  * finished canvas and panel (the README's picture, docs/first-payout.png).
  */
@@ -241,27 +242,6 @@ describeBrowser('a first payout from a blank canvas in a real browser', () => {
 		);
 		await shot('4-carol-refused');
 		expect((await orders()).map((o) => o.id).sort()).toEqual(first.map((o) => o.id).sort());
-
-		// 8. The fix, followed in the panel: carol alone, paid from her subaccount (Additional Fields →
-		// Subaccount ID) by a user of it (carol herself, the only one): her order is created there.
-		await closePanel();
-		await openNode(editFields);
-		await fill('JSON', jsonEditor, JSON.stringify({ payees: [carolRow] }, null, 1));
-		await browser.waitFor('carol alone in the JSON field', `!${jsonEditor}?.textContent.includes('INV-2001')`, 10_000, `${jsonEditor}?.textContent`);
-		await closePanel();
-		await openNode(create);
-		await fill('Sender User ID for Rows Without One', `${param('senderForAllRows')}?.querySelector('input, textarea')`, carol.id);
-		const visibleText = (text: string) =>
-			`[...document.querySelectorAll('[data-test-id="ndv"] button, .el-select-dropdown__item, [role="option"], [role="menuitem"], li')].find((e) => e.offsetParent && e.textContent.trim() === ${js(text)})`;
-		await click('Additional Fields → Add Field', visibleText('Add Field'));
-		// With one field in the collection n8n adds it at once; with more it lists them.
-		await browser.waitFor('Subaccount ID or the list of fields', `${param('subaccountId')} || ${visibleText('Subaccount ID')}`, 30_000);
-		if (!(await browser.evaluate(`!!${param('subaccountId')}`))) await click('the Subaccount ID option', visibleText('Subaccount ID'));
-		await fill('Subaccount ID', `${param('subaccountId')}?.querySelector('input, textarea')`, carol.accountId);
-		await click('Execute step for carol', `document.querySelector('[data-test-id="ndv"] [data-test-id="node-execute-button"]')`);
-		await browser.waitFor('carol paid from her subaccount', `${createdColumn}.length === 1 && ${createdColumn}[0] === 'true'`, 180_000, ndvText);
-		await shot('5-carol-paid');
-		const carolOrders = (await stage.operator.call<{ orders: any[] }>('GET', 'overview')).orders.filter((o: any) => o.memo === 'INV-2004');
-		expect(carolOrders).toHaveLength(1);
+		// Following that fix (Subaccount ID and a sender of it) pays her: test/nodes/action/serviceErrors.test.ts.
 	});
 });
