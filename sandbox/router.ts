@@ -239,10 +239,12 @@ export function reworded(r: Res): Res {
 /**
  * The operator API and the console have no key: only clients on this machine, and no cross-origin
  * browser page (Origin and Sec-Fetch-Site, when sent, must be this very origin). The Host is one of the
- * sandbox's own names already (makeHandler refuses any other first).
+ * sandbox's own names already (makeHandler refuses any other first). One exception, `anyClient`: a post
+ * to the outbox (the examples' stand-in for Slack), which n8n in a container sends from its own address;
+ * it only adds a message, less than the public demo key already allows whoever reaches the port.
  */
-function operatorRefusal(req: IncomingMessage): string | null {
-	if (!clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
+function operatorRefusal(req: IncomingMessage, anyClient = false): string | null {
+	if (!anyClient && !clientIsThisMachine(req.socket)) return 'operator API answers only clients on this machine';
 	const origin = req.headers.origin;
 	if (origin !== undefined && origin !== `http://${req.headers.host}`) return 'operator API refuses cross-origin requests';
 	const site = req.headers['sec-fetch-site'];
@@ -304,7 +306,7 @@ export function makeHandler(o: ServeOptions) {
 				if (!target)
 					return { status: 400, body: { error: 'invalid_request_target', message: 'The request target must be an absolute path such as /api/v1/...' } };
 				if (isOperator) {
-					const why = operatorRefusal(req);
+					const why = operatorRefusal(req, method === 'POST' && /^\/sandbox\/outbox\/[^/]+$/.test(path));
 					if (why) return { status: 403, body: { error: 'forbidden', message: why } };
 					return await handle(o.operator!, false);
 				}

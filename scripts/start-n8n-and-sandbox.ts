@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 
-import { exampleFiles, loadExample } from '../harness/examples';
+import { exampleFiles, loadExample, withOutbox } from '../harness/examples';
 import { N8nInstance } from '../harness/n8nProcess';
 import { repoRoot } from '../harness/runtime';
 import { sandboxCredential, startSandbox } from '../harness/sandbox';
@@ -35,7 +35,8 @@ async function main() {
 
 	log('importing the sandbox credential and the example workflows');
 	await n8n.importCredential(sandboxCredential(sandbox));
-	const examples = exampleFiles().map((file) => loadExample(file));
+	// Where messages go → outboxUrl: the sandbox started here (SANDBOX_PORT may move it off 4010).
+	const examples = exampleFiles().map((file) => withOutbox(loadExample(file), sandbox.mainUrl));
 	await n8n.importWorkflows(examples);
 	log(`starting n8n on ${n8n.baseUrl} (about 10 s)`);
 	await n8n.start();

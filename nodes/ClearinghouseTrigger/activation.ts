@@ -12,7 +12,7 @@ import { NodeOperationError, sleep } from 'n8n-workflow';
 import { setNewest } from '../shared/boundedMemory';
 import type { RecoveryResult } from '../shared/endpointRecovery';
 import { DEFAULT_MAX_AGE_MS, getEndpoint, recoverEndpoint } from '../shared/endpointRecovery';
-import type { EndpointState } from './lifecycle';
+import { triggerKey, type EndpointState } from './state';
 
 /**
  * What the trigger does when n8n activates it, and why it has a `trigger()` beside its webhook.
@@ -24,7 +24,7 @@ import type { EndpointState } from './lifecycle';
  * saw no request at all after a start). With `trigger()`, every activation (publish, start, leadership
  * change) calls both `checkExists`/`create` (webhook phase) and `trigger()` (in parallel, one
  * process: the leader). `checkExists` knows the URL n8n serves and does the recovery (re-enable,
- * catch-up, lifecycle.ts); `trigger()` starts nothing and emits nothing itself. It only recovers
+ * catch-up, publish.ts and `catchUp` below); `trigger()` starts nothing and emits nothing itself. It only recovers
  * when n8n did not call the webhook methods in the same activation (no n8n version known to us does
  * that; the fallback is kept so the trigger never depends on it), and then only the endpoint it
  * stored. Recoveries of one trigger never overlap in a process (`oneAtATime`): the second one
@@ -35,11 +35,6 @@ import type { EndpointState } from './lifecycle';
  * waits until it emits. `webhook()` keeps what it handed n8n for a test event (`rememberTestEvent`)
  * and `trigger()` emits exactly that, so "Listen for test event" works as before.
  */
-
-/** One trigger node in this process, in one n8n mode ('trigger' for production webhooks, 'manual' for test ones). */
-export function triggerKey(ctx: IHookFunctions | ITriggerFunctions | IWebhookFunctions, mode: string = ctx.getMode()): string {
-	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${mode}`;
-}
 
 const MAX_KEYS = 1000;
 
@@ -210,53 +205,23 @@ function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
 }
 
 /**
- * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a trigger whose
- * parameters (or credential) changed as delete + create, and delete() cannot tell that from an
- * unpublish: deleting at once would lose every delivery still owed to the endpoint (a deleted
- * endpoint's deliveries cannot be replayed). So delete() deletes after a grace period, and a
- * checkExists of the same trigger and URL within it takes the endpoint back (with its secret box,
- * its pending retries and its delivery log, which the catch-up then replays from).
+ * On activation (checkExists, or an adoption): replays through the service what never reached this trigger (endpointRecovery.ts;
+ * the endpoint was enabled just before). Best effort: a failure is kept in the static data
+ * (`lastRecovery`) and never fails the activation, since the endpoint itself is in order.
  */
-const retired = new Map<string, { kept: IDataObject }>();
-let retireGraceMs = 10_000;
-
-/** For tests: the grace period of delete() (0: delete at once, inside delete()). */
-export function setRetireGrace(ms: number): void {
-	retireGraceMs = ms;
-}
-
-export function retireGrace(): number {
-	return retireGraceMs;
-}
-
-/**
- * The trigger and the URL (not n8n's mode: n8n deletes with mode `internal` and registers with
- * `trigger`; the URL tells the production endpoint from a test one).
- */
-export function retireKey(ctx: IHookFunctions, url: string): string {
-	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${url}`;
-}
-
-/** Schedules `remove` after the grace period, unless `takeBack` claims the endpoint first. Never rejects. */
-export function retire(key: string, kept: IDataObject, remove: () => Promise<void>, onError: (error: unknown) => void): void {
-	const entry = { kept };
-	setNewest(retired, key, entry, MAX_KEYS);
-	void (async () => {
-		try {
-			await sleep(retireGraceMs);
-			if (retired.get(key) !== entry) return;
-			retired.delete(key);
-			await remove();
-		} catch (error) {
-			onError(error);
-		}
-	})();
-}
-
-/** The endpoint state delete() kept for this trigger and URL, if its deletion is still pending (then cancelled). */
-export function takeBack(key: string): IDataObject | undefined {
-	const entry = retired.get(key);
-	if (!entry) return undefined;
-	retired.delete(key);
-	return entry.kept;
+export async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
+	const windowMs = catchUpWindowMs(this);
+	if (windowMs === 0) return;
+	const at = new Date().toISOString();
+	try {
+		// Enabled already (above): recovery must not PATCH again. Never beside another recovery of
+		// this trigger (`oneAtATime`): the second finds the first one's replays on their way.
+		const result = await oneAtATime(
+			triggerKey(this),
+			async () => await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),
+		);
+		state.lastRecovery = recoveryRecord(at, result);
+	} catch (error) {
+		state.lastRecovery = { at, error: String((error as Error)?.message ?? error).slice(0, 300) };
+	}
 }

@@ -18,11 +18,11 @@ import { setNewest } from '../shared/boundedMemory';
  * - Kept opened for 10 s per trigger and box, in this process only, with the credential it was opened
  *   with: within that time a delivery reads no credential at all (n8n loads, decrypts and takes an
  *   expression isolate for every read), and its confirmation request uses that same key.
- * - Renewed only on activation (lifecycle.ts): an immediate rotation whose new secret, sealed under
+ * - Renewed only on activation (publish.ts): an immediate rotation whose new secret, sealed under
  *   the current key, is the only one that signs from then on.
  */
 
-/** What of the trigger's static data (lifecycle.ts `EndpointState`) holds its secret. */
+/** What of the trigger's static data (state.ts `EndpointState`) holds its secret. */
 export interface SecretState {
 	/** The endpoint secret, sealed (AES-256-GCM) under a key derived from the credential's API key. */
 	secretBox?: string;
@@ -98,7 +98,7 @@ export type DeliverySecret =
 /**
  * The secret a delivery is checked with. A box that no longer opens (the credential's API key was
  * changed) is NOT repaired here: the request could not be verified, and an unverified request must
- * never make the trigger write to the service (before, any request then rotated the secret). The
+ * never make the trigger write to the service. The
  * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
  * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
  * A secret opened in the last 10 s for the same trigger and box is used without reading the
@@ -135,6 +135,6 @@ const openedSecrets = new Map<string, { secret: string; credentials: IDataObject
 const openedKey = (key: string, box: unknown) => `${key}\n${typeof box === 'string' ? box : ''}`;
 
 /** For tests: forget opened secrets, as a restart of n8n would. */
-export function forgetRenewals(): void {
+export function forgetOpenedSecrets(): void {
 	openedSecrets.clear();
 }

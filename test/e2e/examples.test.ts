@@ -2,14 +2,14 @@
  * The example workflows in examples/, imported as shipped and run end to end by a real n8n against
  * the sandbox: 1 and 4 with `n8n execute`, 2 and 3 published the way the editor publishes (its REST
  * call, which refuses a workflow with node issues such as a missing credential) and driven by the
- * sandbox's signed events. The only change to the shipped files is the sandbox's address: the
- * examples name the default http://127.0.0.1:4010, the test's sandbox listens on a free port.
+ * sandbox's signed events. The only change to the shipped files is the one a user makes once: Where messages
+ * go → outboxUrl set to the outbox of this test's sandbox, which listens on another port than the default 4010.
  */
 import { join } from 'node:path';
 
 import { infer, merge, problems, readSchema, schemaFile, writeSchema } from '../support/outputSchema';
 import { N8nRest } from '../../harness/n8nRest';
-import { exampleFiles, findNode, loadExample } from '../../harness/examples';
+import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
@@ -27,9 +27,8 @@ describe('example workflows in a real n8n', () => {
 	let slack: WorkflowInput;
 	let ledger: WorkflowInput;
 	let refund: WorkflowInput;
-	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
-	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
+	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
 
 	async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
@@ -101,11 +100,13 @@ describe('example workflows in a real n8n', () => {
 		};
 		const first = await run();
 		// The sample's INV-1004 pays an unregistered address: it fails alone, on the error branch.
-		expect(first.summary).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1, createdUsd: 477.75, fundTotalUsd: 477.75 });
+		// The summary is a table built without code (Summarize by status and by createdThisRun): one group here.
+		expect(first.summary).toMatchObject({
+			failed: 1,
+			byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: true, orders: 3, totalUsd: 477.75, list: expect.any(Array) }],
+		});
+		const firstOrders = first.summary.byStatus[0].list as any[];
 		const refused = /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet of the credential's own account/;
-		expect(first.summary.failures).toEqual([
-			{ reference: 'INV-1004', payee: 'Carol (not registered)', amountUsd: '5.00', error: expect.stringMatching(refused) },
-		]);
 		// n8n's error output keeps the payee's CSV row beside the error.
 		expect(first.failedPayees).toEqual([
 			expect.objectContaining({
@@ -118,11 +119,10 @@ describe('example workflows in a real n8n', () => {
 			}),
 		]);
 		// The Business Key is the reference alone: no date, so a re-run on any day finds the same orders.
-		expect(first.summary.orders.map((o: any) => o.idempotencyKey).sort()).toEqual(['payout-INV-1001', 'payout-INV-1002', 'payout-INV-1003']);
-		expect(first.summary.orders.every((o: any) => o.status === 'AWAITING_FUNDS' && o.created === true)).toBe(true);
+		expect(firstOrders.map((o: any) => o.businessKey).sort()).toEqual(['payout-INV-1001', 'payout-INV-1002', 'payout-INV-1003']);
 		// Each order is paid at the deposit address for its own asset and chain (the node's depositAddress).
 		const payAt = (chain: string) => stage.state.depositAddresses.find((d: any) => d.chain === chain && d.symbol === 'USDC').address;
-		expect(first.summary.fundThese.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
+		expect(firstOrders.map((o: any) => [o.reference, o.fundWith, o.fundTo]).sort()).toEqual([
 			['INV-1001', 'USDC on ethereum', payAt('ethereum')],
 			['INV-1002', 'USDC on base', payAt('base')],
 			['INV-1003', 'USDC on solana', payAt('solana')],
@@ -152,8 +152,9 @@ describe('example workflows in a real n8n', () => {
 
 		// Run again: the same keys, so the service answers with the same orders and nothing is made.
 		const second = await run();
-		expect(second.summary).toMatchObject({ created: 0, alreadyExisted: 3, failed: 1, createdUsd: 0 });
-		expect(second.summary.orders.map((o: any) => o.paymentOrderId).sort()).toEqual(first.summary.orders.map((o: any) => o.paymentOrderId).sort());
+		expect(second.summary).toMatchObject({ failed: 1, byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: false, orders: 3, totalUsd: 477.75 }] });
+		const ids = (orders: any[]) => orders.map((o) => o.paymentOrderId).sort();
+		expect(ids(second.summary.byStatus[0].list)).toEqual(ids(firstOrders));
 		const all = (await stage.operator.api('GET', '/payment-orders?limit=1000&status=AWAITING_FUNDS')).paymentOrders as any[];
 		expect(all.filter((o) => /^INV-100[123]$/.test(o.memo))).toHaveLength(3);
 

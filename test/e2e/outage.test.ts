@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { loadExample } from '../../harness/examples';
+import { loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { executeResult, N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { freePort } from '../../harness/ports';
@@ -102,9 +102,7 @@ describe('no event lost while n8n is down (real n8n)', () => {
 		n8n = await N8nInstance.create({ env: { N8N_LOG_LEVEL: 'debug' } });
 		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
-		healthy = JSON.parse(
-			JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
-		);
+		healthy = withOutbox(loadExample('6-keep-my-trigger-healthy.json'), stage.sandbox.mainUrl);
 		await n8n.importWorkflows([
 			graph(
 				WORKFLOW_ID,

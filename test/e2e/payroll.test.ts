@@ -8,7 +8,7 @@
  * is paid twice.
  */
 import { PAYMENT_ORDER_STATUSES } from '../../nodes/shared/paymentOrderStatus';
-import { loadExample } from '../../harness/examples';
+import { loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
@@ -26,9 +26,8 @@ describe('recurring payouts in a real n8n', () => {
 	let trap: WorkflowInput;
 	let trapNoErrorOutput: WorkflowInput;
 
-	/** Example 8 as shipped, pointed at this test's sandbox instead of the default port 4010. */
-	const shipped = (): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample('8-monthly-payroll.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	/** Example 8 as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
+	const shipped = (): WorkflowInput => withOutbox(loadExample('8-monthly-payroll.json'), stage.sandbox.mainUrl);
 	/** Example 8 as a person would first write it: the Business Key is the payee alone (no month). */
 	const keyedByPayee = (id: string, errorOutput: boolean): WorkflowInput => {
 		const workflow = shipped();

@@ -14,7 +14,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { findNode, loadExample } from '../../harness/examples';
+import { findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
@@ -105,9 +105,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 	const total = (counts: Record<string, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
 	const paymentPosts = (since: number) => stage.operator.paymentPosts(since);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
-	/** An example as shipped, pointed at this test's sandbox instead of the default port 4010. */
-	const shipped = (file: string): WorkflowInput =>
-		JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')));
+	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
+	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 
 	/** The payee list of Examples 1 and 5 replaced by `rows`, as a user edits it: the Payees node's JSON. */
 	function withPayees(workflow: WorkflowInput, id: string, rows: Array<Record<string, string>>): WorkflowInput {
@@ -369,8 +368,8 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		const run1 = await n8n.execute(example1.id);
 		if (run1.code !== 0 || !run1.run) throw new Error(`example 1 failed\n${run1.stdout.slice(-3000)}`);
 		const [first] = nodeItems(run1.run.data, 'Summary') as any[];
-		expect(first).toMatchObject({ created: 3, alreadyExisted: 0, failed: 1 });
-		const funded = first.orders.find((o: any) => o.reference === 'INV-1001');
+		expect(first).toMatchObject({ failed: 1, byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: true, orders: 3 }] });
+		const funded = first.byStatus[0].list.find((o: any) => o.reference === 'INV-1001');
 		await stage.operator.deposit(funded.paymentOrderId, funded.amountUsd);
 		const deadline = Date.now() + 60_000;
 		while ((await stage.operator.api('GET', `/payment-orders/${funded.paymentOrderId}`)).status !== 'FUNDED') {
@@ -382,10 +381,18 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		const run2 = await n8n.execute(example1.id);
 		if (run2.code !== 0 || !run2.run) throw new Error(`example 1 (again) failed\n${run2.stdout.slice(-3000)}`);
 		const [second] = nodeItems(run2.run.data, 'Summary') as any[];
-		expect(second).toMatchObject({ created: 0, alreadyExisted: 3, failed: 1, createdUsd: 0 });
-		expect(second.orders.find((o: any) => o.reference === 'INV-1001')).toMatchObject({ paymentOrderId: funded.paymentOrderId, status: 'FUNDED' });
-		expect(second.fundThese.map((o: any) => o.reference).sort()).toEqual(['INV-1002', 'INV-1003']);
-		expect(second.fundTotalUsd).toBe(352.25);
+		// Nothing made by this run; the funded order under FUNDED, the two others still to fund, with their total.
+		const group = (status: string) => second.byStatus.find((g: any) => g.status === status);
+		expect(second.failed).toBe(1);
+		expect(second.byStatus).toHaveLength(2);
+		expect(second.byStatus.every((g: any) => g.createdThisRun === false)).toBe(true);
+		expect(group('FUNDED').list.map((o: any) => [o.reference, o.paymentOrderId])).toEqual([['INV-1001', funded.paymentOrderId]]);
+		expect(
+			group('AWAITING_FUNDS')
+				.list.map((o: any) => o.reference)
+				.sort(),
+		).toEqual(['INV-1002', 'INV-1003']);
+		expect(group('AWAITING_FUNDS').totalUsd).toBe(352.25);
 		expect((await outbox('payouts')).pop()).toEqual(second);
 		// The same three orders: the re-run's requests were answered from their keys.
 		expect((await paymentPosts(mark)).map((r) => r.body.idempotencyKey).sort()).toEqual([

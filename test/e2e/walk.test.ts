@@ -25,7 +25,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { Browser } from '../../harness/browser';
-import { exampleFiles, findNode, loadExample } from '../../harness/examples';
+import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/examples';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
@@ -48,9 +48,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 		stage = await startSandboxStage({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox));
-		// The examples name the default sandbox http://127.0.0.1:4010; this one listens elsewhere.
-		const local = stage.sandbox.mainUrl.replace(/\/+$/, '');
-		await n8n.importWorkflows(exampleFiles().map((file) => JSON.parse(JSON.stringify(loadExample(file)).split('http://127.0.0.1:4010').join(local))));
+		// The examples' Where messages go names the default sandbox (port 4010); this one listens elsewhere, as npm start's may.
+		await n8n.importWorkflows(exampleFiles().map((file) => withOutbox(loadExample(file), stage.sandbox.mainUrl)));
 		await n8n.start();
 		browser = await Browser.launch();
 	});

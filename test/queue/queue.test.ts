@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { findNode, loadExample } from '../../harness/examples';
+import { findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems, type ExecutionRecord } from '../../harness/executions';
 import { sleep, type WorkflowInput } from '../../harness/n8nProcess';
 import { repoRoot } from '../../harness/runtime';
@@ -827,9 +827,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				Object.values(cluster.store.staticData(IDS.trigger) ?? {}).find((node: any) => node?.lastRecovery)?.lastRecovery;
 			/** Example 6 as shipped but for its schedule (every 20 s, not 15 min), with this sandbox's outbox. */
 			const importHealth = async () => {
-				const health = JSON.parse(
-					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
-				) as WorkflowInput;
+				const health = withOutbox(loadExample('6-keep-my-trigger-healthy.json'), stage.sandbox.mainUrl);
 				health.id = IDS.health;
 				const schedule = findNode(health, 'Every 15 minutes');
 				expect(schedule.parameters).toEqual({ rule: { interval: [{ field: 'minutes', minutesInterval: 15 }] } });

@@ -195,7 +195,7 @@ const unavailable = netnsUnavailable();
 			ns?.remove();
 		});
 		/** curl inside the namespace (the container): the status and body. */
-		async function fromInside(url: string, host?: string): Promise<{ status: number; body: string }> {
+		async function fromInside(url: string, host?: string, post?: unknown): Promise<{ status: number; body: string }> {
 			const args = [
 				'curl',
 				'-s',
@@ -204,6 +204,7 @@ const unavailable = netnsUnavailable();
 				'-H',
 				`x-api-key: ${bound.sb.apiKey}`,
 				...(host ? ['-H', `Host: ${host}`] : []),
+				...(post === undefined ? [] : ['-H', 'content-type: application/json', '--data', JSON.stringify(post)]),
 				'-w',
 				'\n%{http_code}',
 				url,
@@ -231,6 +232,16 @@ const unavailable = netnsUnavailable();
 				JSON.stringify({ error: 'forbidden', message: 'operator API answers only clients on this machine' }),
 			]);
 			expect((await fromInside(`${bound.sb.mainUrl}/`)).status).toBe(403);
+		});
+
+		it("the container posts the examples' messages to the outbox at host.docker.internal, and cannot read it back", async () => {
+			const port = portOf(bound.sb.mainUrl);
+			const posted = await fromInside(`${bound.sb.mainUrl}/sandbox/outbox/payouts`, `host.docker.internal:${port}`, { created: 3 });
+			expect(posted.status).toBe(201);
+			const { messages } = (await (await fetch(`${bound.sb.operatorUrl}/outbox?channel=payouts`)).json()) as { messages: Array<{ body: unknown }> };
+			expect(messages.map((m) => m.body)).toEqual([{ created: 3 }]);
+			expect((await fromInside(`${bound.sb.mainUrl}/sandbox/outbox?channel=payouts`, `host.docker.internal:${port}`)).status).toBe(403);
+			expect((await fromInside(`${bound.sb.operatorUrl}/orders/x/fund`, undefined, {})).status).toBe(403);
 		});
 	},
 );

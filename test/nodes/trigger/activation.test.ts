@@ -8,7 +8,9 @@ import { ExecutionLifecycleHooks, HookContext, TriggerContext, WorkflowExecute }
 import type { INodeExecutionData, ITriggerResponse, IWebhookData, IWorkflowBase, WorkflowActivateMode } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { fallbackSettled, setFallbackTiming, setRetireGrace, triggerKey } from '../../../nodes/ClearinghouseTrigger/activation';
+import { fallbackSettled, setFallbackTiming } from '../../../nodes/ClearinghouseTrigger/activation';
+import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/publish';
+import { triggerKey } from '../../../nodes/ClearinghouseTrigger/state';
 import { additionalDataFor, makeWorkflow } from '../../../harness/n8nContexts';
 import { SandboxClient } from '../../../harness/sandboxClient';
 import { sleeps } from '../../support/sleep';

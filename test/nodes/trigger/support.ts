@@ -9,7 +9,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { deliver, hook as lifecycleContext, N8nStaticData, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import { Receiver } from '../../../harness/receiver';
-import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/activation';
+import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/publish';
 import { startSandbox } from '../../../harness/sandbox';
 import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';

@@ -7,7 +7,7 @@ import { WebhookContext } from 'n8n-core';
 import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
-import { forgetRenewals, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
+import { forgetOpenedSecrets, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
 import {
 	activate,
 	api,
@@ -664,7 +664,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 
 	it('the API request uses the credential the delivery opened its secret with: one read per delivery, none within 10 s of the last', async () => {
 		const { t, order } = await confirmingTrigger();
-		forgetRenewals();
+		forgetOpenedSecrets();
 		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
 		// n8n loads, decrypts and (by default) takes an expression isolate for every read.
 		const reads = jest.spyOn(WebhookContext.prototype, 'getCredentials');
@@ -702,7 +702,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		const outcomes: Outcome[] = [];
 		const fault = (status: number) => operator(sb, 'POST', 'faults', { method: 'GET', path: `^/api/v1/payment-orders/${String(order.id)}$`, count: 1, status });
 		try {
-			forgetRenewals();
+			forgetOpenedSecrets();
 			outcomes.push(await signed(t, envelope(order))); // the credential read
 			outcomes.push(await signed(t, envelope(order))); // the opened one
 			for (const status of [401, 403, 429, 500, 503]) {
@@ -713,7 +713,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 			outcomes.push(await signed(t, envelope({ ...order, id: 'po-00000000-not-here' })));
 			// Nothing listens at the Base URL: the credential read with it, then the opened one.
 			t.baseUrl = 'http://127.0.0.1:1';
-			forgetRenewals();
+			forgetOpenedSecrets();
 			outcomes.push(await signed(t, envelope(order)));
 			outcomes.push(await signed(t, envelope(order)));
 		} finally {
@@ -754,7 +754,7 @@ describe('the sealed secret on delivery', () => {
 	async function changeApiKey(t: TriggerUnderTest): Promise<{ oldSecret: string; since: number }> {
 		const oldSecret = secretOf(t);
 		t.apiKey = (await operator(sb, 'POST', 'api-keys', {})).apiKey;
-		forgetRenewals();
+		forgetOpenedSecrets();
 		return { oldSecret, since: (await operator(sb, 'GET', 'requests?since=0')).lastSeq };
 	}
 

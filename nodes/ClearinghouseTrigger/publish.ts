@@ -1,40 +1,19 @@
 import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, sleep } from 'n8n-workflow';
 
-import type { MemorySnapshot } from './events';
 import { readSecret, rotateImmediately, secretScope, storeSecret } from './endpointSecret';
 import { apiCredentials, apiRequest } from '../shared/transport';
-import { recoverEndpoint } from '../shared/endpointRecovery';
-import {
-	catchUpWindowMs,
-	forgetRegistration,
-	oneAtATime,
-	recoveryRecord,
-	registering,
-	retire,
-	retireGrace,
-	retireKey,
-	takeBack,
-	triggerKey,
-} from './activation';
+import { setNewest } from '../shared/boundedMemory';
+import { catchUp, forgetRegistration, registering } from './activation';
+import { triggerKey, type EndpointState } from './state';
+
+/**
+ * The trigger's first moment: publish and unpublish, n8n's webhook methods. checkExists keeps, adopts
+ * or sweeps the endpoints at our URL (and runs the catch-up, activation.ts), create registers one,
+ * delete retires it after a grace period. Delivery: ClearinghouseTrigger.node.ts and the files it names.
+ */
 
 const EVENT_TYPES = ['payment_order'];
-
-/** What the trigger keeps in `getWorkflowStaticData('node')`: its endpoint, and the mirror of its memory. */
-export interface EndpointState {
-	endpointId?: string;
-	/** The endpoint secret, sealed (AES-256-GCM) under a key derived from the credential's API key. */
-	secretBox?: string;
-	/** Only in state written by versions before the box: read once, then replaced by `secretBox`. */
-	secret?: string;
-	url?: string;
-	/** The static-data mirror of the trigger's in-process memory of emitted events (events.ts). */
-	memory?: MemorySnapshot;
-	/** What the last catch-up on activation did (see `catchUp`). */
-	lastRecovery?: IDataObject;
-	/** Events acknowledged but dropped because the API has no such order for this credential (404). */
-	dropped?: { count: number; lastEventIds: string[]; lastAt: string };
-}
 
 /** Forgets the endpoint (the memory of emitted events stays). */
 function clearEndpointState(state: EndpointState): void {
@@ -66,7 +45,8 @@ async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | 
 	}
 }
 
-async function getEndpoint(this: IHookFunctions, id: string): Promise<IDataObject | undefined> {
+/** The stored endpoint as the API has it now; undefined when it is gone or not this account's. */
+async function storedEndpoint(this: IHookFunctions, id: string): Promise<IDataObject | undefined> {
 	const result = await settle(apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
 	if (result.ok) return isLive(result.value) ? result.value : undefined;
 	// 403: the stored id belongs to another account (the credential changed); the search by URL
@@ -125,28 +105,6 @@ async function adopt(this: IHookFunctions, endpoint: IDataObject, state: Endpoin
 }
 
 /**
- * On activation: replays through the service what never reached this trigger (endpointRecovery.ts;
- * the endpoint was enabled just before). Best effort: a failure is kept in the static data
- * (`lastRecovery`) and never fails the activation, since the endpoint itself is in order.
- */
-async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
-	const windowMs = catchUpWindowMs(this);
-	if (windowMs === 0) return;
-	const at = new Date().toISOString();
-	try {
-		// Enabled already (above): recovery must not PATCH again. Never beside another recovery of
-		// this trigger (activation.ts): the second finds the first one's replays on their way.
-		const result = await oneAtATime(
-			triggerKey(this),
-			async () => await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),
-		);
-		state.lastRecovery = recoveryRecord(at, result);
-	} catch (error) {
-		state.lastRecovery = { at, error: String((error as Error)?.message ?? error).slice(0, 300) };
-	}
-}
-
-/**
  * Makes our URL served by exactly one endpoint we hold the secret of, if one exists already.
  * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
  * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
@@ -181,7 +139,7 @@ async function confirmEndpoint(this: IHookFunctions): Promise<boolean> {
 
 	let kept: IDataObject | undefined;
 	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
-		const endpoint = await getEndpoint.call(this, state.endpointId);
+		const endpoint = await storedEndpoint.call(this, state.endpointId);
 		// A secret that no longer opens (API key changed) counts as lost: the adoption below renews it.
 		const known = readSecret(state, await secretScope(this)).found === 'secret';
 		if (endpoint && endpoint.url === url && subscribed(endpoint) && known) {
@@ -255,7 +213,7 @@ async function createEndpoint(this: IHookFunctions): Promise<boolean> {
 
 /**
  * Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done.
- * The deletion waits a grace period (activation.ts `retire`): when n8n re-registers the trigger
+ * The deletion waits a grace period (`retire` below): when n8n re-registers the trigger
  * (delete + create after a parameter change), checkExists takes the endpoint back instead, with
  * the deliveries still owed to it.
  */
@@ -298,4 +256,58 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 		}),
 	);
 	return true;
+}
+
+const MAX_KEYS = 1000;
+
+/**
+ * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a trigger whose
+ * parameters (or credential) changed as delete + create, and delete() cannot tell that from an
+ * unpublish: deleting at once would lose every delivery still owed to the endpoint (a deleted
+ * endpoint's deliveries cannot be replayed). So delete() deletes after a grace period, and a
+ * checkExists of the same trigger and URL within it takes the endpoint back (with its secret box,
+ * its pending retries and its delivery log, which the catch-up then replays from).
+ */
+const retired = new Map<string, { kept: IDataObject }>();
+let retireGraceMs = 10_000;
+
+/** For tests: the grace period of delete() (0: delete at once, inside delete()). */
+export function setRetireGrace(ms: number): void {
+	retireGraceMs = ms;
+}
+
+function retireGrace(): number {
+	return retireGraceMs;
+}
+
+/**
+ * The trigger and the URL (not n8n's mode: n8n deletes with mode `internal` and registers with
+ * `trigger`; the URL tells the production endpoint from a test one).
+ */
+function retireKey(ctx: IHookFunctions, url: string): string {
+	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${url}`;
+}
+
+/** Schedules `remove` after the grace period, unless `takeBack` claims the endpoint first. Never rejects. */
+function retire(key: string, kept: IDataObject, remove: () => Promise<void>, onError: (error: unknown) => void): void {
+	const entry = { kept };
+	setNewest(retired, key, entry, MAX_KEYS);
+	void (async () => {
+		try {
+			await sleep(retireGraceMs);
+			if (retired.get(key) !== entry) return;
+			retired.delete(key);
+			await remove();
+		} catch (error) {
+			onError(error);
+		}
+	})();
+}
+
+/** The endpoint state delete() kept for this trigger and URL, if its deletion is still pending (then cancelled). */
+function takeBack(key: string): IDataObject | undefined {
+	const entry = retired.get(key);
+	if (!entry) return undefined;
+	retired.delete(key);
+	return entry.kept;
 }

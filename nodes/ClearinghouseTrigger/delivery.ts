@@ -1,0 +1,201 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { verifySignature } from '../shared/signature';
+import { readSwitch, storedAt, type SwitchKind } from '../shared/switches';
+import { confirmOrder } from './confirm';
+import type { EventOptions, TriggerMemory } from './events';
+import { decide, memoryFor, orderStateKey, recordEmitted } from './events';
+import { isInFlight, trackRun } from './acknowledgement';
+import { deliverySecret } from './endpointSecret';
+import { passUnknownStatusesDefault } from './eventOptions';
+import { rememberTestEvent } from './activation';
+import { triggerKey, type EndpointState } from './state';
+
+/**
+ * The trigger's third moment: a delivery. Verified (signature over the raw bytes, with the endpoint
+ * secret), confirmed with the API, deduplicated and filtered (events.ts, acknowledgement.ts), then
+ * handed to n8n as a run, or answered without one. Nothing here may throw: n8n turns a throw from
+ * webhook() into an (error) execution.
+ */
+export async function onDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	try {
+		return rememberTestEvent(ctx, await handleDelivery(ctx));
+	} catch {
+		return respond(ctx, 500, { error: 'Internal error' });
+	}
+}
+
+const SIGNATURE_HEADER = 'x-service-webhook-signature';
+const DELIVERY_ID_HEADER = 'x-service-webhook-delivery-id';
+
+/** Answers the request ourselves, so that n8n starts no execution for it. */
+function respond(ctx: IWebhookFunctions, statusCode: number, body: IDataObject): IWebhookResponseData {
+	ctx.getResponseObject().status(statusCode).json(body);
+	return { noWebhookResponse: true };
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+	return Array.isArray(value) ? value[0] : value;
+}
+
+/** Acknowledged with 2xx, so the service does not retry, but nothing runs. */
+function ignored(reason: string): IWebhookResponseData {
+	return { webhookResponse: { received: true, ignored: reason } };
+}
+
+async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const req = ctx.getRequestObject();
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
+	const key = triggerKey(ctx);
+	// The secret is kept sealed under the credential's API key (see endpointSecret.ts). A box that no
+	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
+	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
+	// workflow again repairs the endpoint and its catch-up replays these deliveries.
+	const stored = await deliverySecret.call(ctx, state, key);
+	if (stored.found === 'unreadable') {
+		return respond(ctx, 503, { error: 'Webhook secret unavailable, retry later' });
+	}
+	const secret = stored.found === 'secret' ? stored.secret : undefined;
+	// n8n keeps the exact bytes it read (decompressed) as `rawBody`; the signature covers them.
+	// Without the raw bytes nothing can be verified: refuse (fail closed).
+	const rawBody = (req as unknown as { rawBody?: unknown }).rawBody;
+	// One generic answer for every failure: it says nothing about the secret or the expected value.
+	if (!Buffer.isBuffer(rawBody) || !verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] }).valid) {
+		return respond(ctx, 401, { error: 'Unauthorized' });
+	}
+
+	// Parsed from the verified bytes, so what runs is exactly what was signed.
+	let event: IDataObject;
+	try {
+		event = JSON.parse(rawBody.toString('utf8')) as IDataObject;
+	} catch {
+		return respond(ctx, 400, { error: 'Body is not JSON' });
+	}
+	if (!event || typeof event !== 'object' || Array.isArray(event)) return ignored('not_an_event');
+
+	const base: IDataObject = {
+		eventId: event.id,
+		type: event.type,
+		created: event.created,
+		accountId: event.accountId,
+		deliveryId: header(req.headers[DELIVERY_ID_HEADER]) ?? null,
+	};
+
+	// Process memory (it sees every delivery of this process), topped up from the static-data mirror
+	// (`state.memory`), which a delivery only reads: n8n saves a delivery's whole copy of the static
+	// data, loaded when the delivery began, so a write here would overwrite what an activation wrote
+	// meanwhile (its endpoint, secret and `lastRecovery`).
+	const memory = memoryFor(key);
+	memory.merge(state.memory);
+	return await answerEvent(ctx, event, base, memory, key);
+}
+
+/** Keeps a trace of an event dropped because the API has no such order for this credential (404). */
+const MAX_DROPPED_IDS = 20;
+function noteDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): void {
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
+	const dropped = state.dropped ?? { count: 0, lastEventIds: [], lastAt: '' };
+	dropped.count = (Number(dropped.count) || 0) + 1;
+	dropped.lastEventIds = [...(Array.isArray(dropped.lastEventIds) ? dropped.lastEventIds : []), eventId].slice(-MAX_DROPPED_IDS);
+	dropped.lastAt = new Date().toISOString();
+	// Saved by n8n: this delivery starts no run.
+	state.dropped = dropped;
+	ctx.logger.warn('Clearinghouse Trigger dropped an event: the API has no such payment order for this credential', {
+		eventId,
+		orderId: typeof orderId === 'string' ? orderId : undefined,
+		workflowId: ctx.getWorkflow().id,
+		node: ctx.getNode().name,
+	});
+}
+
+/**
+ * An option that guards which events run the workflow, read fail-closed (shared/switches.ts): a value
+ * that is neither a clear on nor a clear off fails the delivery (n8n answers 500, nothing runs, the
+ * service delivers it again), naming the option and the value.
+ */
+function eventSwitch(ctx: IWebhookFunctions, path: string, fallback: boolean, label: string, kind: SwitchKind): boolean {
+	const stored = storedAt(ctx.getNode().parameters, path);
+	try {
+		return readSwitch(stored, stored === undefined ? fallback : ctx.getNodeParameter(path, fallback), fallback, label, kind);
+	} catch (error) {
+		const { field, rule } = error as { field: string; rule: string };
+		throw new NodeOperationError(ctx.getNode(), `${field} ${rule.replace('Nothing was sent', 'No run was started for this delivery')}`);
+	}
+}
+
+/** What a verified event leads to: a run of the workflow, or an answer that starts none. */
+async function answerEvent(
+	ctx: IWebhookFunctions,
+	event: IDataObject,
+	base: IDataObject,
+	memory: TriggerMemory,
+	triggerKey: string,
+): Promise<IWebhookResponseData> {
+	const data = (event.data ?? {}) as IDataObject;
+	if (event.type === 'webhook.ping') {
+		const emitPing = eventSwitch(ctx, 'options.emitPing', false, 'Emit Test Pings', 'exemption');
+		if (!emitPing) return ignored('ping');
+		return { workflowData: [[{ json: { ...base, message: data.message ?? null } }]] };
+	}
+	if (event.type !== 'payment_order') return ignored('event_type');
+	const eventOrder = data.payment_order as IDataObject | undefined;
+	if (typeof event.id !== 'string' || !eventOrder || typeof eventOrder !== 'object') return ignored('not_a_payment_order_event');
+
+	// With confirmation, every decision below is made on the order the API returns now, never on
+	// what only the payload claims (a forged version cannot mark the real events stale).
+	let order = eventOrder;
+	const confirm = eventSwitch(ctx, 'options.confirmWithApi', true, 'Confirm Events With the API', 'guard');
+	const dropDuplicates = eventSwitch(ctx, 'options.dropDuplicates', true, 'Drop Duplicate Deliveries', 'guard');
+	if (confirm) {
+		// A repeat of an emitted event id needs no API request (checked again after it, as always).
+		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
+		const confirmation = await confirmOrder(ctx, eventOrder);
+		if (confirmation.outcome === 'not_found') {
+			noteDropped(ctx, event.id, eventOrder.id);
+			return ignored('order_not_found');
+		}
+		// Never emitted unconfirmed, never dropped: the service retries a non-2xx answer.
+		if (confirmation.outcome !== 'confirmed') {
+			return respond(ctx, 503, { error: 'Could not confirm the event with the API, retry later' });
+		}
+		order = confirmation.order;
+	}
+
+	const options: EventOptions = {
+		statuses: ctx.getNodeParameter('statuses', []) as string[],
+		passUnknownStatuses: eventSwitch(ctx, 'passUnknownStatuses', passUnknownStatusesDefault(ctx.getNode().typeVersion), 'Pass Unknown Statuses', 'exemption'),
+		includeDepositEvents: eventSwitch(ctx, 'options.includeDepositEvents', false, 'Include Deposit-Only Events', 'exemption'),
+		dropStaleEvents: eventSwitch(ctx, 'options.dropStaleEvents', true, 'Drop Stale Events', 'guard'),
+		dropDuplicates,
+	};
+
+	// No await between the decision and the record, so two concurrent deliveries of one event in
+	// this process cannot both pass.
+	if (options.dropDuplicates && isInFlight(triggerKey, event.id)) {
+		// A 2xx now would lose the event if the run in flight fails (or, When Received, if n8n
+		// fails to start it): the service tries again later.
+		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
+	}
+	const decision = decide(memory, event.id, order, options, eventOrder);
+	if (!decision.emit) return ignored(decision.reason);
+	const stateKey = orderStateKey(order, decision.kind);
+	const stateInFlight = `state:${stateKey}`;
+	if (options.dropDuplicates && isInFlight(triggerKey, stateInFlight)) {
+		// Another event of this order state has a run in flight here (being created, or running When
+		// Finished), not yet recorded: this one was decided without it (the filters would drop it as
+		// stale or deposit-only once it is). Decided again on the service's retry, against what that
+		// run recorded; a 2xx now could lose this event if that run fails.
+		return respond(ctx, 409, { error: 'A run of this order state is still in progress' });
+	}
+	const record = () => recordEmitted(memory, event.id as string, order);
+	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
+	// 2.40 answers after it created the execution (WorkflowRunner.run), and 500 when it could not
+	// (database, queue): then the event is not marked seen and the service's retry runs it. When
+	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
+	trackRun(triggerKey, [event.id, stateInFlight], ctx.getResponseObject(), (succeeded) => succeeded && record());
+
+	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: stateKey, paymentOrder: order };
+	if (confirm) json.eventPaymentOrder = eventOrder;
+	return { workflowData: [[{ json }]] };
+}
