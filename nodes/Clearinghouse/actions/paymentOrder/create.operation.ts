@@ -110,6 +110,8 @@ const properties: INodeProperties[] = [
 	// Two panels for one parameter: required when Settlement Mode is Instant, optional otherwise.
 	// When the mode is an expression n8n shows any `show` field, so both use `hide`: the optional
 	// one and the standard-only fields stay, the required one goes. execute() checks each item.
+	// From version 2.1 the optional one is in Additional Fields (a standard order rarely has a quote);
+	// versions 1 and 2 keep it here, so that n8n keeps the value their saved workflows hold.
 	{
 		displayName: 'Quote ID',
 		name: 'quoteId',
@@ -129,6 +131,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
 			description:
 				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
+			displayOptions: { show: { '@version': [1, 2] } },
 		},
 		{
 			displayName: 'Expires',
@@ -203,6 +206,16 @@ const properties: INodeProperties[] = [
 				{
 					...subaccountWriteOption,
 					description: 'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
+				},
+				{
+					displayName: 'Quote ID',
+					name: 'quoteId',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+					description:
+						"A Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. With Settlement Mode from an expression, an instant item's quote.",
+					displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
 				},
 			],
 		},
@@ -307,12 +320,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const labels = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData' ? MAPPED_LABELS : DEFINED_BELOW_LABELS;
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
-	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, ''));
+	// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
+	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId);
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
 		if (!quoteId)
-			throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+			throw operationError(
+				this,
+				'Quote ID is required for instant orders',
+				itemIndex,
+				'Create a quote first with Quote → Create and map its quoteId into Quote ID (with Settlement Mode from an expression: Additional Fields → Quote ID).',
+			);
 		if (expiry === 'at') {
 			throw operationError(
 				this,
