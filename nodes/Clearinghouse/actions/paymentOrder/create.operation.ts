@@ -16,7 +16,8 @@ import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { orderAmount } from './orderAmount';
 import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
@@ -291,7 +292,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
-		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
+		amount = orderAmount(this, itemIndex, true);
 		body = {
 			fromUserId: fields.fromUserId,
 			toAddress: fields.toAddress,
@@ -303,7 +304,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
 	} else {
-		amount = usdAmount(this, itemParameter(this, 'amountUsd', itemIndex, ''), itemIndex);
+		amount = orderAmount(this, itemIndex, false);
 		body = {
 			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
 			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
