@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
-import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { isDryRun, noteFinding } from '../dryRun';
 import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
 import { depositAddressEntries } from '../depositAddress/getMany.operation';
@@ -12,11 +12,12 @@ import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } 
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
 import { countSent, guardOrder } from './createGuards';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { orderAmount } from './orderAmount';
 import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
@@ -291,7 +292,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
-		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
+		amount = orderAmount(this, itemIndex, true);
 		body = {
 			fromUserId: fields.fromUserId,
 			toAddress: fields.toAddress,
@@ -303,7 +304,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
 	} else {
-		amount = usdAmount(this, itemParameter(this, 'amountUsd', itemIndex, ''), itemIndex);
+		amount = orderAmount(this, itemIndex, false);
 		body = {
 			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
 			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
