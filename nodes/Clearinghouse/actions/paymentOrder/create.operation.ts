@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
-import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { isDryRun, noteFinding } from '../dryRun';
 import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
 import { depositAddressEntries } from '../depositAddress/getMany.operation';
@@ -12,7 +12,7 @@ import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } 
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
 import { countSent, guardOrder } from './createGuards';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
