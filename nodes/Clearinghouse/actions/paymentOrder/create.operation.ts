@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
-import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { isDryRun, noteFinding } from '../dryRun';
 import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
 import { depositAddressEntries } from '../depositAddress/getMany.operation';
@@ -12,16 +12,26 @@ import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } 
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
 import { countSent, guardOrder } from './createGuards';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { orderAmount } from './orderAmount';
 import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
 const RECURRING_HINT =
 	"Paying the same payee every week or month? Put the period in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}: a key used in an earlier period finds that period's order, pays nothing and fails the item.";
+
+/** Quote ID, in its three places (required for Instant; optional on the panel in versions 1-2, in Additional Fields from 2.1). */
+const quoteIdField = {
+	displayName: 'Quote ID',
+	name: 'quoteId',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+} satisfies INodeProperties;
 
 const properties: INodeProperties[] = [
 	{
@@ -113,22 +123,14 @@ const properties: INodeProperties[] = [
 	// From version 2.1 the optional one is in Additional Fields (a standard order rarely has a quote);
 	// versions 1 and 2 keep it here, so that n8n keeps the value their saved workflows hold.
 	{
-		displayName: 'Quote ID',
-		name: 'quoteId',
-		type: 'string',
+		...quoteIdField,
 		required: true,
-		default: '',
-		placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
 		description: 'Quote from Create Quote (Quote → Create): the instant order settles against it',
 		displayOptions: { hide: { mode: [{ _cnd: { not: 'instant' } }] } },
 	},
 	...standardOnly([
 		{
-			displayName: 'Quote ID',
-			name: 'quoteId',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+			...quoteIdField,
 			description:
 				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
 			displayOptions: { show: { '@version': [1, 2] } },
@@ -208,11 +210,7 @@ const properties: INodeProperties[] = [
 					description: 'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
 				},
 				{
-					displayName: 'Quote ID',
-					name: 'quoteId',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+					...quoteIdField,
 					description:
 						"A Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. With Settlement Mode from an expression, an instant item's quote.",
 					displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
@@ -291,7 +289,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
-		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
+		amount = orderAmount(this, itemIndex, true);
 		body = {
 			fromUserId: fields.fromUserId,
 			toAddress: fields.toAddress,
@@ -303,7 +301,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
 	} else {
-		amount = usdAmount(this, itemParameter(this, 'amountUsd', itemIndex, ''), itemIndex);
+		amount = orderAmount(this, itemIndex, false);
 		body = {
 			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
 			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
