@@ -27,8 +27,12 @@ import { apiRequest } from './transport';
  *    it then reads the log again (what a recovery before it replayed is on its way or delivered) and
  *    removes the marker at the end. A recovery that finds another's live marker replays nothing. Two
  *    that write at once both read the last writer's marker: one goes on. The API has no
- *    compare-and-set, so this holds while a recovery's read and write of the marker are less than
- *    those 2 s apart.
+ *    compare-and-set (nor any conditional write on an endpoint; its only atomic claims, idempotency
+ *    keys, create payment orders, rulesets or reward rules), so a recovery that read no marker may
+ *    write its own late, over a lease already confirmed. Hence the holder reads its marker again
+ *    before each replay and stops when another's is there: that one reads the log 2 s after its
+ *    write and replays the rest. What remains: a replay sent more than 2 s after the read before it
+ *    can meet the same replay by the other.
  *
  * Nothing is ever emitted from the list: it is not signed. A replay is a new signed delivery of the
  * same event (same `Webhook-Id`), which the receiver checks like any other. An event with a
@@ -122,7 +126,7 @@ export interface RecoveryResult {
 	replayErrors: Array<{ deliveryId: string; error: string }>;
 	/** True when the bound (replays or pages) was reached: run again to replay the rest. */
 	more: boolean;
-	/** Set when another recovery of the endpoint held its lease: this one replayed nothing. */
+	/** Set when another recovery of the endpoint held its lease (this one replayed nothing), or took it over (this one stopped). */
 	busy: string | null;
 }
 
@@ -147,8 +151,11 @@ async function setDescription(ctx: ApiContext, endpointId: string, description: 
 	await apiRequest.call(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
 }
 
-/** Takes the endpoint's recovery lease (see above): a function that gives it back, or until when another recovery holds it. */
-async function takeLease(ctx: ApiContext, endpointId: string): Promise<{ release: () => Promise<void> } | { heldUntil: string }> {
+/** Takes the endpoint's recovery lease (see above): whether it is still this one's, a function that gives it back; or until when another recovery holds it. */
+async function takeLease(
+	ctx: ApiContext,
+	endpointId: string,
+): Promise<{ stillOurs: () => Promise<boolean>; release: () => Promise<void> } | { heldUntil: string }> {
 	const held = (marker: { until?: number }) => ({ heldUntil: new Date(marker.until ?? 0).toISOString() });
 	const before = parseMarker((await getEndpoint(ctx, endpointId)).description);
 	if (before.token && (before.until ?? 0) > Date.now()) return held(before);
@@ -159,6 +166,7 @@ async function takeLease(ctx: ApiContext, endpointId: string): Promise<{ release
 	const after = parseMarker((await getEndpoint(ctx, endpointId)).description);
 	if (after.token !== token) return held(after);
 	return {
+		stillOurs: async () => parseMarker((await getEndpoint(ctx, endpointId)).description).token === token,
 		release: async () => {
 			const now = parseMarker((await getEndpoint(ctx, endpointId)).description);
 			if (now.token === token) await setDescription(ctx, endpointId, now.base);
@@ -289,6 +297,10 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 		({ events, deliveries } = toReplay(rows, Date.now(), pendingOverdueMs));
 		result.eventsMissed = events;
 		for (const delivery of deliveries.slice(0, maxReplays)) {
+			if (!(await lease.stillOurs())) {
+				result.busy = `another recovery of this endpoint took its lease over (its marker came late): it replays the rest, this one stopped after ${result.replayedDeliveryIds.length}`;
+				break;
+			}
 			try {
 				// Each call creates a new delivery record: never repeated by the transport.
 				await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });

@@ -2,20 +2,29 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { toPips, type UsdAmount } from './amounts';
 
-/** One entry of GET /account/limits. */
-interface Limit {
-	limit?: number;
-	used?: number;
-	remaining?: number;
+function numberOrUndefined(value: unknown): number | undefined {
+	return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
 
-/** What is left of one limit; undefined when the answer lacks it (daily limits were seen missing). */
+/**
+ * The one reading of an entry of GET /account/limits (`{ limit, used, remaining }`): its ceiling and
+ * what is left (`remaining`, else `limit - used`); undefined when the answer lacks it (daily limits
+ * were seen missing). Create's pre-flight, Check Batch and the errors' explanations all read it here.
+ */
+export function limitEntry(limits: IDataObject, name: string): { ceiling?: number; remaining?: number } | undefined {
+	const entry = limits[name];
+	if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
+	const e = entry as IDataObject;
+	const ceiling = numberOrUndefined(e.limit);
+	const used = numberOrUndefined(e.used) ?? 0;
+	const remaining = numberOrUndefined(e.remaining) ?? (ceiling !== undefined ? ceiling - used : undefined);
+	if (ceiling === undefined && remaining === undefined) return undefined;
+	return { ceiling, remaining };
+}
+
+/** What is left of one limit; undefined when the answer lacks it. */
 function remaining(limits: IDataObject, name: string): number | undefined {
-	const entry = limits[name] as Limit | undefined;
-	if (!entry || typeof entry !== 'object') return undefined;
-	if (typeof entry.remaining === 'number') return entry.remaining;
-	if (typeof entry.limit === 'number') return entry.limit - (typeof entry.used === 'number' ? entry.used : 0);
-	return undefined;
+	return limitEntry(limits, name)?.remaining;
 }
 
 /**

@@ -304,7 +304,9 @@ export function describeServiceError(
 	// quotes its rule), the code, status and path, and, when the message is the service's rule, what the status means.
 	const said = sentence !== '' && !message.toLowerCase().includes(ruleOf(sentence, path).toLowerCase()) ? `The service said: "${sentence}" ` : '';
 	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
-	const hint = ownWords ? '' : ` ${STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.'}`;
+	let hint = ownWords ? '' : ` ${STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.'}`;
+	// A read has no idempotency key: "with the same key" does not apply to it.
+	if (request?.method === 'GET') hint = hint.replace(' with the same idempotency key', '');
 	const top = path.match(/^[A-Za-z]+/)?.[0] ?? (party && /^Recipient/.test(party) ? 'toAddress' : party && /^Sender/.test(party) ? 'fromUserId' : undefined);
 	return { message, description: `${said}(${ids}).${hint}`, apiField: top };
 }

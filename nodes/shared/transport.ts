@@ -39,10 +39,21 @@ export interface ApiRequest {
 	 * that sets values). Only reads and such writes are ever retried.
 	 */
 	idempotent?: boolean;
+	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedWrite.ts). */
+	record?: WrittenRecord;
 	itemIndex?: number;
 	/** Per-attempt timeout; n8n's default otherwise. */
 	timeoutMs?: number;
 }
+
+/** A write's record in an error's words: "the service may have made {what}", and how to find out ({lookUp}). */
+export interface WrittenRecord {
+	what: string;
+	lookUp: string;
+}
+
+/** A write that names no record of its own. */
+const SOME_CHANGE: WrittenRecord = { what: 'this change', lookUp: 'the matching Get or Get Many operation shows whether it was made' };
 
 export interface RetryPolicy {
 	/** Total tries, the first included. */
@@ -352,11 +363,7 @@ function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, re
 		);
 	}
 	const key = idempotencyKeyOf(request);
-	const isOrder = request.method === 'POST' && request.path === '/payment';
-	const what = isOrder ? 'this payment order' : 'this change';
-	const lookUp = isOrder
-		? 'Payment Order → Find by Keys (or Get Many) shows whether the order exists'
-		: 'the matching Get or Get Many operation shows whether it was made';
+	const { what, lookUp } = request.record ?? SOME_CHANGE;
 	if (key && request.idempotent) {
 		return new NodeApiError(
 			ctx.getNode(),

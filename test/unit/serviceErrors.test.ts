@@ -122,3 +122,11 @@ test('an error without a field keeps the service sentence and puts code and stat
 	expect(e.message).toBe('The Clearinghouse service failed: boom');
 	expect(e.description).toContain('API code internal_error, HTTP 500');
 });
+
+test('a read refused for a passing reason is told to retry, without the idempotency key a read does not have', () => {
+	const read = describeServiceError(503, { error: 'unavailable' }, { method: 'GET', path: '/payment-orders' });
+	expect(read.description).toMatch(/Retry shortly\.$/);
+	expect(read.description).not.toMatch(/idempotency key/);
+	const write = describeServiceError(503, { error: 'unavailable' }, { method: 'POST', path: '/quotes', body: {} });
+	expect(write.description).toMatch(/Retry shortly with the same idempotency key\.$/);
+});

@@ -10,6 +10,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
+import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };
@@ -412,7 +413,14 @@ describe('retries', () => {
 });
 
 describe('errors that never invite a second payment', () => {
-	const order = (key = 'payout-INV-1') => ({ method: 'POST' as const, path: '/payment', body: { amountUsd: 5, idempotencyKey: key }, idempotent: true });
+	// A keyed order as sendKeyed() sends it (actions/keyedWrite.ts): the record's words ride on the request.
+	const order = (key = 'payout-INV-1') => ({
+		method: 'POST' as const,
+		path: '/payment',
+		body: { amountUsd: 5, idempotencyKey: key },
+		idempotent: true,
+		record: WRITTEN_RECORDS['payment order'],
+	});
 
 	test('a keyed order whose answer is lost on every try (the server reads the body, then drops the connection): the service may have it, only Retry is safe', async () => {
 		handler = (_req, res) => res.socket!.destroy();

@@ -1,8 +1,8 @@
-import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IWorkflowExecutionCustomData } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { isSandboxCredential } from '../../shared/transport';
+import { apiRequest, isSandboxCredential, type Api, type WrittenRecord } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -26,6 +26,8 @@ import { isToolRun } from './toolDescriptions';
  * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
  *   answers with what was already made.
  * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
+ * An operation takes its key with `keyedWrite()` (before anything that depends on it), then sends
+ * with `sendKeyed()`, which does the rest: the one door of every keyed write.
  */
 
 /**
@@ -258,4 +260,78 @@ export function keyedWriteError(error: unknown, key: string, what: string): unkn
 			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
 	}
 	return error;
+}
+
+/** What each keyed write makes, in the words of its errors. */
+export type KeyedRecord = 'payment order' | 'receive ruleset' | 'return details' | 'reward rule';
+
+/** The lost-answer words of each record (the transport says "this change" for the others). */
+export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {
+	'payment order': { what: 'this payment order', lookUp: 'Payment Order → Find by Keys (or Get Many) shows whether the order exists' },
+};
+
+export interface KeyedSend<T> {
+	record: KeyedRecord;
+	api?: Api;
+	method: IHttpRequestMethods;
+	path: string;
+	/** Where the service takes the key: the body's `idempotencyKey`, or the `Idempotency-Key` header. */
+	keyIn: 'body' | 'header';
+	body: IDataObject;
+	headers?: Record<string, string>;
+	/** Runs on the request about to be sent (the first try's), before it is sent. */
+	beforeSend?: (sent: SentRequest) => void;
+	/** On the service's 409 for a reused key: the answer to give instead, if any (else the keyed 409 error). */
+	onKeyReused?: (sent: SentRequest, error: unknown) => Promise<T | undefined>;
+}
+
+/** The body and headers a keyed write sent: the first try's for this key, item and execution. */
+export interface SentRequest {
+	body: IDataObject;
+	headers: Record<string, string>;
+}
+
+export interface KeyedAnswer<T> {
+	/** The service's answer (empty when `reused` answers instead). */
+	response: IDataObject;
+	sent: SentRequest;
+	/** True when this was the first try of this key for this item in this execution. */
+	firstTry: boolean;
+	startedMs: number;
+	/** What `onKeyReused` answered the service's 409 with. */
+	reused?: T;
+}
+
+/**
+ * Sends one keyed write: the key placed where the service takes it, the first try's request for this
+ * key (Retry On Fail resolves `$now` anew), marked idempotent (the transport may repeat it, and says
+ * "may have made this <record>" when its answer is lost), and its 409 said as a reused key.
+ */
+export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, key: string, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
+	const keyed: SentRequest =
+		send.keyIn === 'body'
+			? { body: { ...send.body, idempotencyKey: key }, headers: { ...send.headers } }
+			: { body: send.body, headers: { ...send.headers, 'Idempotency-Key': key } };
+	const { request: sent, first } = sameRequestAsFirstTry(ctx, itemIndex, key, keyed);
+	send.beforeSend?.(sent);
+	const startedMs = Date.now();
+	try {
+		const response = await apiRequest.call(ctx, {
+			api: send.api,
+			method: send.method,
+			path: send.path,
+			headers: Object.keys(sent.headers).length > 0 ? sent.headers : undefined,
+			body: sent.body,
+			idempotent: true,
+			record: WRITTEN_RECORDS[send.record],
+			itemIndex,
+		});
+		return { response, sent, firstTry: first, startedMs };
+	} catch (error) {
+		if (send.onKeyReused && isKeyReused(error, send.record)) {
+			const reused = await send.onKeyReused(sent, error);
+			if (reused !== undefined) return { response: {}, sent, firstTry: first, startedMs, reused };
+		}
+		throw keyedWriteError(error, key, send.record);
+	}
 }

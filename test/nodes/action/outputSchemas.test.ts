@@ -16,8 +16,8 @@ import { waitFor } from '../../../harness/wait';
 import { json, payment, useEnv, walletOf } from './support';
 
 const NODE_DIR = join(__dirname, '..', '..', '..', 'nodes', 'Clearinghouse');
-/** The node's versions: n8n's editor asks for the exact one (v1.0.0, v2.0.0); both output the same fields. */
-const VERSIONS = ['1.0.0', '2.0.0'];
+/** The node's versions: n8n's editor asks for the exact one (v1.0.0, v2.0.0, v2.1.0); all output the same fields. */
+const VERSIONS = ['1.0.0', '2.0.0', '2.1.0'];
 const update = process.env.UPDATE_OUTPUT_SCHEMAS === '1';
 
 jest.setTimeout(120_000);

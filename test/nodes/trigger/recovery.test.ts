@@ -141,6 +141,56 @@ test("the trigger's catch-up and Recover at the same moment replay each missed e
 	expect((await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body).toMatchObject({ status: 'ENABLED', description });
 });
 
+test('a recovery whose lease another one took over late (its marker written after the first had confirmed its own) stops replaying: each missed event is replayed once', async () => {
+	const t = await published();
+	const id = String(t.staticData.node().endpointId);
+	const lost = await outage(sb, receiver, t, 2);
+	// Enabled by hand, so that neither recovery sends a re-enable (a PATCH, which the hold below would take).
+	expect((await api(sb, 'PATCH', `/webhooks/endpoints/${id}`, { status: 'ENABLED' })).status).toBe(200);
+	const logged = (await deliveries(id)).length;
+	const { traffic } = sb.services;
+	const mark = await new SandboxClient(sb).mark();
+	// Each replay takes 300 ms at the service: a recovery's replays are spread over seconds.
+	traffic.faults.push({ method: 'POST', path: /\/replay$/, pathSource: '/replay$', count: 1000, delayMs: 300 });
+	// Recover reads the description (no marker), then its marker write is held: it lands only after the
+	// catch-up wrote its own, read it back 2 s later and began replaying (the API has no compare-and-set).
+	let release = () => {};
+	const late = {
+		method: 'PATCH',
+		path: new RegExp(`^/api/v1/webhooks/endpoints/${id}$`),
+		pathSource: '',
+		count: 1,
+		hold: new Promise<void>((done) => (release = done)),
+	};
+	traffic.faults.push(late);
+	try {
+		const recover = recoverWith('all');
+		await until(async () => late.count === 0);
+		const catchUp = activate(sb, receiver, t);
+		await until(async () => (await deliveries(id)).length > logged);
+		release();
+		const [kept, [report]] = await Promise.all([catchUp, recover]);
+		expect(kept).toBe('kept');
+
+		const replays = (await new SandboxClient(sb).requests(mark)).filter((r: any) => r.method === 'POST' && /\/replay$/.test(String(r.path)));
+		const eventOf = new Map((await deliveries(id)).map((d) => [d.id as string, d.eventId as string]));
+		const replayedEvents = replays.map((r: any) => eventOf.get(String(r.path).split('/').slice(-2)[0]));
+		expect(new Set(replayedEvents).size).toBe(lost.events);
+		expect(replayedEvents).toHaveLength(lost.events);
+		// The catch-up saw the other's marker before its next replay and stopped; Recover replayed the rest.
+		const record = t.staticData.node().lastRecovery as Record<string, any>;
+		expect(record.busy).toMatch(/took its lease over/);
+		expect(report.busy).toBeNull();
+		expect(record.replayed + report.replayed).toBe(lost.events);
+		expect(record.replayed).toBeGreaterThan(0);
+		const counted = await allRunOnce(id);
+		expect(counted.runs).toBe(counted.events);
+	} finally {
+		release();
+		traffic.faults = [];
+	}
+});
+
 test('a catch-up that meets a delivery already replayed by hand replays nothing more for that event', async () => {
 	const t = await published();
 	const id = String(t.staticData.node().endpointId);

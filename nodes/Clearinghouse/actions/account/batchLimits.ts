@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
+import { limitEntry } from '../../../shared/limits';
 
 /** One limit of GET /account/limits against the batch. */
 export interface LimitCheck {
@@ -42,22 +43,6 @@ const LIMITS: Array<{ limit: string; what: string; kind: 'largest' | 'count' | '
 	{ limit: 'maxValuePerDayUsd', what: 'USD per day', kind: 'value' },
 ];
 
-function numberOrUndefined(value: unknown): number | undefined {
-	return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
-}
-
-/** Ceiling and what is left of one limit; undefined when the answer lacks it. */
-function entryOf(limits: IDataObject, name: string): { ceiling?: number; remaining?: number } | undefined {
-	const entry = limits[name];
-	if (!entry || typeof entry !== 'object' || Array.isArray(entry)) return undefined;
-	const e = entry as IDataObject;
-	const ceiling = numberOrUndefined(e.limit);
-	const used = numberOrUndefined(e.used) ?? 0;
-	const remaining = numberOrUndefined(e.remaining) ?? (ceiling !== undefined ? ceiling - used : undefined);
-	if (ceiling === undefined && remaining === undefined) return undefined;
-	return { ceiling, remaining };
-}
-
 /**
  * The whole batch against the account's limits: the largest order against the per-order ceiling,
  * the count and the sum against what is left of the netting window and of the day. Every order is
@@ -75,7 +60,7 @@ export function checkBatch(amounts: UsdAmount[], limits: IDataObject): BatchRepo
 	const notChecked: string[] = [];
 	const problems: string[] = [];
 	for (const { limit, what, kind } of LIMITS) {
-		const entry = entryOf(limits, limit);
+		const entry = limitEntry(limits, limit);
 		if (!entry) {
 			notChecked.push(limit);
 			continue;

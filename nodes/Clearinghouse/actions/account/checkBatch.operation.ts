@@ -9,11 +9,11 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { UsdAmount } from '../../../shared/amounts';
 import { apiRequest } from '../../../shared/transport';
 import { amountField, optionsCollection, subaccountReadOption } from '../fields';
-import { itemParameter, operationError, subaccountQuery, usdAmount } from '../parameters';
+import { itemParameter, operationError, subaccountQuery } from '../parameters';
 import { validateIdempotencyKey } from '../../../shared/idempotency';
 import { findOrdersByKey, KEY_LOOKUP_DAYS } from '../paymentOrder/findOrders';
 import { keyStateOf } from '../paymentOrder/findByKeys.operation';
-import { inputValue } from '../paymentOrder/inputItem';
+import { orderAmount } from '../paymentOrder/orderAmount';
 import { checkBatch } from './batchLimits';
 
 const properties: INodeProperties[] = [
@@ -70,8 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	for (let n = 0; n < items.length; n++) {
 		try {
 			// Map Automatically: the column Create reads the amount from (amountUsd, Amount (USD), Amount, ...).
-			const input = mapped ? inputValue(items[n].json, 'amountUsd') : itemParameter(this, 'amountUsd', n, '');
-			amounts.push(usdAmount(this, input, n, mapped ? 'Input field "amountUsd"' : 'Amount (USD)'));
+			amounts.push(orderAmount(this, n, mapped));
 		} catch (error) {
 			throw operationError(
 				this,

@@ -16,8 +16,9 @@ import { dryRunOption } from '../dryRunOption';
 import { spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter, usdAmount } from '../parameters';
-import { isKeyReused, keyedWrite, keyedWriteError, keyMode, sameRequestAsFirstTry } from '../keyedWrite';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { orderAmount } from './orderAmount';
+import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
 const RECURRING_HINT =
@@ -110,6 +111,8 @@ const properties: INodeProperties[] = [
 	// Two panels for one parameter: required when Settlement Mode is Instant, optional otherwise.
 	// When the mode is an expression n8n shows any `show` field, so both use `hide`: the optional
 	// one and the standard-only fields stay, the required one goes. execute() checks each item.
+	// From version 2.1 the optional one is in Additional Fields (a standard order rarely has a quote);
+	// versions 1 and 2 keep it here, so that n8n keeps the value their saved workflows hold.
 	{
 		displayName: 'Quote ID',
 		name: 'quoteId',
@@ -129,6 +132,7 @@ const properties: INodeProperties[] = [
 			placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
 			description:
 				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
+			displayOptions: { show: { '@version': [1, 2] } },
 		},
 		{
 			displayName: 'Expires',
@@ -204,6 +208,16 @@ const properties: INodeProperties[] = [
 					...subaccountWriteOption,
 					description: 'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
 				},
+				{
+					displayName: 'Quote ID',
+					name: 'quoteId',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+					description:
+						"A Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. With Settlement Mode from an expression, an instant item's quote.",
+					displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
+				},
 			],
 		},
 	]),
@@ -278,7 +292,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
-		amount = usdAmount(this, fields.amountUsd, itemIndex, 'Input field "amountUsd"');
+		amount = orderAmount(this, itemIndex, true);
 		body = {
 			fromUserId: fields.fromUserId,
 			toAddress: fields.toAddress,
@@ -290,7 +304,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
 	} else {
-		amount = usdAmount(this, itemParameter(this, 'amountUsd', itemIndex, ''), itemIndex);
+		amount = orderAmount(this, itemIndex, false);
 		body = {
 			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
 			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
@@ -307,12 +321,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const labels = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData' ? MAPPED_LABELS : DEFINED_BELOW_LABELS;
 
 	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
-	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, ''));
+	// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
+	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId);
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
 		if (!quoteId)
-			throw operationError(this, 'Quote ID is required for instant orders', itemIndex, 'Create a quote first (Quote → Create) and pass its quoteId.');
+			throw operationError(
+				this,
+				'Quote ID is required for instant orders',
+				itemIndex,
+				'Create a quote first with Quote → Create and map its quoteId into Quote ID (with Settlement Mode from an expression: Additional Fields → Quote ID).',
+			);
 		if (expiry === 'at') {
 			throw operationError(
 				this,
@@ -371,34 +391,32 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (existing) noteFinding(this, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
 	}
 
-	body.idempotencyKey = key;
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
-	const { request, first } = sameRequestAsFirstTry(this, itemIndex, key, body);
-	// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
-	countSent(this, itemIndex, request.amountUsd);
-	const startedMs = Date.now();
-	let response: IDataObject;
-	try {
-		response = await apiRequest.call(this, {
-			method: 'POST',
-			path: '/payment',
-			body: request,
-			idempotent: true,
-			itemIndex,
-		});
-	} catch (error) {
+	const sent = await sendKeyed(this, itemIndex, key, {
+		record: 'payment order',
+		method: 'POST',
+		path: '/payment',
+		keyIn: 'body',
+		body,
+		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
+		beforeSend: (first) => countSent(this, itemIndex, first.body.amountUsd),
 		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
 		// counted from its own start. Look it up and answer with it when it is this payment.
-		if (keyKind === 'custom' && isKeyReused(error, 'payment order')) {
-			const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
-			if (existing) {
-				checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
-				const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
-				return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
-			}
-		}
-		throw keyedWriteError(error, key, 'payment order');
-	}
+		onKeyReused:
+			keyKind === 'custom'
+				? async ({ body: request }) => {
+						const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
+						if (!existing) return undefined;
+						checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
+						const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
+						return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
+					}
+				: undefined,
+	});
+	if (sent.reused !== undefined) return sent.reused;
+	const { response, startedMs } = sent;
+	const request = sent.sent.body;
+	const first = sent.firstTry;
 	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const byThisRequest = createdByThisRequest({
 		firstPossibleUse: newKey && first,

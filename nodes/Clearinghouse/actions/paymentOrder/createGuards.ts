@@ -18,7 +18,7 @@ import {
 } from '../spendLimits';
 import { isToolRun } from '../toolDescriptions';
 import { limitBreaches } from './accountLimits';
-import { inputValue } from './inputItem';
+import { orderAmount } from './orderAmount';
 
 /**
  * Payment Order → Create's guards around the spend limits (actions/spendLimits.ts): read once per
@@ -67,11 +67,7 @@ function readLimits(ctx: IExecuteFunctions): SpendLimits {
 /** The amount of one item as execute() reads it, or undefined when it does not parse (the item fails on its own). */
 function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | undefined {
 	try {
-		const raw =
-			ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData'
-				? inputValue(ctx.getInputData()[itemIndex]?.json ?? {}, 'amountUsd')
-				: ctx.getNodeParameter('amountUsd', itemIndex, '');
-		return parseUsdAmount(raw);
+		return orderAmount(ctx, itemIndex, ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData');
 	} catch {
 		return undefined;
 	}

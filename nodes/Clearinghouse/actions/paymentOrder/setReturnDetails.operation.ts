@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
-import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
+import { keyedWrite, sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 
 const MAX_RETURN_WALLETS = 32;
@@ -81,19 +81,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// is part of the request, so a retry against a changed revision meets the 409.
 	const { key } = await keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
 	const body: IDataObject = { userId, wallets, ...subaccount };
-	const { request } = sameRequestAsFirstTry(this, itemIndex, key, { body, revision });
-	let response: IDataObject;
-	try {
-		response = await apiRequest.call(this, {
-			method: 'PUT',
-			path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
-			headers: { 'If-Match': `"${request.revision}"`, 'Idempotency-Key': key },
-			body: request.body,
-			idempotent: true,
-			itemIndex,
-		});
-	} catch (error) {
-		throw keyedWriteError(error, key, 'return details');
-	}
-	return { paymentOrderId: id, ...response, expectedRevision: request.revision, revisionSource, idempotencyKey: key };
+	const { response, sent } = await sendKeyed(this, itemIndex, key, {
+		record: 'return details',
+		method: 'PUT',
+		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
+		keyIn: 'header',
+		headers: { 'If-Match': `"${revision}"` },
+		body,
+	});
+	// The revision the first try expected (a retry sends the first try's request).
+	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
+	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };
 }

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest } from '../../../shared/transport';
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
-import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
+import { keyedWrite, sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 import { fromAiProblem, modelInputProblem } from '../spendLimits';
 import { isToolRun } from '../toolDescriptions';
@@ -113,18 +112,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
 	const { key } = await keyedWrite(this, itemIndex, 'POST /rulesets');
-	body.idempotencyKey = key;
-	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
-	try {
-		const response = await apiRequest.call(this, {
-			method: 'POST',
-			path: '/rulesets',
-			body: request,
-			idempotent: true,
-			itemIndex,
-		});
-		return { ...response, idempotencyKey: key };
-	} catch (error) {
-		throw keyedWriteError(error, key, 'receive ruleset');
-	}
+	const { response } = await sendKeyed(this, itemIndex, key, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
+	return { ...response, idempotencyKey: key };
 }

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
-import { keyedWrite, keyedWriteError, sameRequestAsFirstTry } from '../keyedWrite';
+import { keyedWrite, sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRunOption';
 
 const EXAMPLE_DEFINITION = {
@@ -56,19 +55,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
 	};
 	const { key } = await keyedWrite(this, itemIndex, 'POST rewards /rewards/rules');
-	const { request } = sameRequestAsFirstTry(this, itemIndex, key, body);
-	try {
-		const response = await apiRequest.call(this, {
-			api: 'rewards',
-			method: 'POST',
-			path: '/rewards/rules',
-			headers: { 'Idempotency-Key': key },
-			body: request,
-			idempotent: true,
-			itemIndex,
-		});
-		return { ...response, idempotencyKey: key };
-	} catch (error) {
-		throw keyedWriteError(error, key, 'reward rule');
-	}
+	const { response } = await sendKeyed(this, itemIndex, key, {
+		record: 'reward rule',
+		api: 'rewards',
+		method: 'POST',
+		path: '/rewards/rules',
+		keyIn: 'header',
+		body,
+	});
+	return { ...response, idempotencyKey: key };
 }

@@ -140,8 +140,12 @@ describe('Create', () => {
 		[{ mode: 'instant', quoteId: '' }, 'Quote ID is required for instant orders'],
 		// A fixed Instant mode hides these fields (n8n then drops their values); a mode expression
 		// keeps them shown, so each item is checked at run time.
-		[{ mode: '={{ "instant" }}', quoteId: 'q-1', expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' }, 'Expires At is not accepted for instant orders'],
-		[{ mode: '={{ "instant" }}', quoteId: 'q-1', additionalFields: { subaccountId: 'a-sub' } }, 'Subaccount ID is not accepted for instant orders'],
+		// A Settlement Mode expression: the quote is in Additional Fields (version 2.1).
+		[
+			{ mode: '={{ "instant" }}', additionalFields: { quoteId: 'q-1' }, expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' },
+			'Expires At is not accepted for instant orders',
+		],
+		[{ mode: '={{ "instant" }}', additionalFields: { quoteId: 'q-1', subaccountId: 'a-sub' } }, 'Subaccount ID is not accepted for instant orders'],
 		[{ idempotencyKeyMode: 'custom', idempotencyKey: '' }, 'Business Key must not be empty'],
 		[{ idempotencyKeyMode: 'custom', idempotencyKey: 'k'.repeat(256) }, 'Business Key must be at most 255 characters'],
 		[{ fromUserId: ' ' }, 'Sender User ID is required'],
@@ -151,6 +155,34 @@ describe('Create', () => {
 			context: expect.objectContaining({ itemIndex: 0 }),
 		});
 		expect(await env.requests()).toEqual([]);
+	});
+
+	test('a Standard Quote ID saved on the panel of a version 2 workflow is still sent; from 2.1 it is given in Additional Fields', async () => {
+		const standardQuote = async () => {
+			const [quote] = await env.run({
+				resource: 'quote',
+				operation: 'create',
+				toChain: 'ethereum',
+				asset: 'USDC',
+				amountUsd: '125.5',
+				additionalFields: { mode: 'standard', toAddress: walletOf(env.bob, 'ethereum') },
+			});
+			expect(quote.json.mode).toBe('standard');
+			return quote.json.quoteId as string;
+		};
+		const saved = await standardQuote();
+		await env.mark();
+		await env.run(payment(env, { quoteId: saved }), { typeVersion: 2 });
+		expect((await env.requests()).map((r) => r.body.quoteId)).toEqual([saved]);
+
+		const added = await standardQuote();
+		await env.mark();
+		await env.run(payment(env, { additionalFields: { quoteId: added } }));
+		expect((await env.requests()).map((r) => r.body.quoteId)).toEqual([added]);
+		// Why the version: in 2.1 the panel's standard Quote ID is gone, and n8n drops a value it does not show.
+		await env.mark();
+		await env.run(payment(env, { quoteId: saved }), { typeVersion: 2.1 });
+		expect((await env.requests()).map((r) => r.body.quoteId)).toEqual([undefined]);
 	});
 
 	test('instant order from a quote: quoteId sent, no expiresAt', async () => {

@@ -129,6 +129,10 @@ describe('a dead order found by its key: the payee is unpaid, only a new key pay
 		);
 		expect(found).toMatchObject({ found: true, keyState: 'dead', id: order.id, note: expect.stringContaining('The payee is unpaid, and only a new key pays') });
 		expect(await orderCount(env)).toBe(1);
+		// Followed: a new Business Key (the suffix the error proposes) pays the payee.
+		const [paid] = json(await env.run({ ...params, idempotencyKey: '={{ $json.employeeId }}-2' }, { items: payees('DEAD', 1), executionId: '5' }));
+		expect(paid).toMatchObject({ created: true, idempotencyKey: 'DEAD-1-2', status: 'AWAITING_FUNDS' });
+		expect(await orderCount(env)).toBe(2);
 	});
 
 	test('with the error output (Continue On Fail) the dead item goes there and the others pass', async () => {
