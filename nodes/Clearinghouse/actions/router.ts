@@ -3,7 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import * as account from './account';
 import * as depositAddress from './depositAddress';
-import { beginDryRun, dryRunItem, endDryRun } from './dryRunOption';
+import { beginDryRun, dryRunItem, endDryRun } from './dryRun';
 import { keyMode } from './keyedWrite';
 import type { Operation } from './operation';
 import * as paymentOrder from './paymentOrder';
@@ -101,7 +101,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			}
 		}
 	};
-	// Options → Dry Run (actions/dryRunOption.ts): no write leaves the transport until endDryRun.
+	// Options → Dry Run (actions/dryRun.ts): no write leaves the transport until endDryRun.
 	beginDryRun(this);
 	try {
 		// Checks over the whole batch (spend limits) before any item starts: a refusal sends nothing.

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequestWithStatus } from '../../../shared/transport';
 import { optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
 import { bodyRecord, locatorValue, subaccountQuery } from '../parameters';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { parseUsdAmount, toPips, type UsdAmount } from '../../../shared/amounts';
-import { isDryRun, noteFinding } from '../../../shared/dryRun';
+import { isDryRun, noteFinding } from '../dryRun';
 import { supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../../shared/serviceErrors';
 import { apiRequest } from '../../../shared/transport';
 import { operationError } from '../parameters';

@@ -5,7 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
 import { keyedWrite, sendKeyed } from '../keyedWrite';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const MAX_RETURN_WALLETS = 32;
 

@@ -4,7 +4,7 @@ import { sleep, updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { chainField, DYNAMIC_OPTIONS_HINT, optionsCollection, paymentOrderLocator, subaccountOrderOption } from '../fields';
 import { operationError, locatorValue, optionalText, subaccountQuery } from '../parameters';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	paymentOrderLocator,

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { amountField, assetField, chainField, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, optionalText, requiredText, usdAmount } from '../parameters';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	chainField(),

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
 import { keyedWrite, sendKeyed } from '../keyedWrite';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 import { fromAiProblem, modelInputProblem } from '../spendLimits';
 import { isToolRun } from '../toolDescriptions';
 

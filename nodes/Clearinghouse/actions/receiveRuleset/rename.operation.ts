@@ -5,7 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
 import { operationError, requiredId, requiredText } from '../parameters';
 import { RULESET_NAME_MAX } from './create.operation';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	{

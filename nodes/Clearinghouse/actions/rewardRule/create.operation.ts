@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
 import { keyedWrite, sendKeyed } from '../keyedWrite';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const EXAMPLE_DEFINITION = {
 	measure: { type: 'daily_balance', metricKey: 'balance_usd' },

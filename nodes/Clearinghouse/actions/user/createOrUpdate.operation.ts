@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountWriteOption, walletsField } from '../fields';
 import { chainWallets, operationError, optionalText, requiredText } from '../parameters';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	{

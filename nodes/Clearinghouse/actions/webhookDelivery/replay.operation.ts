@@ -5,7 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
 import { requiredId, recordWithoutSecrets } from '../parameters';
 import { deliveryIdField } from './shared';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [deliveryIdField, optionsCollection([dryRunOption])];
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { DEFAULT_MAX_AGE_MS, DEFAULT_MAX_REPLAYS, getEndpoint, isUnder, liveEndpoints, recoverEndpoint, webhookBaseOf } from '../../../shared/endpointRecovery';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue, operationError } from '../parameters';
 

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, webhookEndpointLocator } from '../fields';
 import { locatorValue } from '../parameters';
-import { dryRunOption } from '../dryRunOption';
+import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
 	webhookEndpointLocator,

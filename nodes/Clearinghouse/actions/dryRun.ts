@@ -7,6 +7,13 @@ import { fromAiProblem, modelInputProblem } from './spendLimits';
 import { isToolRun } from './toolDescriptions';
 
 /**
+ * Options → Dry Run, the one module the operations and the router use: the option, the run's mark
+ * (read fail-closed), a finding an operation notes for an item, and the item a stopped write becomes.
+ * The transport's side, which refuses every write while the run is marked, is ../../shared/dryRun.ts.
+ */
+export { isDryRun, noteFinding } from '../../shared/dryRun';
+
+/**
  * Options → Dry Run, on every operation that writes (its Options collection lists it; the read
  * operations have nothing to hold back). Read once per run, from the node's parameters.
  */
