@@ -194,8 +194,17 @@ export class Browser {
 		await this.waitFor('the editor after setup', `!['/setup', '/signin'].includes(location.pathname)`, 60_000);
 	}
 
-	async screenshot(file: string): Promise<void> {
-		const { data } = await this.send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true });
+	/** A PNG of the page; `scale` below 1 shrinks the visible viewport (a picture for the docs). */
+	async screenshot(file: string, scale?: number): Promise<void> {
+		const clip = scale
+			? await this.evaluate<{ width: number; height: number }>(`({ width: window.innerWidth, height: window.innerHeight })`).then((v) => ({
+					x: 0,
+					y: 0,
+					...v,
+					scale,
+				}))
+			: undefined;
+		const { data } = await this.send('Page.captureScreenshot', { format: 'png', ...(clip ? { clip } : { captureBeyondViewport: true }) });
 		mkdirSync(join(file, '..'), { recursive: true });
 		writeFileSync(file, Buffer.from(data, 'base64'));
 	}

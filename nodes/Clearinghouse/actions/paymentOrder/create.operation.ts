@@ -24,6 +24,15 @@ import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
 const RECURRING_HINT =
 	"Paying the same payee every week or month? Put the period in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}: a key used in an earlier period finds that period's order, pays nothing and fails the item.";
 
+/** Quote ID, in its three places (required for Instant; optional on the panel in versions 1-2, in Additional Fields from 2.1). */
+const quoteIdField = {
+	displayName: 'Quote ID',
+	name: 'quoteId',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+} satisfies INodeProperties;
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Settlement Mode',
@@ -114,22 +123,14 @@ const properties: INodeProperties[] = [
 	// From version 2.1 the optional one is in Additional Fields (a standard order rarely has a quote);
 	// versions 1 and 2 keep it here, so that n8n keeps the value their saved workflows hold.
 	{
-		displayName: 'Quote ID',
-		name: 'quoteId',
-		type: 'string',
+		...quoteIdField,
 		required: true,
-		default: '',
-		placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
 		description: 'Quote from Create Quote (Quote → Create): the instant order settles against it',
 		displayOptions: { hide: { mode: [{ _cnd: { not: 'instant' } }] } },
 	},
 	...standardOnly([
 		{
-			displayName: 'Quote ID',
-			name: 'quoteId',
-			type: 'string',
-			default: '',
-			placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+			...quoteIdField,
 			description:
 				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
 			displayOptions: { show: { '@version': [1, 2] } },
@@ -209,11 +210,7 @@ const properties: INodeProperties[] = [
 					description: 'Create the order for a direct child subaccount (UUID). Standard orders only: for an instant order give it to Create Quote instead.',
 				},
 				{
-					displayName: 'Quote ID',
-					name: 'quoteId',
-					type: 'string',
-					default: '',
-					placeholder: 'e.g. 4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d',
+					...quoteIdField,
 					description:
 						"A Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. With Settlement Mode from an expression, an instant item's quote.",
 					displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
