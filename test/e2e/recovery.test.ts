@@ -349,8 +349,17 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 				.sort(),
 		).toEqual(Object.keys(paidBefore).sort());
 		const [summary] = nodeItems(result.run.data, 'Summary') as any[];
-		expect(summary).toMatchObject({ payees: 20, alreadyPaid: madeBefore, created: 20 - madeBefore, failed: 0 });
-		expect(summary.fundThese).toHaveLength(20);
+		// The summary's table (Summarize by status and createdThisRun): the orders found and those paid now, all to fund.
+		const ordersIn = (made: boolean) => summary.byStatus.filter((g: any) => g.createdThisRun === made).reduce((n: number, g: any) => n + g.orders, 0);
+		expect({ payees: summary.payees, alreadyPaid: ordersIn(false), paidNow: ordersIn(true) }).toEqual({
+			payees: 20,
+			alreadyPaid: madeBefore,
+			paidNow: 20 - madeBefore,
+		});
+		expect(summary.byStatus.map((g: any) => g.status)).toEqual(['AWAITING_FUNDS', 'AWAITING_FUNDS']);
+		expect(summary.byStatus.flatMap((g: any) => g.list)).toHaveLength(20);
+		// No payee refused: the error branch never ran.
+		expect(result.run.data.resultData.runData['Failed payees']).toBeUndefined();
 		// Only the missing orders were sent, each once.
 		const posts = await paymentPosts(recoverMark);
 		expect(posts.map((r) => r.body.memo).sort()).toEqual(

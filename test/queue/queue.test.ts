@@ -37,6 +37,8 @@ const IDS = {
 	stress: 'queueStress00001',
 	health: 'queueHealth00001',
 	perState: 'queuePerState001',
+	interleaved: 'queueInterleave1',
+	recoverNow: 'queueRecoverNow1',
 };
 /** The queue suite's stress run; `bash bench/queue-stress.sh` (bench/queue-stress.ts) runs 200. */
 const STRESS_EVENTS = 40;
@@ -604,6 +606,95 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			}
 		});
 
+		test('orders whose status and deposit events interleave across both webhook processes in normal traffic (two deposits each at once): the recipe ran its business step once per order state, none lost', async () => {
+			await settle();
+			const webhookId = randomUUID();
+			const path = `${webhookId}/webhook`;
+			// The recipe as shipped, every trigger option at its default (confirmation with the API on).
+			await cluster.main.importWorkflow(recipeAs(IDS.interleaved, webhookId));
+			await cluster.main.publish(IDS.interleaved);
+			await cluster.waitForWebhook(path);
+			try {
+				const endpoint = await waitFor('its endpoint', async () => (await liveEndpoints()).find((e) => e.url === cluster.webhookUrl(path)));
+				const deliveries = async () => (await stage.operator.api('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&limit=1000`)).deliveries as any[];
+				const nginxFrom = cluster.nginx.log().length;
+				const created: any[] = [];
+				for (let i = 0; i < 6; i++) created.push(await createOrder(60 + i));
+				// Each order's creation event has run before its deposits: its AWAITING_FUNDS state is read as such
+				// (with confirmation, an event read later reports the order as it is then).
+				await waitFor('the creation events delivered', async () => {
+					const log = await deliveries();
+					return (log.length >= created.length && log.every((d) => d.status === 'DELIVERED')) || undefined;
+				});
+				// Then, with both webhook processes up and no delivery held back, two deposits per order at once: each
+				// deposit's steps (confirmed on-chain, confirmed: the first a deposit event, the second the FUNDED
+				// change, seconds apart at most), as the service sends them, over both processes. With confirmation a
+				// deposit event read after the order was funded reports it FUNDED too.
+				await Promise.all(
+					created.map(async (o) => {
+						const half = Math.round(o.amountUsd * 50) / 100;
+						await stage.operator.deposit(o.id, half);
+						await stage.operator.deposit(o.id, Math.round((o.amountUsd - half) * 100) / 100);
+					}),
+				);
+				await waitFor(
+					'every order funded',
+					async () => {
+						const now = await Promise.all(created.map((o) => stage.operator.api('GET', `/payment-orders/${o.id}`)));
+						return now.every((o: any) => o.status === 'FUNDED') || undefined;
+					},
+					180_000,
+				);
+				// Every delivery delivered (a 409 is retried by the service; flush makes its next attempt now).
+				await waitFor(
+					'every delivery of these orders delivered',
+					async () => {
+						await stage.operator.call('POST', 'webhooks/flush');
+						return (await deliveries()).every((d) => d.status === 'DELIVERED') || undefined;
+					},
+					240_000,
+				);
+				await settled(cluster, IDS.interleaved);
+
+				const log = await deliveries();
+				// The events per order, from what the service sent (each event once, whatever its attempts).
+				const attempts = ((await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[]).filter((a) => a.url === cluster.webhookUrl(path));
+				const orderOf = new Map(attempts.map((a) => [a.headers['x-service-webhook-id'], String(JSON.parse(a.body).data.payment_order.id)]));
+				const eventsPerOrder = countBy([...orderOf.values()]);
+				const executions = cluster.store.list(IDS.interleaved).filter((e) => e.data.resultData.runData[TRIGGER]);
+				const items = executions.map((e) => ({ e, item: nodeItems(e.data, TRIGGER)[0] as any }));
+				const stepsPerKey = countBy(
+					items.filter(({ e }) => e.data.resultData.runData['Your business step'] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
+				);
+				// Nothing lost: each order's two states ran; nothing doubled: every state ran once.
+				for (const o of created) {
+					expect([o.id, stepsPerKey[`${o.id}:AWAITING_FUNDS`], stepsPerKey[`${o.id}:FUNDED`]]).toEqual([o.id, 1, 1]);
+				}
+				for (const [key, runs] of Object.entries(stepsPerKey)) expect([key, runs]).toEqual([key, 1]);
+				expect(executions.filter((e) => e.status !== 'success')).toEqual([]);
+				// The events of one order reached both webhook processes, during the deposits.
+				const routed = cluster.nginx
+					.log()
+					.slice(nginxFrom)
+					.filter((r) => r.path.includes(webhookId) && r.backend >= 0);
+				const acrossBoth = created.filter((o) => new Set(routed.filter((r) => orderOf.get(r.eventId) === o.id).map((r) => r.backend)).size > 1).length;
+				expect(acrossBoth).toBeGreaterThan(0);
+				const emittedFunded = items.filter(({ item }) => item.orderStateKey.endsWith(':FUNDED'));
+				const split = created.filter((o) => {
+					const funded = emittedFunded.filter(({ item }) => item.paymentOrder.id === o.id).map(({ item }) => String(item.eventId));
+					return new Set(routed.filter((r) => funded.includes(r.eventId!)).map((r) => r.backend)).size > 1;
+				}).length;
+				console.log(
+					`[queue interleaved] ${created.length} orders, ${orderOf.size} events (${JSON.stringify(Object.values(eventsPerOrder))} per order; ${acrossBoth} orders with events on both processes), ${log.length} deliveries, ${routed.length} requests through nginx ` +
+						`(answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}, per process ${[0, 1].map((b) => routed.filter((r) => r.backend === b).length).join('/')}); ` +
+						`the trigger emitted ${items.length} items, ${emittedFunded.length} of them FUNDED (${split} orders with a FUNDED item on each process); ` +
+						`business step per order state ${JSON.stringify(countBy(Object.values(stepsPerKey)))}: lost 0, doubled 0`,
+				);
+			} finally {
+				await cluster.main.unpublish(IDS.interleaved).catch((error: Error) => console.warn(`[queue interleaved] unpublish: ${error.message}`));
+			}
+		});
+
 		test(`stress (${STRESS_EVENTS} events, 30% delivered again, 10% failing on the first attempt), acknowledging when finished: none lost, none run twice`, async () => {
 			const receiver = await new BusinessReceiver().start(await freePort());
 			try {
@@ -818,8 +909,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				expect(await count()).toEqual({ events: 31, lost: 0, doubled: 0 });
 			};
 
+			let recoverNowPublished = false;
 			afterAll(async () => {
 				if (healthPublished) await cluster.main.unpublish(IDS.health);
+				if (recoverNowPublished) await cluster.main.unpublish(IDS.recoverNow);
 			});
 
 			/** The trigger's record of its last recovery (static data, written by checkExists or trigger() on the main process). */
@@ -908,6 +1001,74 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				expect(await outbox()).toEqual([]);
 				console.log(
 					`[queue outage] restart with nothing lost: recovery at start replayed 0, example 6 run ${next.id} replayed 0; ${totals.events} events, lost 0, doubled 0`,
+				);
+			});
+
+			test("Recover (example 6 on a worker) beside the main process's catch-up at its start after an outage: one replay per missed event, Recover finds the catch-up's lease", async () => {
+				// Example 6 as shipped but started by a webhook instead of its schedule: its Recover runs on a
+				// worker at the moment this test picks (the schedule of the test before is unpublished).
+				if (healthPublished) await cluster.main.unpublish(IDS.health);
+				healthPublished = false;
+				const recoverPath = `queue-recover-${run}`;
+				const recoverNow = JSON.parse(
+					JSON.stringify(loadExample('6-keep-my-trigger-healthy.json')).split('http://127.0.0.1:4010').join(stage.sandbox.mainUrl.replace(/\/+$/, '')),
+				) as WorkflowInput;
+				recoverNow.id = IDS.recoverNow;
+				const schedule = findNode(recoverNow, 'Every 15 minutes');
+				Object.assign(schedule, { ...webhookNode(recoverPath), name: schedule.name });
+				expect(findNode(recoverNow, 'Recover').parameters).toMatchObject({ operation: 'recover', scope: 'thisN8n' });
+				await cluster.main.importWorkflow(recoverNow);
+				await cluster.main.publish(IDS.recoverNow);
+				recoverNowPublished = true;
+				await cluster.waitForWebhook(recoverPath);
+
+				const live = await liveEndpoints();
+				endpointId = String(live.find((e) => e.url === cluster.webhookUrl(TRIGGER_PATH))?.id ?? '');
+				expect(endpointId).toBeTruthy();
+				for (const e of live) if (e.id !== endpointId) await stage.operator.api('DELETE', `/webhooks/endpoints/${e.id}`);
+				await allDelivered();
+
+				await stopFront();
+				const outage = await outageEvents();
+				const mark = await stage.operator.mark();
+				const nginxFrom = cluster.nginx.log().length;
+				// Each replay takes 2 s at the service: the catch-up's 30 replays last a minute, which Recover runs inside.
+				await stage.operator.fault({ method: 'POST', path: '^/api/v1/webhooks/deliveries/[^/]+/replay$', count: 1000, delayMs: 2_000 });
+				const started = Date.now();
+				const front = startFront();
+				let recoverRun: ExecutionRecord | undefined;
+				try {
+					// The catch-up (main process, at its start) re-enabled the endpoint and took its lease.
+					await waitFor(
+						"the catch-up's lease",
+						async () => /\[recovering [0-9a-f]+ until [^\]]+\]$/.test(String((await endpoint()).description ?? '')) || undefined,
+						300_000,
+					);
+					const before = maxExecutionId();
+					// Right after the restart nginx may still answer 502 itself (no process reached) for a moment.
+					await waitFor('Recover started', async () => (await post(recoverPath, {}).catch(() => 0)) === 200 || undefined);
+					[recoverRun] = await finishedAfter(IDS.recoverNow, before, 1, 240_000);
+					await front;
+				} finally {
+					await front.catch(() => undefined);
+					await stage.operator.clearFaults();
+				}
+				const record = await waitFor('the recovery at start', () => {
+					const r = lastRecovery();
+					return r && Date.parse(r.at) >= started - 1000 && (r.replayed > 0 || r.error) ? r : undefined;
+				});
+				expect(record).toMatchObject({ replayed: 30, eventsMissed: 30, more: false, replayErrors: 0 });
+				// Recover ran on a worker while events were still missing, found the lease held and replayed nothing.
+				expect(cluster.workerOf(recoverRun!.id)).toBeDefined();
+				const [recovered] = recoverItems(recoverRun!);
+				expect(recovered).toMatchObject({ statusBefore: 'ENABLED', reEnabled: false, replayed: 0, busy: expect.stringContaining('another recovery') });
+				expect(recovered.eventsMissed).toBeGreaterThan(0);
+				// One re-enable, one replay per missed event, each event's business step once (recoveredOnce).
+				const routing = await recoveredOnce(outage, mark, nginxFrom);
+				await newEventRunsOnce();
+				console.log(
+					`[queue outage] catch-up and Recover at once: the catch-up replayed ${record.replayed} of ${record.eventsMissed} missed; Recover (execution ${recoverRun!.id}, on a worker) ` +
+						`saw ${recovered.eventsMissed} still missing and the lease held, replayed 0; ${routing}; lost 0, doubled 0`,
 				);
 			});
 		});

@@ -123,16 +123,9 @@ function javascriptIn(file: string, workflow: WorkflowInput): string[] {
 	return found;
 }
 
-/** Not rebuilt yet (issue 38): its Summary node still computes with JavaScript. A file leaves this list when it is. */
-const NOT_YET = ['5-recover-a-crashed-batch.json'];
-
 describe('examples: editable without JavaScript', () => {
 	test('no example holds an arrow, a function, a ternary, a template literal, && or || inside {{ }}', () => {
-		expect(examples.filter(({ file }) => !NOT_YET.includes(file)).flatMap(({ file, workflow }) => javascriptIn(file, workflow))).toEqual([]);
-	});
-
-	test('the examples not rebuilt yet still need JavaScript (the list is honest and only shrinks)', () => {
-		for (const file of NOT_YET) expect({ file, pieces: javascriptIn(file, loadExample(file)).length > 0 }).toEqual({ file, pieces: true });
+		expect(examples.flatMap(({ file, workflow }) => javascriptIn(file, workflow))).toEqual([]);
 	});
 
 	test('the check finds each construct and names the example, node and parameter; plain mappings pass', () => {

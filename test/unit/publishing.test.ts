@@ -269,7 +269,7 @@ describe('npm scripts the workflows rely on', () => {
 		const viaDeps = (script: string) => /^bash scripts\/with-deps\.sh /.test(script) || /^npm run build\b/.test(script);
 		for (const name of ['build', 'sandbox', 'format', 'format:check', 'verify']) expect([name, viaDeps(pkg.scripts[name])]).toEqual([name, true]);
 		for (const name of ['lint', 'test', 'test:unit', 'test:e2e', 'test:queue', 'test:compat', 'start', 'build:sandbox', 'release']) {
-			const file = /^bash ((?:scripts|bench)\/[\w.-]+\.sh)$/.exec(pkg.scripts[name])?.[1];
+			const file = /^bash ((?:scripts|bench|sandbox)\/[\w.-]+\.sh)$/.exec(pkg.scripts[name])?.[1];
 			expect([name, file && /^\s*source scripts\/deps\.sh$/m.test(read(file))]).toEqual([name, true]);
 		}
 		expect(read('bench/run.sh')).toMatch(/^source scripts\/deps\.sh$/m);
