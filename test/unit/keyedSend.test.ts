@@ -8,7 +8,7 @@ jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../support/sle
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameters, INodeType } from 'n8n-workflow';
 
 import { keyRequest, sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { runNode } from '../../harness/n8nContexts';
@@ -43,7 +43,7 @@ beforeEach(() => {
 });
 
 /** Runs sendKeyed in a probe node: with `key` handed in, or (undefined) taken from the node's `parameters`. */
-async function keyedSend(key: string | undefined, send: KeyedSend<IDataObject>, parameters: IDataObject = {}): Promise<IDataObject> {
+async function keyedSend(key: string | undefined, send: KeyedSend<IDataObject>, parameters: INodeParameters = {}): Promise<IDataObject> {
 	const node: INodeType = {
 		description: {
 			displayName: 'Keyed send probe',
