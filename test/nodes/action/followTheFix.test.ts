@@ -64,7 +64,9 @@ describe('the transport: what it proposes works', () => {
 		const error = await failure(runNode(node, { parameters: keyed(env, 'CONN-1'), credentials: sandboxAt(closedUrl) }));
 		// The first request of Create is a read (the supported chains and assets): nothing was written either way.
 		expect(error.message).toMatch(/^Could not connect to the Clearinghouse API/);
-		expect(error.description).toContain('Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.');
+		expect(error.description).toContain(
+			'Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.',
+		);
 		expect(await orderCount(env)).toBe(0);
 		const [[paid]] = await runNode(node, { parameters: keyed(env, 'CONN-1'), credentials: sandboxAt(env.sb.mainUrl) });
 		expect(paid.json).toMatchObject({ created: true, status: 'AWAITING_FUNDS' });
@@ -74,7 +76,9 @@ describe('the transport: what it proposes works', () => {
 	test('"The answer was lost" with a Business Key: running again with the same Business Key returns the order made, and pays nothing twice', async () => {
 		front.treat = ({ method, path }) => (method === 'POST' && path === '/api/v1/payment' ? { loseAnswer: true } : undefined);
 		const error = await failure(runNode(node, { parameters: keyed(env, 'LOST-1'), credentials: sandboxAt(front.url), mode: 'webhook' }));
-		expect(error.message).toMatch(/^The answer was lost: the service may have made .*Only Retry of this execution \(or a run with the same Business Key\) is safe$/);
+		expect(error.message).toMatch(
+			/^The answer was lost: the service may have made .*Only Retry of this execution \(or a run with the same Business Key\) is safe$/,
+		);
 		expect(await orderCount(env)).toBe(1); // the service made it; its answer never came back
 		front.treat = () => undefined;
 		const [[found]] = await runNode(node, { parameters: keyed(env, 'LOST-1'), credentials: sandboxAt(front.url), mode: 'webhook', executionId: '2' });
@@ -181,14 +185,20 @@ describe('Create: what it proposes works', () => {
 describe('Webhook Endpoint → Recover: what it proposes works', () => {
 	test('"this n8n\'s webhook address could not be read": All Endpoints of the Account recovers without it', async () => {
 		const webhookUrl = 'http://127.0.0.1:5690/';
-		const ours = await env.client.api('POST', '/webhooks/endpoints', { url: `${webhookUrl}webhook/3f1c/webhook`, description: 'ours', eventTypes: ['payment_order'] });
+		const ours = await env.client.api('POST', '/webhooks/endpoints', {
+			url: `${webhookUrl}webhook/3f1c/webhook`,
+			description: 'ours',
+			eventTypes: ['payment_order'],
+		});
 		const recover = (scope: string, webhookWaitingBaseUrl: string) =>
 			env.run({ resource: 'webhookEndpoint', operation: 'recover', scope, maxReplays: 10 }, { additionalData: { webhookWaitingBaseUrl } });
 		// n8n's resume URL is <WEBHOOK_URL><waiting path>/<execution id>: with an empty waiting path
 		// (N8N_ENDPOINT_WEBHOOK_WAIT="") the address cannot be told from it. (WEBHOOK_URL has no part in this:
 		// n8n always has one, localhost:5678 when it is not set, so the message does not send people there.)
 		const error = await failure(recover('thisN8n', 'http://127.0.0.1:5690'));
-		expect(error.message).toBe("Endpoints: this n8n's webhook address could not be read from its resume URL. Choose All Endpoints of the Account or One Endpoint");
+		expect(error.message).toBe(
+			"Endpoints: this n8n's webhook address could not be read from its resume URL. Choose All Endpoints of the Account or One Endpoint",
+		);
 		const all = await recover('all', 'http://127.0.0.1:5690');
 		expect(all.map((item) => item.json.endpointId)).toEqual([ours.id]);
 		const one = await env.run(
