@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { parseUsdAmount, toPips, type UsdAmount } from '../../../shared/amounts';
+import { parseUsdAmount, type UsdAmount } from '../../../shared/amounts';
+import { limitEntry } from '../../../shared/limits';
 import { isDryRun, noteFinding } from '../dryRun';
 import { supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../../shared/serviceErrors';
 import { apiRequest } from '../../../shared/transport';
@@ -199,11 +200,8 @@ function remainingText(limits: IDataObject): string {
 			['maxValuePerDayUsd', 'today'],
 		] as const
 	)
-		.filter(([name]) => limits[name] && typeof limits[name] === 'object')
-		.map(([name, words]) => {
-			const entry = limits[name] as IDataObject;
-			const left = typeof entry.remaining === 'number' ? entry.remaining : Number(toPips(entry.limit) - toPips(entry.used)) / 10_000;
-			return `${left} USD ${words} (${name})`;
-		})
+		.map(([name, words]) => [name, words, limitEntry(limits, name)?.remaining] as const)
+		.filter(([, , left]) => left !== undefined)
+		.map(([name, words, left]) => `${left} USD ${words} (${name})`)
 		.join(', ');
 }
