@@ -26,8 +26,9 @@ import { isToolRun } from './toolDescriptions';
  * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
  *   answers with what was already made.
  * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
- * An operation takes its key with `keyedWrite()` (before anything that depends on it), then sends
- * with `sendKeyed()`, which does the rest: the one door of every keyed write.
+ * An operation sends with `sendKeyed()`, which does all of it: the one door of every keyed write.
+ * One that needs its key before sending (Create: the expiry's anchor, a dry run's lookup) takes it
+ * with `keyedWrite()` and hands it in.
  */
 
 /**
@@ -271,6 +272,8 @@ export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {
 };
 
 export interface KeyedSend<T> {
+	/** The key taken earlier with `keyedWrite()`; without it `sendKeyed` takes it for this request (keyRequest). */
+	key?: string;
 	record: KeyedRecord;
 	api?: Api;
 	method: IHttpRequestMethods;
@@ -292,6 +295,8 @@ export interface SentRequest {
 }
 
 export interface KeyedAnswer<T> {
+	/** The idempotency key sent. */
+	key: string;
 	/** The service's answer (empty when `reused` answers instead). */
 	response: IDataObject;
 	sent: SentRequest;
@@ -303,11 +308,22 @@ export interface KeyedAnswer<T> {
 }
 
 /**
- * Sends one keyed write: the key placed where the service takes it, the first try's request for this
- * key (Retry On Fail resolves `$now` anew), marked idempotent (the transport may repeat it, and says
- * "may have made this <record>" when its answer is lost), and its 409 said as a reused key.
+ * The request a key is derived for: the method, the rewards host when it is that one, and the path
+ * with its IDs as the user gave them (the path carries them URI-encoded; a path ID never holds `%`).
+ * A Derived key depends on it, so it may never change for an existing operation.
  */
-export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, key: string, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
+export function keyRequest(send: Pick<KeyedSend<unknown>, 'api' | 'method' | 'path'>): string {
+	return `${send.method} ${send.api === 'rewards' ? 'rewards ' : ''}${decodeURIComponent(send.path)}`;
+}
+
+/**
+ * Sends one keyed write: its key (given, or taken here by `keyedWrite()`) placed where the service
+ * takes it, the first try's request for this key (Retry On Fail resolves `$now` anew), marked
+ * idempotent (the transport may repeat it, and says "may have made this <record>" when its answer is
+ * lost), and its 409 said as a reused key.
+ */
+export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
+	const key = send.key ?? (await keyedWrite(ctx, itemIndex, keyRequest(send))).key;
 	const keyed: SentRequest =
 		send.keyIn === 'body'
 			? { body: { ...send.body, idempotencyKey: key }, headers: { ...send.headers } }
@@ -326,11 +342,11 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 			record: WRITTEN_RECORDS[send.record],
 			itemIndex,
 		});
-		return { response, sent, firstTry: first, startedMs };
+		return { key, response, sent, firstTry: first, startedMs };
 	} catch (error) {
 		if (send.onKeyReused && isKeyReused(error, send.record)) {
 			const reused = await send.onKeyReused(sent, error);
-			if (reused !== undefined) return { response: {}, sent, firstTry: first, startedMs, reused };
+			if (reused !== undefined) return { key, response: {}, sent, firstTry: first, startedMs, reused };
 		}
 		throw keyedWriteError(error, key, send.record);
 	}

@@ -389,7 +389,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
-	const sent = await sendKeyed(this, itemIndex, key, {
+	const sent = await sendKeyed(this, itemIndex, {
+		key,
 		record: 'payment order',
 		method: 'POST',
 		path: '/payment',
