@@ -11,9 +11,9 @@ import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, 
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
-import { countSent, guardOrder } from './createGuards';
+import { guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRun';
-import { spendLimitsField } from '../spendLimits';
+import { countSent, spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
@@ -261,7 +261,7 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 }
 
 // Spend limits over the whole batch, run by the router before any item starts.
-export { preflight } from './createGuards';
+export { preflight } from '../spendLimits';
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
