@@ -181,13 +181,15 @@ export interface RunOptions extends NodeSetup {
 	runExecutionData?: IRunExecutionData;
 	/** Which run of the node this is (a loop runs a node several times). Default 0. */
 	runIndex?: number;
+	/** What n8n's server would set otherwise (e.g. the webhook base URLs it builds from WEBHOOK_URL). */
+	additionalData?: Partial<IWorkflowExecuteAdditionalData>;
 }
 
 /** Runs the node's execute() once for the given input items in n8n-core's ExecuteContext. */
 export async function runNode(nodeType: INodeType, options: RunOptions): Promise<INodeExecutionData[][]> {
 	const items = options.items ?? [{ json: {} }];
 	const { workflow, node } = makeWorkflow(nodeType, options);
-	const additionalData = additionalDataFor(options);
+	const additionalData = additionalDataFor(options, options.additionalData);
 	const mode = options.mode ?? 'manual';
 	const tries = options.retryOnFail ? options.retryOnFail.maxTries : 1;
 	let lastError: unknown;

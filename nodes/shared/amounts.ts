@@ -75,6 +75,29 @@ export function toPips(value: unknown): bigint {
 }
 
 /**
+ * A decimal the API returned (a JSON number, or plain decimal text), exactly, as signed pips; undefined
+ * when it is not a whole number of pips within the safe range: such a value is never rounded.
+ */
+export function exactPips(value: unknown): bigint | undefined {
+	const text = typeof value === 'number' && Number.isFinite(value) ? numberToPlainText(value) : typeof value === 'string' ? value.trim() : undefined;
+	const match = text === undefined ? null : /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
+	if (!match) return undefined;
+	const fraction = (match[3] ?? '').replace(/0+$/, '');
+	if (fraction.length > 4) return undefined;
+	const pips = BigInt(match[2]) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
+	if (!Number.isSafeInteger(Number(pips))) return undefined;
+	return match[1] ? -pips : pips;
+}
+
+/** Signed pips as the JSON number whose decimal text they are (exact: at most 4 places, safe range). */
+export function pipsValue(pips: bigint): number {
+	const sign = pips < 0n ? '-' : '';
+	const size = pips < 0n ? -pips : pips;
+	const fraction = (size % PIPS_PER_USD).toString().padStart(4, '0').replace(/0+$/, '');
+	return Number(`${sign}${size / PIPS_PER_USD}${fraction ? `.${fraction}` : ''}`);
+}
+
+/**
  * Why a text is not plain decimal, or undefined. Digit group separators and exponents are refused,
  * never guessed: "1,000" is a thousand in one locale and one in another, "1_0" and "1e3" are
  * programming notations a spreadsheet cell should not carry into a payment.

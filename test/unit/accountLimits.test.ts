@@ -1,6 +1,7 @@
-/** Create's limits pre-flight: which limits of GET /account/limits an order would breach. */
+/** Create's limits pre-flight: which limits of GET /account/limits an order would breach, read exactly. */
 import { parseUsdAmount } from '../../nodes/shared/amounts';
 import { limitBreaches } from '../../nodes/Clearinghouse/actions/paymentOrder/accountLimits';
+import { limitEntry, LimitReadError } from '../../nodes/shared/limits';
 
 const usd = (text: string) => parseUsdAmount(text);
 
@@ -44,7 +45,35 @@ test('without `remaining` what is left is the limit less what is used (used miss
 	expect(limitBreaches({ maxValuePerDayUsd: { limit: 100 } }, usd('100'))).toEqual([]);
 });
 
-test('absent or malformed limits are not checked', () => {
+test('what is left is exact: limit 1000.3 less 0.1 used leaves 1000.2, not a pip less', () => {
+	// In floats 1000.3 - 0.1 is 1000.1999999999999: truncated to pips, an order of 1000.2 was refused.
+	expect(limitEntry({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, 'maxValuePerDayUsd')).toEqual({ ceiling: 1000.3, remaining: 1000.2 });
+	expect(limitBreaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, usd('1000.2'))).toEqual([]);
+	expect(limitBreaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, usd('1000.2001'))).toEqual([
+		'1000.2001 USD exceeds the value left today (maxValuePerDayUsd remaining 1000.2 USD)',
+	]);
+	expect(limitEntry({ maxValuePerEpochUsd: { limit: 0.3, used: 0.2 } }, 'maxValuePerEpochUsd')).toEqual({ ceiling: 0.3, remaining: 0.1 });
+});
+
+test('absent limits are not checked', () => {
 	expect(limitBreaches({}, usd('1000000'))).toEqual([]);
-	expect(limitBreaches({ maxTxUsd: null, maxValuePerDayUsd: 'none', maxCountPerDay: { used: 5 } } as never, usd('1000000'))).toEqual([]);
+	expect(limitBreaches({ maxTxUsd: null, maxValuePerDayUsd: undefined } as never, usd('1000000'))).toEqual([]);
+});
+
+test.each([
+	['a limit of more than 4 decimal places', { maxTxUsd: { limit: 1000.00001, used: 0, remaining: 1000 } }, 'maxTxUsd', 'its limit is 1000.00001'],
+	['a remaining value that is not a number', { maxValuePerDayUsd: { limit: 100, remaining: 'lots' } }, 'maxValuePerDayUsd', 'its remaining is "lots"'],
+	['a used value that is not a number', { maxCountPerDay: { limit: 100, used: true } }, 'maxCountPerDay', 'its used is true'],
+	['an entry that is not an object', { maxValuePerDayUsd: 'none' }, 'maxValuePerDayUsd', 'got "none", not an object'],
+	['an entry with neither limit nor remaining', { maxCountPerDay: { used: 5 } }, 'maxCountPerDay', 'it has neither a limit nor a remaining value'],
+])('%s fails closed, naming the limit', (_case, limits, name, why) => {
+	let thrown: unknown;
+	try {
+		limitBreaches(limits as never, usd('1'));
+	} catch (error) {
+		thrown = error;
+	}
+	expect(thrown).toBeInstanceOf(LimitReadError);
+	expect((thrown as LimitReadError).limit).toBe(name);
+	expect((thrown as Error).message).toContain(`The account limit ${name} could not be read exactly (${why}`);
 });

@@ -25,3 +25,13 @@ test('without `remaining` the limit minus `used` is what is left; maxTxUsd holds
 test('an empty batch fits', () => {
 	expect(checkBatch([], { maxTxUsd: { limit: 1, used: 0, remaining: 1 } })).toMatchObject({ ok: true, orders: 0, totalUsd: 0, largestItem: 0 });
 });
+
+test('what is left without `remaining` is exact: 1000.3 less 0.1 used fits a batch of 1000.2', () => {
+	const report = checkBatch(amounts('600', '400.2'), { maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } });
+	expect(report).toMatchObject({ ok: true, totalUsd: 1000.2 });
+	expect(report.checks[0]).toMatchObject({ limit: 'maxValuePerDayUsd', remaining: 1000.2, ok: true });
+});
+
+test('a limit it cannot read exactly stops the check, naming the limit', () => {
+	expect(() => checkBatch(amounts('1'), { maxTxUsd: { limit: 1000.00001 } })).toThrow(/account limit maxTxUsd could not be read exactly/);
+});

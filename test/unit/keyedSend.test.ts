@@ -8,9 +8,9 @@ jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../support/sle
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeParameters, INodeType } from 'n8n-workflow';
 
-import { sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { keyRequest, sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { runNode } from '../../harness/n8nContexts';
 
 interface Seen {
@@ -42,7 +42,8 @@ beforeEach(() => {
 	seen = [];
 });
 
-async function keyedSend(key: string, send: KeyedSend<IDataObject>): Promise<IDataObject> {
+/** Runs sendKeyed in a probe node: with `key` handed in, or (undefined) taken from the node's `parameters`. */
+async function keyedSend(key: string | undefined, send: KeyedSend<IDataObject>, parameters: INodeParameters = {}): Promise<IDataObject> {
 	const node: INodeType = {
 		description: {
 			displayName: 'Keyed send probe',
@@ -54,14 +55,18 @@ async function keyedSend(key: string, send: KeyedSend<IDataObject>): Promise<IDa
 			inputs: ['main'],
 			outputs: ['main'],
 			credentials: [{ name: 'clearinghouseApi', required: true }],
-			properties: [],
+			// The key's parameters as the keyed writes declare them (n8n reads only declared parameters).
+			properties: [
+				{ displayName: 'Idempotency Key', name: 'idempotencyKeyMode', type: 'string', default: 'derived' },
+				{ displayName: 'Business Key', name: 'idempotencyKey', type: 'string', default: '' },
+			],
 		},
 		async execute(this: IExecuteFunctions) {
-			const answer = await sendKeyed(this, 0, key, send);
+			const answer = await sendKeyed(this, 0, key === undefined ? send : { ...send, key });
 			return [[{ json: { ...answer } as unknown as IDataObject }]];
 		},
 	} as INodeType;
-	const [[item]] = await runNode(node, { parameters: {}, credentials: { apiKey: 'sk_keyed_send', baseUrl: origin, rewardsUrl: `${origin}/rewards-host` } });
+	const [[item]] = await runNode(node, { parameters, credentials: { apiKey: 'sk_keyed_send', baseUrl: origin, rewardsUrl: `${origin}/rewards-host` } });
 	return item.json;
 }
 
@@ -126,4 +131,23 @@ test("the service's 409 for a reused key: onKeyReused may answer instead; withou
 	const error = await failure('INV-3', order({ onKeyReused: async () => undefined }));
 	expect(error.message).toBe("This item's payment order already exists with other values: check it before paying again");
 	expect(error.description).toContain('The idempotency key INV-3 was already used for a payment order with a different request');
+});
+
+test('without a key handed in, sendKeyed takes the Business Key itself: a keyed write is one call', async () => {
+	handler = (res) => res.end('{"ok":true}');
+	const answer = await keyedSend(
+		undefined,
+		{ record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body: { name: 'x' } },
+		{ idempotencyKeyMode: 'custom', idempotencyKey: 'rs-42' },
+	);
+	expect(answer.key).toBe('rs-42');
+	expect(JSON.parse(seen[0].body)).toEqual({ name: 'x', idempotencyKey: 'rs-42' });
+});
+
+test('the request a Derived key is taken for names the method, the rewards host and the path with its IDs as given (unchanged for the existing writes)', () => {
+	expect(keyRequest({ method: 'POST', path: '/payment' })).toBe('POST /payment');
+	expect(keyRequest({ method: 'POST', path: '/rulesets' })).toBe('POST /rulesets');
+	expect(keyRequest({ api: 'rewards', method: 'POST', path: '/rewards/rules' })).toBe('POST rewards /rewards/rules');
+	const id = 'po:1.é';
+	expect(keyRequest({ method: 'PUT', path: `/payment-orders/${encodeURIComponent(id)}/return-details` })).toBe(`PUT /payment-orders/${id}/return-details`);
 });

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IWorkflowExec
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { apiRequest, isSandboxCredential, type Api, type WrittenRecord } from '../../shared/transport';
+import { apiRequest, isSandboxCredential, type Api, type LimitsRead, type WrittenRecord } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -26,8 +26,9 @@ import { isToolRun } from './toolDescriptions';
  * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
  *   answers with what was already made.
  * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
- * An operation takes its key with `keyedWrite()` (before anything that depends on it), then sends
- * with `sendKeyed()`, which does the rest: the one door of every keyed write.
+ * An operation sends with `sendKeyed()`, which does all of it: the one door of every keyed write.
+ * One that needs its key before sending (Create: the expiry's anchor, a dry run's lookup) takes it
+ * with `keyedWrite()` and hands it in.
  */
 
 /**
@@ -271,6 +272,8 @@ export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {
 };
 
 export interface KeyedSend<T> {
+	/** The key taken earlier with `keyedWrite()`; without it `sendKeyed` takes it for this request (keyRequest). */
+	key?: string;
 	record: KeyedRecord;
 	api?: Api;
 	method: IHttpRequestMethods;
@@ -279,6 +282,8 @@ export interface KeyedSend<T> {
 	keyIn: 'body' | 'header';
 	body: IDataObject;
 	headers?: Record<string, string>;
+	/** The read of the account's limits that may explain a refusal naming no field, for the request sent (transport: limitsOnRefusal). */
+	limitsOnRefusal?: (sent: SentRequest) => LimitsRead;
 	/** Runs on the request about to be sent (the first try's), before it is sent. */
 	beforeSend?: (sent: SentRequest) => void;
 	/** On the service's 409 for a reused key: the answer to give instead, if any (else the keyed 409 error). */
@@ -292,6 +297,8 @@ export interface SentRequest {
 }
 
 export interface KeyedAnswer<T> {
+	/** The idempotency key sent. */
+	key: string;
 	/** The service's answer (empty when `reused` answers instead). */
 	response: IDataObject;
 	sent: SentRequest;
@@ -303,11 +310,22 @@ export interface KeyedAnswer<T> {
 }
 
 /**
- * Sends one keyed write: the key placed where the service takes it, the first try's request for this
- * key (Retry On Fail resolves `$now` anew), marked idempotent (the transport may repeat it, and says
- * "may have made this <record>" when its answer is lost), and its 409 said as a reused key.
+ * The request a key is derived for: the method, the rewards host when it is that one, and the path
+ * with its IDs as the user gave them (the path carries them URI-encoded; a path ID never holds `%`).
+ * A Derived key depends on it, so it may never change for an existing operation.
  */
-export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, key: string, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
+export function keyRequest(send: Pick<KeyedSend<unknown>, 'api' | 'method' | 'path'>): string {
+	return `${send.method} ${send.api === 'rewards' ? 'rewards ' : ''}${decodeURIComponent(send.path)}`;
+}
+
+/**
+ * Sends one keyed write: its key (given, or taken here by `keyedWrite()`) placed where the service
+ * takes it, the first try's request for this key (Retry On Fail resolves `$now` anew), marked
+ * idempotent (the transport may repeat it, and says "may have made this <record>" when its answer is
+ * lost), and its 409 said as a reused key.
+ */
+export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
+	const key = send.key ?? (await keyedWrite(ctx, itemIndex, keyRequest(send))).key;
 	const keyed: SentRequest =
 		send.keyIn === 'body'
 			? { body: { ...send.body, idempotencyKey: key }, headers: { ...send.headers } }
@@ -324,13 +342,14 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 			body: sent.body,
 			idempotent: true,
 			record: WRITTEN_RECORDS[send.record],
+			limitsOnRefusal: send.limitsOnRefusal?.(sent),
 			itemIndex,
 		});
-		return { response, sent, firstTry: first, startedMs };
+		return { key, response, sent, firstTry: first, startedMs };
 	} catch (error) {
 		if (send.onKeyReused && isKeyReused(error, send.record)) {
 			const reused = await send.onKeyReused(sent, error);
-			if (reused !== undefined) return { response: {}, sent, firstTry: first, startedMs, reused };
+			if (reused !== undefined) return { key, response: {}, sent, firstTry: first, startedMs, reused };
 		}
 		throw keyedWriteError(error, key, send.record);
 	}

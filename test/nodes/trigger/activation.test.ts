@@ -201,6 +201,20 @@ describe('manual runs (the editor\'s "Listen for test event")', () => {
 		// Nothing was registered or written for the manual run itself: still the one test endpoint.
 		expect(await endpointsAt(sb, receiver.urlOf(t))).toHaveLength(1);
 	});
+
+	it('"No test event to run" followed: an event sent while listening (an order moved along) is what the next run emits', async () => {
+		const t = await published('manual');
+		const run = manualRun(t);
+		await expect(run([])).rejects.toThrow('No test event to run');
+		// The advice: "Listen for test event" and send an event (a new order in the sandbox).
+		const order = await newOrder(sb, 8, LONG);
+		const outcome = await until(async () => {
+			await flush(sb);
+			return receiver.outcomes.find((o) => o.path.includes('/webhook-test/') && (o.items?.[0]?.json as any)?.paymentOrder?.id === order.id);
+		}, 30_000);
+		const result = await run(outcome.items!);
+		expect((result as { data: INodeExecutionData[][] }).data).toEqual([outcome.items]);
+	});
 });
 
 describe('a changed trigger (n8n re-registers it: delete, then checkExists/create)', () => {

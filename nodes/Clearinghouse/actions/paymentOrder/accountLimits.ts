@@ -14,7 +14,18 @@ export { limitBreaches };
  */
 export async function checkAccountLimits(this: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
 	const limits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', qs: subaccount, itemIndex });
-	const problems = limitBreaches(limits, amount);
+	let problems: string[];
+	try {
+		problems = limitBreaches(limits, amount);
+	} catch (error) {
+		// A LimitReadError: a limit it cannot read exactly (its message names it).
+		throw operationError(
+			this,
+			(error as Error).message,
+			itemIndex,
+			'Nothing was sent. Options → Check Account Limits First reads GET /account/limits and sends no order it cannot check against them.',
+		);
+	}
 	if (problems.length > 0) {
 		throw operationError(
 			this,

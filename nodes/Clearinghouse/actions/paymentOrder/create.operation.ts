@@ -23,9 +23,9 @@ import {
 	rowsSharingKey,
 } from './inputItem';
 import { checkAccountLimits } from './accountLimits';
-import { countSent, guardOrder } from './createGuards';
+import { guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRun';
-import { spendLimitsField } from '../spendLimits';
+import { countSent, spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
@@ -272,7 +272,7 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 }
 
 // Spend limits over the whole batch, run by the router before any item starts.
-export { preflight } from './createGuards';
+export { preflight } from '../spendLimits';
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
@@ -403,12 +403,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 
 	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
-	const sent = await sendKeyed(this, itemIndex, key, {
+	const sent = await sendKeyed(this, itemIndex, {
+		key,
 		record: 'payment order',
 		method: 'POST',
 		path: '/payment',
 		keyIn: 'body',
 		body,
+		// A refusal that names no field: the account's limits are one cause the node can check.
+		limitsOnRefusal: (first) => ({ path: '/account/limits', qs: subaccountQuery(first.body) }),
 		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
 		beforeSend: (first) => countSent(this, itemIndex, first.body.amountUsd),
 		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
@@ -444,6 +447,35 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? {}
 			: await addressesFor.call(this, itemIndex, current, request.subaccountId);
 	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
+}
+
+/**
+ * The orders the rows that succeeded before a failed row made or found, for the run's error: they
+ * exist, and how to finish the batch without paying them again (the router's `succeededRows`).
+ */
+export function succeededRows(this: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
+	const made = records.filter((r) => r.created === true).length;
+	const found = records.length - made;
+	const rerun =
+		runKeyMode(this) === 'derived'
+			? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
+			: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
+	return {
+		made: `${records.length} payment order${records.length === 1 ? '' : 's'} made or found`,
+		detail:
+			`${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
+			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
+			rerun,
+	};
+}
+
+/** Idempotency Key of the run (item 0): the advice about Derived keys applies only with them. */
+function runKeyMode(ctx: IExecuteFunctions): string | undefined {
+	try {
+		return keyMode(ctx, 0);
+	} catch {
+		return undefined;
+	}
 }
 
 /** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */

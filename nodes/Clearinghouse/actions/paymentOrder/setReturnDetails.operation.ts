@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
-import { keyedWrite, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
 
 const MAX_RETURN_WALLETS = 32;
@@ -79,9 +79,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
-	const { key } = await keyedWrite(this, itemIndex, `PUT /payment-orders/${id}/return-details`);
 	const body: IDataObject = { userId, wallets, ...subaccount };
-	const { response, sent } = await sendKeyed(this, itemIndex, key, {
+	const { key, response, sent } = await sendKeyed(this, itemIndex, {
 		record: 'return details',
 		method: 'PUT',
 		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,

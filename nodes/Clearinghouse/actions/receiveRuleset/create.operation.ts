@@ -3,9 +3,9 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
-import { keyedWrite, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
-import { fromAiProblem, modelInputProblem } from '../spendLimits';
+import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
 import { isToolRun } from '../toolDescriptions';
 
 export const RULESET_NAME_MAX = 120;
@@ -111,7 +111,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
-	const { key } = await keyedWrite(this, itemIndex, 'POST /rulesets');
-	const { response } = await sendKeyed(this, itemIndex, key, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
+	const { key, response } = await sendKeyed(this, itemIndex, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
 	return { ...response, idempotencyKey: key };
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
-import { keyedWrite, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
 
 const EXAMPLE_DEFINITION = {
@@ -54,8 +54,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
 		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
 	};
-	const { key } = await keyedWrite(this, itemIndex, 'POST rewards /rewards/rules');
-	const { response } = await sendKeyed(this, itemIndex, key, {
+	const { key, response } = await sendKeyed(this, itemIndex, {
 		record: 'reward rule',
 		api: 'rewards',
 		method: 'POST',

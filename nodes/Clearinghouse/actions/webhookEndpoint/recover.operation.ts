@@ -67,7 +67,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (scope === 'one') endpoints = [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))];
 	else if (scope === 'thisN8n') {
 		const base = webhookBaseOf(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
-		if (!base) throw operationError(this, "Endpoints: this n8n's webhook URL could not be read (set WEBHOOK_URL), choose another scope", itemIndex);
+		if (!base)
+			throw operationError(
+				this,
+				"Endpoints: this n8n's webhook address could not be read from its resume URL. Choose All Endpoints of the Account or One Endpoint",
+				itemIndex,
+			);
 		endpoints = (await liveEndpoints(this)).filter((e) => isUnder(e.url, base));
 	} else endpoints = await liveEndpoints(this);
 	const results: IDataObject[] = [];

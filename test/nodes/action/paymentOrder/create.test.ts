@@ -217,6 +217,15 @@ describe('Create', () => {
 		expect((await env.requests()).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/account/limits', 'POST /api/v1/payment']);
 	});
 
+	test('a limit the pre-flight cannot read exactly (more than 4 decimal places) stops the order, naming the limit', async () => {
+		await env.op('POST', '/account', { limits: { maxTxUsd: 1000.00001 } });
+		await env.mark();
+		await expect(env.run(payment(env, { options: { checkLimits: true } }))).rejects.toThrow(
+			/^The account limit maxTxUsd could not be read exactly \(its limit is 1000\.00001, not a number of at most 4 decimal places\)/,
+		);
+		expect((await env.requests()).map((r) => `${r.method} ${r.path}`)).toEqual(['GET /api/v1/account/limits']);
+	});
+
 	test("the limit pre-flight of a subaccount's order reads the limits with its Subaccount ID", async () => {
 		const sub = env.state.subaccounts[0].id;
 		await env.mark();

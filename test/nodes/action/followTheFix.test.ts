@@ -1,0 +1,213 @@
+/**
+ * Every error that proposes a fix, followed as a person would: the error is provoked over real HTTP
+ * (against the sandbox, or the sandbox behind a Front that loses answers, drops its mark or speaks of
+ * a status this node does not know), the field or setting the advice names is changed, and the run
+ * succeeds. The refusals of Chain, Asset, who pays whom and the limits are followed in serviceErrors.test.ts,
+ * dead and earlier-period orders in foundOrder.test.ts, the trigger's and Recover's in test/nodes/trigger.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+import { createRunExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { node, orderCount, payment, useEnv, walletOf, type NodeEnv } from './support';
+import { Front } from '../../../harness/front';
+import { runNode, type TestCredentials } from '../../../harness/n8nContexts';
+import { Receiver } from '../../../harness/receiver';
+import { userOf } from '../../../harness/sandboxClient';
+
+// The transport's backoff between retries is recorded, not waited (the requests stay real).
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
+
+const env = useEnv();
+let front: Front;
+beforeEach(async () => {
+	front = await new Front(env.sb.mainUrl).start();
+});
+afterEach(async () => await front.close());
+
+const sandboxAt = (baseUrl: string): TestCredentials => ({ apiKey: env.sb.apiKey, baseUrl, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' });
+
+async function failure(run: Promise<unknown>): Promise<NodeApiError | NodeOperationError> {
+	try {
+		await run;
+	} catch (error) {
+		return error as NodeApiError;
+	}
+	throw new Error('expected the node to fail');
+}
+
+/** A standard order of alice to bob with a Business Key. */
+const keyed = (env: NodeEnv, key: string, extra: INodeParameters = {}): INodeParameters =>
+	payment(env, { idempotencyKeyMode: 'custom', idempotencyKey: key, ...extra });
+
+describe('the transport: what it proposes works', () => {
+	test('"did not answer as the sandbox": setting Environment to Production for that URL pays; so does a Base URL that reaches the sandbox itself', async () => {
+		front.treat = () => ({ dropHeaders: ['x-clearinghouse-sandbox'] });
+		const error = await failure(runNode(node, { parameters: keyed(env, 'PROOF-1'), credentials: sandboxAt(front.url) }));
+		expect(error.message).toContain(`but ${front.url} did not answer as the sandbox`);
+		expect(error.description).toContain('If this URL is the real service, set the credential\'s Environment to "Production (real money)"');
+		expect(await orderCount(env)).toBe(0);
+
+		// "If this URL is the real service": Production (http:// is allowed on this machine only).
+		const production = { ...sandboxAt(front.url), environment: 'production' as const };
+		const [[paid]] = await runNode(node, { parameters: keyed(env, 'PROOF-1'), credentials: production });
+		expect(paid.json).toMatchObject({ created: true, status: 'AWAITING_FUNDS' });
+		// "If it is the sandbox, check that the Base URL reaches it and not something in front of it."
+		const [[again]] = await runNode(node, { parameters: keyed(env, 'PROOF-2'), credentials: sandboxAt(env.sb.mainUrl) });
+		expect(again.json).toMatchObject({ created: true, status: 'AWAITING_FUNDS' });
+		expect(await orderCount(env)).toBe(2);
+	});
+
+	test('"Could not connect": the Base URL corrected to where the service runs pays, and nothing was sent before', async () => {
+		const gone = await new Receiver().start();
+		const closedUrl = gone.url;
+		await gone.close();
+		const error = await failure(runNode(node, { parameters: keyed(env, 'CONN-1'), credentials: sandboxAt(closedUrl) }));
+		// The first request of Create is a read (the supported chains and assets): nothing was written either way.
+		expect(error.message).toMatch(/^Could not connect to the Clearinghouse API/);
+		expect(error.description).toContain(
+			'Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.',
+		);
+		expect(await orderCount(env)).toBe(0);
+		const [[paid]] = await runNode(node, { parameters: keyed(env, 'CONN-1'), credentials: sandboxAt(env.sb.mainUrl) });
+		expect(paid.json).toMatchObject({ created: true, status: 'AWAITING_FUNDS' });
+		expect(await orderCount(env)).toBe(1);
+	});
+
+	test('"The answer was lost" with a Business Key: running again with the same Business Key returns the order made, and pays nothing twice', async () => {
+		front.treat = ({ method, path }) => (method === 'POST' && path === '/api/v1/payment' ? { loseAnswer: true } : undefined);
+		const error = await failure(runNode(node, { parameters: keyed(env, 'LOST-1'), credentials: sandboxAt(front.url), mode: 'webhook' }));
+		expect(error.message).toMatch(
+			/^The answer was lost: the service may have made .*Only Retry of this execution \(or a run with the same Business Key\) is safe$/,
+		);
+		expect(await orderCount(env)).toBe(1); // the service made it; its answer never came back
+		front.treat = () => undefined;
+		const [[found]] = await runNode(node, { parameters: keyed(env, 'LOST-1'), credentials: sandboxAt(front.url), mode: 'webhook', executionId: '2' });
+		expect(found.json).toMatchObject({ status: 'AWAITING_FUNDS', idempotencyKey: 'LOST-1' });
+		expect(await orderCount(env)).toBe(1);
+	});
+
+	test('"The answer was lost" with a Derived key: Retry of this execution returns the order made, and pays nothing twice', async () => {
+		front.treat = ({ method, path }) => (method === 'POST' && path === '/api/v1/payment' ? { loseAnswer: true } : undefined);
+		const data = createRunExecutionData();
+		const credentials = sandboxAt(front.url);
+		const error = await failure(runNode(node, { parameters: payment(env), credentials, mode: 'webhook', executionId: '1', runExecutionData: data }));
+		expect(error.message).toContain('Only Retry of this execution');
+		expect(error.description).toContain('Retry this execution from the executions list');
+		expect(await orderCount(env)).toBe(1);
+		front.treat = () => undefined;
+		// n8n's Retry: a new execution id, mode "retry", the failed execution's run data.
+		const [[found]] = await runNode(node, { parameters: payment(env), credentials, mode: 'retry', executionId: '2', runExecutionData: data });
+		expect(found.json.status).toBe('AWAITING_FUNDS');
+		expect(await orderCount(env)).toBe(1);
+	});
+});
+
+describe('Create: what it proposes works', () => {
+	test('an order found by its key in a status the node does not know: Payment Order → Get shows it, and a new Business Key pays', async () => {
+		const [[made]] = await runNode(node, { parameters: keyed(env, 'ODD-1'), credentials: sandboxAt(front.url) });
+		const id = String(made.json.id);
+		// A service newer than this node: the order stands in a status the spec does not list.
+		const renamed = (body: any): any => {
+			if (Array.isArray(body)) return body.map(renamed);
+			if (!body || typeof body !== 'object') return body;
+			const out = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, renamed(v)]));
+			return out.id === id && typeof out.status === 'string' ? { ...out, status: 'ON_HOLD' } : out;
+		};
+		front.treat = () => ({ rewrite: renamed });
+		const error = await failure(runNode(node, { parameters: keyed(env, 'ODD-1'), credentials: sandboxAt(front.url) }));
+		expect(error.message).toContain(`belongs to payment order ${id}`);
+		expect(error.message).toContain('whose status ON_HOLD this node does not know');
+		expect(error.description).toContain('Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.');
+		// Followed: Get shows the order and its status...
+		const [[got]] = await runNode(node, {
+			parameters: { resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } },
+			credentials: sandboxAt(front.url),
+		});
+		expect(got.json).toMatchObject({ id, status: 'ON_HOLD' });
+		// ...and a new Business Key pays anew.
+		const [[paid]] = await runNode(node, { parameters: keyed(env, 'ODD-1-2'), credentials: sandboxAt(front.url) });
+		expect(paid.json).toMatchObject({ created: true, status: 'AWAITING_FUNDS' });
+		expect(await orderCount(env)).toBe(2);
+	});
+
+	const instantQuote = async (extra: INodeParameters = {}, to = walletOf(env.bob, 'ethereum')) => {
+		const [quote] = await env.run({
+			resource: 'quote',
+			operation: 'create',
+			toChain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: '50',
+			additionalFields: { toAddress: to, ...extra },
+		});
+		expect(quote.json.mode).toBe('instant');
+		return String(quote.json.quoteId);
+	};
+
+	test('"Quote ID is required for instant orders": a quote made with Quote → Create, its quoteId in Quote ID, pays', async () => {
+		const error = await failure(env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: '' })));
+		expect(error.message).toBe('Quote ID is required for instant orders');
+		expect(error.description).toContain('Create a quote first with Quote → Create and map its quoteId into Quote ID');
+		const [order] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: await instantQuote() }));
+		expect(order.json).toMatchObject({ mode: 'instant', created: true });
+	});
+
+	test('"Expires At is not accepted for instant orders": Expires set to "In a Number of Minutes" pays', async () => {
+		const quoteId = await instantQuote();
+		const instant = { mode: '={{ "instant" }}', amountUsd: '50', additionalFields: { quoteId } };
+		const error = await failure(env.run(payment(env, { ...instant, expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' })));
+		expect(error.message).toContain('Expires At is not accepted for instant orders');
+		expect(error.description).toContain('Set Expires to "In a Number of Minutes"');
+		const [order] = await env.run(payment(env, { ...instant, expiry: 'inMinutes' }));
+		expect(order.json).toMatchObject({ mode: 'instant', created: true });
+	});
+
+	test('"Subaccount ID is not accepted for instant orders": the subaccount given to Quote → Create instead pays from that subaccount', async () => {
+		const carol = userOf(env.state, 'carol');
+		const subaccountId = env.state.subaccounts[0].id;
+		const toCarol = { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum'), amountUsd: '50' };
+		const error = await failure(env.run(payment(env, { ...toCarol, mode: '={{ "instant" }}', additionalFields: { quoteId: 'q-1', subaccountId } })));
+		expect(error.message).toBe('Subaccount ID is not accepted for instant orders');
+		expect(error.description).toContain('Give the subaccount to Create Quote instead');
+		const quoteId = await instantQuote({ subaccountId }, walletOf(carol, 'ethereum'));
+		const [order] = await env.run(payment(env, { ...toCarol, mode: 'instant', quoteId }));
+		expect(order.json).toMatchObject({ mode: 'instant', created: true });
+		const [got] = await env.run({
+			resource: 'paymentOrder',
+			operation: 'get',
+			paymentOrderId: { mode: 'id', value: String(order.json.id) },
+			options: { subaccountId },
+		});
+		// Read in the subaccount's scope: the order is the subaccount's.
+		expect(got.json.id).toBe(order.json.id);
+	});
+});
+
+describe('Webhook Endpoint → Recover: what it proposes works', () => {
+	test('"this n8n\'s webhook address could not be read": All Endpoints of the Account recovers without it', async () => {
+		const webhookUrl = 'http://127.0.0.1:5690/';
+		const ours = await env.client.api('POST', '/webhooks/endpoints', {
+			url: `${webhookUrl}webhook/3f1c/webhook`,
+			description: 'ours',
+			eventTypes: ['payment_order'],
+		});
+		const recover = (scope: string, webhookWaitingBaseUrl: string) =>
+			env.run({ resource: 'webhookEndpoint', operation: 'recover', scope, maxReplays: 10 }, { additionalData: { webhookWaitingBaseUrl } });
+		// n8n's resume URL is <WEBHOOK_URL><waiting path>/<execution id>: with an empty waiting path
+		// (N8N_ENDPOINT_WEBHOOK_WAIT="") the address cannot be told from it. (WEBHOOK_URL has no part in this:
+		// n8n always has one, localhost:5678 when it is not set, so the message does not send people there.)
+		const error = await failure(recover('thisN8n', 'http://127.0.0.1:5690'));
+		expect(error.message).toBe(
+			"Endpoints: this n8n's webhook address could not be read from its resume URL. Choose All Endpoints of the Account or One Endpoint",
+		);
+		const all = await recover('all', 'http://127.0.0.1:5690');
+		expect(all.map((item) => item.json.endpointId)).toEqual([ours.id]);
+		const one = await env.run(
+			{ resource: 'webhookEndpoint', operation: 'recover', scope: 'one', endpointId: { mode: 'id', value: ours.id }, maxReplays: 10 },
+			{ additionalData: { webhookWaitingBaseUrl: 'http://127.0.0.1:5690' } },
+		);
+		expect(one.map((item) => item.json.endpointId)).toEqual([ours.id]);
+		// With n8n's usual waiting path the same scope finds this n8n's endpoint.
+		const found = await recover('thisN8n', `${webhookUrl}webhook-waiting`);
+		expect(found.map((item) => item.json.endpointId)).toEqual([ours.id]);
+	});
+});
