@@ -1,7 +1,7 @@
 /**
  * The figures in bench/README.md are those of bench/results/latest.json, as bench/readme.ts generates
  * them (`npm run bench` rewrites the block after every run), so the published figures cannot drift from
- * the committed results. Likewise the stress table of docs/queue-mode.md and bench/results/queue-stress.json.
+ * the committed results. Likewise the stress table of docs/design/queue-mode.md and bench/results/queue-stress.json.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -28,8 +28,8 @@ test('the figures block is replaced, not appended to', () => {
 	expect(() => withFigures('# no block\n', record)).toThrow(/figures block/);
 });
 
-test('the queue-mode stress figures in docs/queue-mode.md are those of bench/results/queue-stress.json', () => {
-	const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'queue-mode.md'), 'utf8');
+test('the queue-mode stress figures in docs/design/queue-mode.md are those of bench/results/queue-stress.json', () => {
+	const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'design', 'queue-mode.md'), 'utf8');
 	const stress = JSON.parse(readFileSync(join(__dirname, '..', '..', 'bench', 'results', 'queue-stress.json'), 'utf8'));
 	// The table's bench rows, each as its cells without emphasis.
 	const rows = doc
