@@ -471,7 +471,13 @@ async function sendOrder(
  * the service replayed for the key is a snapshot, so the order is read as it is now and checked to
  * be this item's payment.
  */
-async function presentOrder(ctx: IExecuteFunctions, itemIndex: number, sent: KeyedAnswer<IDataObject>, newKey: boolean, found: FoundCheck): Promise<IDataObject> {
+async function presentOrder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	sent: KeyedAnswer<IDataObject>,
+	newKey: boolean,
+	found: FoundCheck,
+): Promise<IDataObject> {
 	const { response, startedMs } = sent;
 	const { key, lineage } = found;
 	const request = sent.sent.body;
