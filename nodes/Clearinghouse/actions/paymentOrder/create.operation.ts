@@ -21,7 +21,19 @@ import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOu
 import { guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
 import { DEFAULT_REUSE_WINDOW_HOURS, existingOrderFinding, type FoundCheck, foundOrderProblem } from './foundOrder';
-import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
+import {
+	businessKeyColumn,
+	DEFAULT_KEY_FIELD,
+	FIELD_ALIASES,
+	inputValue,
+	KEY_ALIASES,
+	keyedRow,
+	type KeyedRow,
+	OPTIONAL_INPUT_FIELDS,
+	orderFieldsFromItem,
+	REQUIRED_INPUT_FIELDS,
+	rowsSharingKey,
+} from './inputItem';
 import { orderAmount } from './orderAmount';
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 
@@ -83,7 +95,7 @@ const properties: INodeProperties[] = [
 			.map((field) => FIELD_ALIASES[field].join(' / '))
 			.join(
 				'; ',
-			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field. An item that lacks a required column, or has two for one field, fails before anything is sent.`,
+			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field (left at "${DEFAULT_KEY_FIELD}": ${KEY_ALIASES.join(' / ')}). An item that lacks a required column, or has two for one field, fails before anything is sent.`,
 		name: 'autoMapNotice',
 		type: 'notice',
 		default: '',
@@ -197,8 +209,7 @@ const properties: INodeProperties[] = [
 		default: DEFAULT_KEY_FIELD,
 		required: true,
 		placeholder: 'e.g. invoiceNumber',
-		description:
-			"Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.",
+		description: `Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). Left at "${DEFAULT_KEY_FIELD}", a row without that field takes its key from its ${KEY_ALIASES.slice(1).join(' or ')} column. An item without a key fails before anything is sent, and so do rows of one run that share a key for different payments.`,
 		hint: RECURRING_HINT,
 		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
@@ -327,7 +338,10 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 			memo: fields.memo,
 			mode,
 		};
-		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
+		if (keyField !== undefined) {
+			businessKey = { value: fields.businessKey, label: `Input field "${fields.businessKeyColumn}"` };
+			refuseSharedKey(ctx, itemIndex);
+		}
 	} else {
 		amount = orderAmount(ctx, itemIndex, false);
 		body = {
@@ -530,8 +544,14 @@ function runBusinessKeys(ctx: IExecuteFunctions): string[] {
 		try {
 			if (keyMode(ctx, itemIndex) !== 'custom') continue;
 			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-			const field = mapped ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim() : '';
-			keys.push(validateIdempotencyKey(mapped ? items[itemIndex].json[field] : itemParameter(ctx, 'idempotencyKey', itemIndex, '')));
+			const json = items[itemIndex].json;
+			keys.push(
+				validateIdempotencyKey(
+					mapped
+						? json[businessKeyColumn(json, String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? ''))]
+						: itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
+				),
+			);
 		} catch {
 			// that item fails on its own, with its own message
 		}
@@ -574,9 +594,7 @@ export function rowReference(this: IExecuteFunctions, itemIndex: number): string
 	const candidates: unknown[] = [];
 	if (keyMode(this, itemIndex) === 'custom') {
 		candidates.push(
-			mapped
-				? json[String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim()]
-				: itemParameter(this, 'idempotencyKey', itemIndex, ''),
+			mapped ? mappedKey(json, this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(this, 'idempotencyKey', itemIndex, ''),
 		);
 	}
 	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(this, 'memo', itemIndex, ''));
@@ -584,6 +602,59 @@ export function rowReference(this: IExecuteFunctions, itemIndex: number): string
 	if (found === undefined) return undefined;
 	const text = String(found).trim();
 	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** A mapped row's business key as found (through its column), undefined when it has none. */
+function mappedKey(json: IDataObject, keyField: unknown): unknown {
+	try {
+		return json[businessKeyColumn(json, String(keyField ?? ''))];
+	} catch {
+		return undefined;
+	}
+}
+
+/** Per run: the mapped rows with a Business Key, grouped by key (read once, for refuseSharedKey). */
+const keyedRuns = new WeakMap<IExecuteFunctions, { byKey: Map<string, KeyedRow[]>; byIndex: Map<number, KeyedRow> }>();
+
+/**
+ * Map Automatically with a Business Key: a row whose key another row of this run carries fails before
+ * anything is sent (each of them does). The service pays a key once: for another payment it would pay
+ * the row that arrives first and refuse the other (which one is chance); for the same payment listed
+ * twice both rows would show one order as made, and the person would count two.
+ */
+function refuseSharedKey(ctx: IExecuteFunctions, itemIndex: number): void {
+	let run = keyedRuns.get(ctx);
+	if (!run) {
+		run = { byKey: new Map(), byIndex: new Map() };
+		const items = ctx.getInputData();
+		for (let index = 0; index < items.length; index++) {
+			let row: KeyedRow | undefined;
+			try {
+				if (keyMode(ctx, index) !== 'custom' || ctx.getNodeParameter('dataMode', index, 'defineBelow') !== 'autoMapInputData') continue;
+				const field = String(ctx.getNodeParameter('businessKeyField', index, DEFAULT_KEY_FIELD) ?? '');
+				row = keyedRow(index, items[index].json, field, String(ctx.getNodeParameter('senderForAllRows', index, '') ?? ''));
+			} catch {
+				// that item fails on its own, with its own message
+			}
+			if (!row) continue;
+			run.byIndex.set(index, row);
+			run.byKey.set(row.key, [...(run.byKey.get(row.key) ?? []), row]);
+		}
+		keyedRuns.set(ctx, run);
+	}
+	const mine = run.byIndex.get(itemIndex);
+	if (!mine) return;
+	const others = rowsSharingKey(run.byKey.get(mine.key) ?? [], mine);
+	if (others.length === 0) return;
+	const rows = others.map((o) => `row ${o.index + 1}`).join(', ');
+	const differing = others.find((o) => o.differing.length > 0)?.differing;
+	throw operationError(
+		ctx,
+		`Nothing was sent for this row: its Business Key "${mine.key}" (column "${mine.column}") is also the key of ${rows} of this run, ` +
+			(differing ? `for another payment (${differing.join('; ')})` : 'for the same payment (a row listed twice?)'),
+		itemIndex,
+		'One Business Key names one payment, and the service pays a key once. If these rows are two payments, give each its own key (a column with a unique reference per row, named in Business Key Field); if they are one payment, remove the extra row. Nothing was sent for any of these rows.',
+	);
 }
 
 function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
