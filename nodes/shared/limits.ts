@@ -46,33 +46,49 @@ export function limitEntry(limits: IDataObject, name: string): { ceiling?: numbe
 	};
 }
 
-/** What is left of one limit; undefined when the answer lacks it. */
-function remaining(limits: IDataObject, name: string): number | undefined {
-	return limitEntry(limits, name)?.remaining;
-}
+/**
+ * The limits of GET /account/limits (the spec's names), in the order the node reports them: what each
+ * holds (`largest`: one order; `count`: orders; `value`: USD), the period it counts in, and what it
+ * limits in words (Check Batch's `what`).
+ */
+export const ACCOUNT_LIMITS = [
+	{ name: 'maxTxUsd', kind: 'largest', period: 'per order', what: 'largest order allowed (USD)' },
+	{ name: 'maxCountPerEpoch', kind: 'count', period: 'in this netting window', what: 'orders per netting window' },
+	{ name: 'maxValuePerEpochUsd', kind: 'value', period: 'in this netting window', what: 'USD per netting window' },
+	{ name: 'maxCountPerDay', kind: 'count', period: 'today', what: 'orders per day' },
+	{ name: 'maxValuePerDayUsd', kind: 'value', period: 'today', what: 'USD per day' },
+] as const;
+
+/** The limits counted in USD (the per-order maximum and the value limits). */
+const USD_LIMITS = ACCOUNT_LIMITS.filter((limit) => limit.kind !== 'count');
 
 /**
- * The limits of a GET /account/limits answer that an order of `amount` would breach, in words;
- * empty when it fits. Only the limits present are checked.
+ * The limits of a GET /account/limits answer that an order of `amount` would breach, in words (value
+ * limits before count limits); empty when it fits. Only the limits present are checked.
  */
 export function limitBreaches(limits: IDataObject, amount: UsdAmount): string[] {
 	const problems: string[] = [];
-	for (const [name, label] of [
-		['maxTxUsd', 'the per-transaction maximum'],
-		['maxValuePerEpochUsd', 'the value left in this netting window'],
-		['maxValuePerDayUsd', 'the value left today'],
-	]) {
-		const left = remaining(limits, name);
+	for (const { name, kind, period } of USD_LIMITS) {
+		const left = limitEntry(limits, name)?.remaining;
 		if (left !== undefined && amount.pips > toPips(left)) {
+			const label = kind === 'largest' ? 'the per-transaction maximum' : `the value left ${period}`;
 			problems.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
 		}
 	}
-	for (const [name, label] of [
-		['maxCountPerEpoch', 'orders left in this netting window'],
-		['maxCountPerDay', 'orders left today'],
-	]) {
-		const left = remaining(limits, name);
-		if (left !== undefined && left < 1) problems.push(`no ${label} (${name} remaining ${left})`);
+	for (const { name, kind, period } of ACCOUNT_LIMITS) {
+		if (kind !== 'count') continue;
+		const left = limitEntry(limits, name)?.remaining;
+		if (left !== undefined && left < 1) problems.push(`no orders left ${period} (${name} remaining ${left})`);
 	}
 	return problems;
+}
+
+/** What remains of the USD limits, in words (the API's names in brackets): `400 USD per order (maxTxUsd), …`. */
+export function remainingText(limits: IDataObject): string {
+	const parts: string[] = [];
+	for (const { name, period } of USD_LIMITS) {
+		const left = limitEntry(limits, name)?.remaining;
+		if (left !== undefined) parts.push(`${left} USD ${period} (${name})`);
+	}
+	return parts.join(', ');
 }

@@ -1,4 +1,4 @@
-/** The spend-limit rules on their own (nodes/Clearinghouse/actions/spendLimits.ts). */
+/** The spend-limit rules on their own (nodes/shared/spendLimits.ts). */
 import { parseUsdAmount } from '../../nodes/shared/amounts';
 import {
 	addToRunTotal,
@@ -8,7 +8,7 @@ import {
 	fromAiProblem,
 	modelInputProblem,
 	parseSpendLimits,
-} from '../../nodes/Clearinghouse/actions/spendLimits';
+} from '../../nodes/shared/spendLimits';
 
 const order = (extra = {}) => ({
 	fromUserId: 'u1',

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { DryRunStop, dryRunOutput, endDryRun as unmark, findingsOf, startDryRun } from '../../shared/dryRun';
 import { switchParameter } from './parameters';
-import { fromAiProblem, modelInputProblem } from './spendLimits';
+import { fromAiProblem, modelInputProblem } from '../../shared/spendLimits';
 import { isToolRun } from './toolDescriptions';
 
 /**

@@ -1,14 +1,31 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { fromPips, parseUsdAmount, type UsdAmount } from '../../shared/amounts';
+import { parseUsdAmount, type UsdAmount } from '../../shared/amounts';
+import { limitBreaches, remainingText } from '../../shared/limits';
+import {
+	addToRunTotal,
+	checkAiFilledFields,
+	checkOrder,
+	checkRunTotal,
+	modelInputProblem,
+	parseSpendLimits,
+	SpendLimitError,
+	type OrderTerms,
+	type SpendLimits,
+} from '../../shared/spendLimits';
+import { apiRequest } from '../../shared/transport';
+import { isDryRun, noteFinding } from './dryRun';
+import { operationError } from './parameters';
+import { orderAmount } from './paymentOrder/orderAmount';
+import { isToolRun } from './toolDescriptions';
 
 /**
- * Spend limits of Payment Order → Create: rules the node checks before anything is sent, set by
- * whoever builds the workflow. An AI agent fills only the parameters written as `$fromAI(…)`, so a
- * limit written that way is refused: the model must never choose its own limits.
- *
- * Pure rules here (tested on their own, test/unit/spendLimits.test.ts); the node's reading of them
- * and the checks over the batch are in paymentOrder/createGuards.ts.
+ * The spend-limit guard of Payment Order → Create over the pure rules of shared/spendLimits.ts: the
+ * panel field; the limits read once per run and Max Total per Run checked over the whole batch by
+ * `preflight` (the router calls it before any item starts, so Concurrency > 1 cannot race it); each
+ * order by `checkSpendLimits` before it is sent; what the run sends by `countSent`. In a dry run it
+ * also reads the account limits once per run and reports the order and the batch against them.
  */
 
 export const spendLimitsField: INodeProperties = {
@@ -75,230 +92,125 @@ export const spendLimitsField: INodeProperties = {
 	],
 };
 
-/** `$fromAI(` in any case and spacing, as n8n finds it (n8n-workflow's extractFromAICalls). */
-const FROM_AI = /\$fromai\s*\(/i;
-
-/** Why a parameter value left to the AI model is refused here, or undefined when it is not. */
-export function fromAiProblem(raw: unknown, label: string): string | undefined {
-	const text = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? JSON.stringify(raw) : '';
-	return FROM_AI.test(text) ? `${label} may not be left to an AI model ($fromAI): set it in the node` : undefined;
+interface RunLimits {
+	limits: SpendLimits;
+	total?: UsdAmount;
+	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
+	sentPips: bigint;
+	/** Dry run only: the account limits. */
+	accountLimits?: IDataObject;
 }
 
-export function leftToAi(raw: unknown): boolean {
-	return typeof raw === 'string' && FROM_AI.test(raw);
+const runs = new WeakMap<object, RunLimits>();
+
+const NOTHING_SENT = 'Nothing was sent. Spend limits are set in the node (Spend Limits) by the workflow owner; an AI agent cannot change them.';
+
+/** A SpendLimitError as the item's error (its message names the rule, the value and the limit). */
+function limitError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+	if (error instanceof SpendLimitError) return operationError(ctx, error.message, itemIndex, NOTHING_SENT);
+	return error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
 }
 
-export interface SpendLimits {
-	maxAmountPerOrder?: UsdAmount;
-	maxTotalPerRun?: UsdAmount;
-	allowedRecipients?: Array<{ chain?: string; address: string }>;
-	allowedSenders?: string[];
-	allowedAssets?: string[];
-	allowedChains?: string[];
-}
-
-/** A breach: the rule (its panel label), the value and the limit, in words. */
-export class SpendLimitError extends Error {
-	constructor(
-		readonly rule: string,
-		message: string,
-	) {
-		super(message);
-		this.name = 'SpendLimitError';
+function readLimits(ctx: IExecuteFunctions): SpendLimits {
+	const raw = (ctx.getNode().parameters.spendLimits ?? {}) as IDataObject;
+	const toolRun = isToolRun(ctx);
+	try {
+		// A tool run's input item is the model's tool call: a limit read from it is the model's.
+		const problem = toolRun ? modelInputProblem(raw, 'Spend Limits') : undefined;
+		if (problem) throw new SpendLimitError('Spend Limits', problem);
+		const limits = parseSpendLimits(ctx.getNodeParameter('spendLimits', 0, {}) as IDataObject, raw);
+		checkAiFilledFields(limits, ctx.getNode().parameters, toolRun);
+		return limits;
+	} catch (error) {
+		throw limitError(ctx, error, 0);
 	}
 }
 
-const LABELS = {
-	maxAmountPerOrder: 'Max Amount per Order (USD)',
-	maxTotalPerRun: 'Max Total per Run (USD)',
-	allowedRecipients: 'Allowed Recipients',
-	allowedSenders: 'Allowed Sender User IDs',
-	allowedAssets: 'Allowed Assets',
-	allowedChains: 'Allowed Chains',
-} as const;
-
-function list(value: unknown): string[] | undefined {
-	const entries = (Array.isArray(value) ? value.map(String) : String(value ?? '').split(/[,\n;]/)).map((entry) => entry.trim()).filter((entry) => entry !== '');
-	return entries.length > 0 ? entries : undefined;
+/** The amount of one item as execute() reads it, or undefined when it does not parse (the item fails on its own). */
+function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | undefined {
+	try {
+		return orderAmount(ctx, itemIndex, ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData');
+	} catch {
+		return undefined;
+	}
 }
 
-/**
- * The limits from the Spend Limits collection as n8n resolved it (`resolved`) and as it is stored
- * (`raw`: the texts before any expression runs, to find `$fromAI`). Throws SpendLimitError.
- */
-export function parseSpendLimits(resolved: IDataObject, raw: IDataObject): SpendLimits {
-	for (const [name, label] of Object.entries(LABELS)) {
-		const problem = fromAiProblem(raw[name], `Spend Limits → ${label}`);
-		if (problem) throw new SpendLimitError(label, problem);
-	}
-	const amount = (name: 'maxAmountPerOrder' | 'maxTotalPerRun'): UsdAmount | undefined => {
-		const value = resolved[name];
-		if (value === undefined || value === null || String(value).trim() === '') return undefined;
-		let problem = '';
+/** Once per run, before any item: the limits, Max Total per Run over every item, and a dry run's reads. */
+export async function preflight(this: IExecuteFunctions, itemCount: number): Promise<void> {
+	const run: RunLimits = { limits: readLimits(this), sentPips: 0n };
+	runs.set(this, run);
+	const dryRun = isDryRun(this);
+	if (run.limits.maxTotalPerRun || dryRun) {
+		const amounts: UsdAmount[] = [];
+		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
+			const amount = itemAmount(this, itemIndex);
+			if (amount) amounts.push(amount);
+		}
 		try {
-			return parseUsdAmount(value, `Spend Limits → ${LABELS[name]}`);
+			run.total = checkRunTotal(run.limits, amounts);
 		} catch (error) {
-			problem = (error as Error).message;
+			throw limitError(this, error, 0);
 		}
-		throw new SpendLimitError(LABELS[name], problem);
-	};
-	const recipients = list(resolved.allowedRecipients)?.map((entry) => {
-		const at = entry.indexOf(':');
-		return at > 0 ? { chain: entry.slice(0, at).trim(), address: entry.slice(at + 1).trim() } : { address: entry };
-	});
-	return {
-		maxAmountPerOrder: amount('maxAmountPerOrder'),
-		maxTotalPerRun: amount('maxTotalPerRun'),
-		allowedRecipients: recipients,
-		allowedSenders: list(resolved.allowedSenders),
-		allowedAssets: list(resolved.allowedAssets),
-		allowedChains: list(resolved.allowedChains),
-	};
+	}
+	if (dryRun) {
+		run.accountLimits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', itemIndex: 0 });
+	}
 }
 
-/** EVM addresses are case-insensitive (the service stores them lowercased); others compare exactly. */
-function sameAddress(a: string, b: string): boolean {
-	return /^0x[0-9a-f]+$/i.test(a) && /^0x[0-9a-f]+$/i.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b;
+/** This run's limits, read on first use when preflight did not run. */
+function runLimits(ctx: IExecuteFunctions): RunLimits {
+	let run = runs.get(ctx);
+	if (!run) {
+		run = { limits: readLimits(ctx), sentPips: 0n };
+		runs.set(ctx, run);
+	}
+	return run;
 }
 
-export interface OrderTerms {
-	fromUserId: string;
-	toAddress: string;
-	toChain: string;
-	asset: string;
-	amount: UsdAmount;
+/** Checks one order against the spend limits before it is sent; in a dry run notes what passed. */
+export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms): void {
+	const run = runLimits(ctx);
+	let passed: string[];
+	try {
+		passed = checkOrder(run.limits, order);
+	} catch (error) {
+		throw limitError(ctx, error, itemIndex);
+	}
+	if (run.total && run.limits.maxTotalPerRun) {
+		passed.push(`the run's total ${run.total.text} USD is within Max Total per Run ${run.limits.maxTotalPerRun.text}`);
+	}
+	for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
 }
 
-/** Throws SpendLimitError for the first limit one order breaks; returns what it checked, in words. */
-export function checkOrder(limits: SpendLimits, order: OrderTerms): string[] {
-	const passed: string[] = [];
-	if (limits.maxAmountPerOrder) {
-		if (order.amount.pips > limits.maxAmountPerOrder.pips) {
-			throw new SpendLimitError(
-				LABELS.maxAmountPerOrder,
-				`Spend limit ${LABELS.maxAmountPerOrder}: the order asks for ${order.amount.text} USD, over the limit of ${limits.maxAmountPerOrder.text} USD`,
-			);
-		}
-		passed.push(`${order.amount.text} USD is within ${LABELS.maxAmountPerOrder} ${limits.maxAmountPerOrder.text}`);
+/** Dry run: the order and the run's total against the account limits read by preflight. */
+export function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount): void {
+	const { accountLimits, total } = runLimits(ctx);
+	if (!accountLimits) return;
+	const problems = limitBreaches(accountLimits, amount);
+	if (problems.length > 0) {
+		throw operationError(ctx, `Dry run: the payment would breach the account limits: ${problems.join('; ')}`, itemIndex);
 	}
-	if (limits.allowedRecipients) {
-		const allowed = limits.allowedRecipients.some(
-			(entry) => sameAddress(entry.address, order.toAddress) && (entry.chain === undefined || entry.chain.toLowerCase() === order.toChain.toLowerCase()),
-		);
-		if (!allowed) {
-			throw new SpendLimitError(
-				LABELS.allowedRecipients,
-				`Spend limit ${LABELS.allowedRecipients}: ${order.toAddress} on ${order.toChain} is not in the list (${limits.allowedRecipients.length} allowed)`,
-			);
-		}
-		passed.push(`recipient ${order.toAddress} on ${order.toChain} is in ${LABELS.allowedRecipients}`);
-	}
-	if (limits.allowedSenders) {
-		if (!limits.allowedSenders.includes(order.fromUserId)) {
-			throw new SpendLimitError(
-				LABELS.allowedSenders,
-				`Spend limit ${LABELS.allowedSenders}: ${order.fromUserId} is not in the list (${limits.allowedSenders.join(', ')})`,
-			);
-		}
-		passed.push(`sender ${order.fromUserId} is in ${LABELS.allowedSenders}`);
-	}
-	if (limits.allowedAssets) {
-		if (!limits.allowedAssets.some((asset) => asset.toUpperCase() === order.asset.toUpperCase())) {
-			throw new SpendLimitError(
-				LABELS.allowedAssets,
-				`Spend limit ${LABELS.allowedAssets}: ${order.asset} is not in the list (${limits.allowedAssets.join(', ')})`,
-			);
-		}
-		passed.push(`asset ${order.asset} is in ${LABELS.allowedAssets}`);
-	}
-	if (limits.allowedChains) {
-		if (!limits.allowedChains.some((chain) => chain.toLowerCase() === order.toChain.toLowerCase())) {
-			throw new SpendLimitError(
-				LABELS.allowedChains,
-				`Spend limit ${LABELS.allowedChains}: ${order.toChain} is not in the list (${limits.allowedChains.join(', ')})`,
-			);
-		}
-		passed.push(`chain ${order.toChain} is in ${LABELS.allowedChains}`);
-	}
-	return passed;
+	const batch = total ? limitBreaches(accountLimits, total).filter((problem) => !problem.includes('maxTxUsd')) : [];
+	noteFinding(
+		ctx,
+		itemIndex,
+		batch.length > 0
+			? `Account limits: this order fits, but the whole run (${total!.text} USD) would not: ${batch.join('; ')}`
+			: `Account limits: this order${total ? ` and the whole run (${total.text} USD)` : ''} fit what remains (${remainingText(accountLimits)})`,
+	);
 }
 
 /**
- * Max Total per Run over the batch: every item whose amount parses counts (an item another rule
- * refuses too: a batch that asks for more than the total in any form pays nothing). Throws
- * SpendLimitError; returns the total otherwise.
+ * Counts the amount of the request about to be sent (the body itself, after Retry On Fail chose the
+ * first try's) against Max Total per Run; refuses the item when the run would send more. Synchronous:
+ * items running concurrently cannot both pass.
  */
-export function checkRunTotal(limits: SpendLimits, amounts: UsdAmount[]): UsdAmount | undefined {
-	if (amounts.length === 0) return undefined;
-	const total = fromPips(amounts.reduce((sum, amount) => sum + amount.pips, 0n));
-	if (limits.maxTotalPerRun && total.pips > limits.maxTotalPerRun.pips) {
-		throw new SpendLimitError(
-			LABELS.maxTotalPerRun,
-			`Spend limit ${LABELS.maxTotalPerRun}: the ${amounts.length} orders of this run ask for ${total.text} USD in total, over the limit of ${limits.maxTotalPerRun.text} USD. Nothing was sent for any item`,
-		);
+export function countSent(ctx: IExecuteFunctions, itemIndex: number, amountUsd: unknown): void {
+	const run = runs.get(ctx);
+	if (!run) throw operationError(ctx, 'Nothing was sent for this item: the spend limits of this run were not read', itemIndex);
+	try {
+		run.sentPips = addToRunTotal(run.limits, run.sentPips, parseUsdAmount(amountUsd, 'Amount (USD)'));
+	} catch (error) {
+		throw limitError(ctx, error, itemIndex);
 	}
-	return total;
-}
-
-/**
- * Max Total per Run as a running sum of what the run sends: `sentPips` is what earlier orders of the
- * run sent (or are sending). Throws SpendLimitError when this order would take it over the limit;
- * returns the new sum. The batch check before any item (checkRunTotal) reads each amount once in
- * advance; this one counts the amount of the very request, so an expression that gives another
- * amount at send time cannot slip past it.
- */
-export function addToRunTotal(limits: SpendLimits, sentPips: bigint, amount: UsdAmount): bigint {
-	const total = sentPips + amount.pips;
-	if (limits.maxTotalPerRun && total > limits.maxTotalPerRun.pips) {
-		throw new SpendLimitError(
-			LABELS.maxTotalPerRun,
-			`Spend limit ${LABELS.maxTotalPerRun}: this order's ${amount.text} USD would bring what this run sends to ${fromPips(total).text} USD, over the limit of ${limits.maxTotalPerRun.text} USD`,
-		);
-	}
-	return total;
-}
-
-/** Parameters of Create that an AI model may fill only under a limit: parameter → the limit it needs. */
-export const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
-	{ parameter: 'amountUsd', label: 'Amount (USD)', limit: 'maxAmountPerOrder' },
-	{ parameter: 'toAddress', label: 'Recipient Address', limit: 'allowedRecipients' },
-];
-
-/**
- * Refuses a Create whose amount or recipient is left to the model with no limit on it. `toolRun`: the
- * node runs as an AI agent's tool, whose input item holds the model's arguments, so every money field
- * counts as the model's however it is written (`$json`, Map Automatically, a fixed value alike): both
- * limits are then required.
- */
-export function checkAiFilledFields(limits: SpendLimits, rawParameters: IDataObject, toolRun = false): void {
-	for (const { parameter, label, limit } of NEEDS_LIMIT_WHEN_LEFT_TO_AI) {
-		if (limits[limit] !== undefined) continue;
-		const what = parameter === 'amountUsd' ? 'amount' : 'registered recipient';
-		if (toolRun) {
-			throw new SpendLimitError(
-				LABELS[limit],
-				`This node runs as an AI agent's tool, so ${label} comes from the model (its tool call is the input item, however the field is written), but Spend Limits → ${LABELS[limit]} is not set: an agent could pay any ${what}. Set the limit in the node`,
-			);
-		}
-		if (leftToAi(rawParameters[parameter])) {
-			throw new SpendLimitError(
-				LABELS[limit],
-				`${label} is left to an AI model ($fromAI) but Spend Limits → ${LABELS[limit]} is not set: an agent could pay any ${what}. Set the limit in the node`,
-			);
-		}
-	}
-}
-
-/** Texts that read what an AI agent's tool call put in the input item (or ask the model directly). */
-const MODEL_INPUT = /\$fromai\s*\(|\$json\b|\$input\b|\$item\b|\$binary\b|\$\(\s*['"`]/i;
-
-/**
- * Why a parameter of a tool run may not be written as it is: a guard (a spend limit, Dry Run) or a
- * destination read from the model's arguments would let the model choose it. Undefined when fine.
- */
-export function modelInputProblem(raw: unknown, label: string): string | undefined {
-	const text = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? JSON.stringify(raw) : '';
-	return MODEL_INPUT.test(text)
-		? `${label} may not read the AI agent's tool call ($json, $input, $fromAI or another node's data) when this node runs as a tool: the model would choose it. Set it in the node`
-		: undefined;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
-import { limitEntry } from '../../../shared/limits';
+import { ACCOUNT_LIMITS, limitEntry } from '../../../shared/limits';
 
 /** One limit of GET /account/limits against the batch. */
 export interface LimitCheck {
@@ -35,14 +35,6 @@ export interface BatchReport extends IDataObject {
 	note: string;
 }
 
-const LIMITS: Array<{ limit: string; what: string; kind: 'largest' | 'count' | 'value' }> = [
-	{ limit: 'maxTxUsd', what: 'largest order allowed (USD)', kind: 'largest' },
-	{ limit: 'maxCountPerEpoch', what: 'orders per netting window', kind: 'count' },
-	{ limit: 'maxValuePerEpochUsd', what: 'USD per netting window', kind: 'value' },
-	{ limit: 'maxCountPerDay', what: 'orders per day', kind: 'count' },
-	{ limit: 'maxValuePerDayUsd', what: 'USD per day', kind: 'value' },
-];
-
 /**
  * The whole batch against the account's limits: the largest order against the per-order ceiling,
  * the count and the sum against what is left of the netting window and of the day. Every order is
@@ -59,7 +51,7 @@ export function checkBatch(amounts: UsdAmount[], limits: IDataObject): BatchRepo
 	const checks: LimitCheck[] = [];
 	const notChecked: string[] = [];
 	const problems: string[] = [];
-	for (const { limit, what, kind } of LIMITS) {
+	for (const { name: limit, what, kind } of ACCOUNT_LIMITS) {
 		const entry = limitEntry(limits, limit);
 		if (!entry) {
 			notChecked.push(limit);

@@ -5,7 +5,7 @@ import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, opt
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
 import { sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
-import { fromAiProblem, modelInputProblem } from '../spendLimits';
+import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
 import { isToolRun } from '../toolDescriptions';
 
 export const RULESET_NAME_MAX = 120;

@@ -1,0 +1,65 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import { supportedAssetsOf, unsupportedPair, type SentPair, type SupportedAsset } from '../../shared/serviceErrors';
+import { apiRequest } from '../../shared/transport';
+import { operationError } from './parameters';
+
+/**
+ * The chain and asset of a write checked before it is sent, against GET /supported-assets (the spec
+ * calls that list canonical: a pair not on it is one the service refuses). Read once per run, lazily,
+ * when the run's first write is about to be sent (one promise: items running concurrently share it).
+ * Fails closed: when the list cannot be read, or lists no pair, no write of the run is sent.
+ */
+
+const runs = new WeakMap<object, Promise<SupportedAsset[]>>();
+
+/** `writer`: the operation in the panel's words and what it sends, e.g. `Payment Order → Create`, `order`. */
+export interface Writer {
+	operation: string;
+	sends: string;
+}
+
+function pairCheck({ operation, sends }: Writer): string {
+	return `${operation} reads the supported chains and assets (GET /supported-assets) once per run and sends no ${sends} whose pair it cannot check.`;
+}
+
+async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, writer: Writer): Promise<SupportedAsset[]> {
+	let answer: unknown;
+	try {
+		answer = await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets', itemIndex });
+	} catch (error) {
+		const failure =
+			error instanceof NodeOperationError || error instanceof NodeApiError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
+		failure.description = `Nothing was sent. ${pairCheck(writer)}${failure.description ? `\n\n${failure.description}` : ''}`;
+		throw failure;
+	}
+	const assets = supportedAssetsOf(answer);
+	if (!assets || assets.length === 0) {
+		throw operationError(
+			ctx,
+			'Chain and Asset could not be checked: the service answered its list of supported assets with no chain/asset pair',
+			itemIndex,
+			`Nothing was sent: run it again once the service lists its pairs (Supported Asset → Get Many shows them). ${pairCheck(writer)}`,
+		);
+	}
+	return assets;
+}
+
+/**
+ * Refuses, before it is sent, a write whose chain (and asset, when it sends one) the service does not
+ * list: the message names the panel field and its valid values.
+ */
+export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, pair: SentPair, writer: Writer): Promise<void> {
+	let assets = runs.get(ctx);
+	if (!assets) {
+		assets = readSupportedAssets(ctx, itemIndex, writer);
+		runs.set(ctx, assets);
+	}
+	const unsupported = unsupportedPair(pair, await assets);
+	if (unsupported) {
+		const error = operationError(ctx, unsupported.message, itemIndex, `Nothing was sent for this item. ${pairCheck(writer)}`);
+		if (unsupported.path in (ctx.getNode().parameters ?? {})) error.context.parameter = unsupported.path;
+		throw error;
+	}
+}
