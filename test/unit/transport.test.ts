@@ -260,7 +260,7 @@ describe('error mapping', () => {
 			/API code recipient_not_active, HTTP 400, field toAddress\)\. The service rejected the request as invalid/,
 		],
 		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'Subaccount ID: subaccount is paused', /ACTIVE with KYB APPROVED/],
-		[409, { error: 'conflict', message: 'conflict' }, 'The Clearinghouse service refused the request: conflict', /idempotency key was reused/],
+		[409, { error: 'conflict', message: 'conflict' }, 'The Clearinghouse service refused the request: conflict', /not in a state that allows it now/],
 		[
 			401,
 			{ error: 'missing or malformed x-api-key' },
@@ -291,7 +291,8 @@ describe('error mapping', () => {
 			503,
 			{ error: 'deposit_address_unavailable', message: 'A deposit address is momentarily unavailable; retry' },
 			'The Clearinghouse service failed: A deposit address is momentarily unavailable; retry',
-			/API code deposit_address_unavailable, HTTP 503\)\. Temporarily unavailable/,
+			// A write without a key may have acted: not "retry".
+			/API code deposit_address_unavailable, HTTP 503\)\. The service failed and may or may not have acted on this request/,
 		],
 	])('HTTP %i: the headline in panel words, the service sentence, code and status in the description', async (status, body, text, hint) => {
 		handler = reply(status, body);
