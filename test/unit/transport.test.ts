@@ -11,6 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
 import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { probeNode } from '../support/probeNode';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };
@@ -57,24 +58,7 @@ function reply(status: number, body: unknown, headers: Record<string, string> = 
 
 /** A node whose execute() makes exactly the request (or list) the test asks for. */
 function nodeFor(call: (ctx: IExecuteFunctions) => Promise<unknown>): INodeType {
-	return {
-		description: {
-			displayName: 'Transport probe',
-			name: 'transportProbe',
-			group: [],
-			version: 1,
-			description: '',
-			defaults: { name: 'Transport probe' },
-			inputs: ['main'],
-			outputs: ['main'],
-			credentials: [{ name: 'clearinghouseApi', required: true }],
-			properties: [],
-		},
-		async execute(this: IExecuteFunctions) {
-			const result = await call(this);
-			return [[{ json: { result } as IDataObject }]];
-		},
-	} as INodeType;
+	return probeNode('Transport probe', async (ctx) => ({ result: (await call(ctx)) as IDataObject['result'] }));
 }
 
 function credentials(over: Partial<TestCredentials> = {}): TestCredentials {
