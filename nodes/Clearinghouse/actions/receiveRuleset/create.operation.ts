@@ -114,3 +114,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { key, response } = await sendKeyed(this, itemIndex, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
 	return { ...response, idempotencyKey: key };
 }
+
+/** How a person knows the row in an error (its Business Key). */
+export { businessKeyReference as rowReference } from '../keyedWrite';
