@@ -61,6 +61,8 @@ test('an order of a status the node does not know: the advice names the key the 
 	const custom = foundOrderProblem(order, { key: 'INV-1', keyKind: 'custom', reuseWindowHours: 12 }, 0);
 	expect(custom?.description).toBe('Nothing new was created. Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.');
 	const derived = foundOrderProblem(order, { key: 'n8n-abc', keyKind: 'derived', reuseWindowHours: 12 }, 0);
-	expect(derived?.description).toBe('Nothing new was created. Check the order (Payment Order → Get) before paying again; a new key pays anew: run the workflow anew for this item.');
+	expect(derived?.description).toBe(
+		'Nothing new was created. Check the order (Payment Order → Get) before paying again; a new key pays anew: run the workflow anew for this item.',
+	);
 	expect(derived?.description).not.toContain('Business Key');
 });
