@@ -5,6 +5,7 @@ import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, opt
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
 import { sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
+import { checkChainAndAsset } from '../supportedAssets';
 import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
 import { isToolRun } from '../toolDescriptions';
 
@@ -78,7 +79,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);
 
-/** POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. */
+/**
+ * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
+ * Chain and Asset are checked first against GET /supported-assets (read once per run).
+ */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	// Every deposit to the ruleset is delivered to Recipient Address: never the model's choice.
 	const raw = this.getNode().parameters.toAddress;
@@ -111,6 +115,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
+	await checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
 	const { key, response } = await sendKeyed(this, itemIndex, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
 	return { ...response, idempotencyKey: key };
 }
