@@ -61,6 +61,8 @@ export interface NodeSetup {
 	typeVersion?: number;
 	/** As an AI agent's tool: n8n's `<package>.<name>Tool` node type (the input items stand for the model's tool call). */
 	asTool?: boolean;
+	/** A node with no credential chosen (a new node whose panel loads its lists before n8n gives it one). */
+	withoutCredential?: boolean;
 }
 
 const credentialType = new ClearinghouseApi();
@@ -81,7 +83,7 @@ function makeNode(nodeType: INodeType, setup: NodeSetup): INode {
 		typeVersion: setup.typeVersion ?? ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
 		position: [0, 0],
 		parameters: setup.parameters,
-		credentials: { clearinghouseApi: { id: 'cred-1', name: 'Clearinghouse sandbox' } },
+		credentials: setup.withoutCredential ? undefined : { clearinghouseApi: { id: 'cred-1', name: 'Clearinghouse sandbox' } },
 		onError: setup.continueOnFail ? 'continueRegularOutput' : 'stopWorkflow',
 		webhookId: setup.webhookId ?? 'test-webhook-id',
 	};

@@ -41,6 +41,11 @@ export interface ApiRequest {
 	idempotent?: boolean;
 	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedWrite.ts). */
 	record?: WrittenRecord;
+	/**
+	 * A read that may tell why the service refused this write (400) without naming a field: its answer,
+	 * the account's limits, goes to serviceErrors beside the refusal (Create: GET /account/limits).
+	 */
+	limitsOnRefusal?: LimitsRead;
 	itemIndex?: number;
 	/** Per-attempt timeout; n8n's default otherwise. */
 	timeoutMs?: number;
@@ -50,6 +55,12 @@ export interface ApiRequest {
 export interface WrittenRecord {
 	what: string;
 	lookUp: string;
+}
+
+/** A read of the account's limits (path and query below `/api/v1`). */
+export interface LimitsRead {
+	path: string;
+	qs?: IDataObject;
 }
 
 /** A write that names no record of its own. */
@@ -276,10 +287,8 @@ async function apiError(ctx: ApiContext, statusCode: number, body: unknown, requ
 		assets = supportedAssetsOf(await read('/supported-assets'));
 	}
 	let limits: IDataObject | undefined;
-	if (statusCode === 400 && request.method === 'POST' && request.path === '/payment' && namesNoField(payload)) {
-		// A refused order that names no field: the account limits are one cause the node can check.
-		const subaccountId = request.body?.subaccountId;
-		const answer = await read('/account/limits', typeof subaccountId === 'string' && subaccountId !== '' ? { subaccountId } : undefined);
+	if (statusCode === 400 && request.limitsOnRefusal && namesNoField(payload)) {
+		const answer = await read(request.limitsOnRefusal.path, request.limitsOnRefusal.qs);
 		if (answer && typeof answer === 'object' && !Array.isArray(answer)) limits = answer as IDataObject;
 	}
 	const { message, description, apiField } = describeServiceError(statusCode, payload, request, assets, limits);

@@ -20,6 +20,7 @@ describe('orderFieldsFromItem (Map Automatically)', () => {
 			amountUsd: '12.5',
 			memo: 'm',
 			businessKey: 'INV-1',
+			businessKeyColumn: 'reference',
 		});
 		expect(orderFieldsFromItem({ ...row, amountUsd: 7 }).amountUsd).toBe(7);
 	});
@@ -44,7 +45,11 @@ describe('orderFieldsFromItem (Map Automatically)', () => {
 		['a boolean', { memo: true }, 'Input field "memo" must be text (got boolean)'],
 		['NaN', { toAddress: NaN }, 'Input field "toAddress" must be text (got number)'],
 		['no amount', { amountUsd: undefined }, 'Input field "amountUsd" is missing from the input item'],
-		['no key', { reference: undefined }, 'Input field "reference" is missing from the input item (it holds the business key)'],
+		[
+			'no key',
+			{ reference: undefined },
+			'Input field "reference" is missing from the input item (it holds the business key; a column named "Invoice", "Invoice Number" or "Invoice ID" also does)',
+		],
 	])('refuses a field that is %s', (_, change, message) => {
 		expect(() => orderFieldsFromItem({ ...row, ...change } as never, 'reference')).toThrow(InputFieldError);
 		expect(() => orderFieldsFromItem({ ...row, ...change } as never, 'reference')).toThrow(message);
@@ -88,5 +93,23 @@ describe('Map Automatically: the columns a table already has', () => {
 		expect(orderFieldsFromItem(rest, undefined, 'u-all').fromUserId).toBe('u-all');
 		expect(orderFieldsFromItem({ ...rest, Sender: 'u-row' }, undefined, 'u-all').fromUserId).toBe('u-row');
 		expect(() => orderFieldsFromItem(rest)).toThrow('Input field "fromUserId" is missing from the input item (or a column named "Sender User ID" or "Sender")');
+	});
+});
+
+describe('the business key column', () => {
+	const { reference, ...noReference } = row;
+	void reference;
+	test('Business Key Field left at "reference": a row without it takes its Invoice (Number, ID) column, any case', () => {
+		expect(orderFieldsFromItem({ ...noReference, Invoice: 'I-1' }, 'reference')).toMatchObject({ businessKey: 'I-1', businessKeyColumn: 'Invoice' });
+		expect(orderFieldsFromItem({ ...noReference, invoice_number: 7 }, 'reference')).toMatchObject({ businessKey: 7, businessKeyColumn: 'invoice_number' });
+		// The named column wins when the row has it.
+		expect(orderFieldsFromItem({ ...row, Invoice: 'I-1' }, 'reference').businessKey).toBe('INV-1');
+		expect(() => orderFieldsFromItem({ ...noReference, Invoice: 'I-1', 'Invoice ID': 'I-2' }, 'reference')).toThrow('is given by 2 columns');
+	});
+
+	test('any other Business Key Field is read exactly', () => {
+		expect(() => orderFieldsFromItem({ ...row, Invoice: 'I-1' }, 'invoice')).toThrow(
+			'Input field "invoice" is missing from the input item (it holds the business key)',
+		);
 	});
 });

@@ -38,6 +38,13 @@ test('without a credential name or Base URL the message still reads', () => {
 	);
 });
 
+test('a list loaded while the node had no credential says to choose one, or to reopen the node when one is shown', () => {
+	expect(listFailureMessage({ message: 'Node does not have any credentials set' }, { noCredential: true })).toBe(
+		'This list loaded while the node had no Clearinghouse credential. Choose one in Credential to connect with; ' +
+			'if one is already shown there, close this node and open it again: the list then loads with it.',
+	);
+});
+
 test('the status and code come from the transport error', () => {
 	const api = new NodeApiError(node, { error: 'unauthorized', message: 'Invalid API key' }, { message: 'm', httpCode: '401' });
 	expect(failureOf(api)).toEqual({ status: 401, code: 'unauthorized', message: 'm' });

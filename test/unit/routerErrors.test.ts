@@ -49,6 +49,23 @@ test('a plain error thrown by an operation becomes a NodeOperationError with the
 	expect((failure as NodeOperationError).context.itemIndex).toBe(1);
 });
 
+test("the rows that succeeded before a failure are told in the operation's own words when it gives them (succeededRows)", async () => {
+	const resource = throwingResource(new Error('socket hang up'));
+	resources.testOnly = {
+		...resource,
+		operations: {
+			...resource.operations,
+			boom: { ...resource.operations.boom, succeededRows: (records: IDataObject[]) => ({ made: `${records.length} widget made`, detail: 'it exists.' }) },
+		},
+	};
+	const failure = (await router.call(context(false)).then(
+		() => undefined,
+		(error: unknown) => error,
+	)) as NodeOperationError;
+	expect(failure.message).toBe('Row 2 of 3, n8n item 1: socket hang up (1 other row of this run already succeeded: 1 widget made)');
+	expect(failure.description).toMatch(/^Row 1 succeeded: it exists\./);
+});
+
 test('under Continue On Fail the plain error is the failed item, the others run', async () => {
 	resources.testOnly = throwingResource(new Error('socket hang up'));
 	const [output] = await router.call(context(true));

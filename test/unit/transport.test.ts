@@ -321,6 +321,19 @@ describe('error mapping', () => {
 		expect(JSON.stringify({ ...error, message: error.message, description: error.description })).not.toContain(API_KEY);
 	});
 
+	test('a write refused with no field named reads the account limits its request names (limitsOnRefusal), and only then', async () => {
+		handler = (req, res) =>
+			req.method === 'GET' ? res.end(JSON.stringify({ maxTxUsd: { limit: 100, used: 0, remaining: 100 } })) : reply(400, { error: 'order refused' })(req, res);
+		const order = { method: 'POST' as const, path: '/payment', body: { amountUsd: 150, subaccountId: 'sub-1' } };
+		const error = await sendError({ ...order, limitsOnRefusal: { path: '/account/limits', qs: { subaccountId: 'sub-1' } } });
+		expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/v1/payment', 'GET /api/v1/account/limits?subaccountId=sub-1']);
+		expect(error.message).toMatch(/^Amount \(USD\) "150" would exceed the account's limits: 150 USD exceeds the per-transaction maximum/);
+		// The transport names no endpoint: the same refusal without the hook reads nothing more.
+		seen = [];
+		await sendError(order);
+		expect(seen.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /api/v1/payment']);
+	});
+
 	test('a non-JSON error body is kept as text', async () => {
 		handler = (_req, res) => {
 			res.statusCode = 502;

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IWorkflowExec
 import { NodeApiError } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { apiRequest, isSandboxCredential, type Api, type WrittenRecord } from '../../shared/transport';
+import { apiRequest, isSandboxCredential, type Api, type LimitsRead, type WrittenRecord } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -282,6 +282,8 @@ export interface KeyedSend<T> {
 	keyIn: 'body' | 'header';
 	body: IDataObject;
 	headers?: Record<string, string>;
+	/** The read of the account's limits that may explain a refusal naming no field, for the request sent (transport: limitsOnRefusal). */
+	limitsOnRefusal?: (sent: SentRequest) => LimitsRead;
 	/** Runs on the request about to be sent (the first try's), before it is sent. */
 	beforeSend?: (sent: SentRequest) => void;
 	/** On the service's 409 for a reused key: the answer to give instead, if any (else the keyed 409 error). */
@@ -340,6 +342,7 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 			body: sent.body,
 			idempotent: true,
 			record: WRITTEN_RECORDS[send.record],
+			limitsOnRefusal: send.limitsOnRefusal?.(sent),
 			itemIndex,
 		});
 		return { key, response, sent, firstTry: first, startedMs };

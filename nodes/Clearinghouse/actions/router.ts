@@ -4,7 +4,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import * as account from './account';
 import * as depositAddress from './depositAddress';
 import { beginDryRun, dryRunItem, endDryRun } from './dryRun';
-import { keyMode } from './keyedWrite';
 import type { Operation } from './operation';
 import * as paymentOrder from './paymentOrder';
 import * as quote from './quote';
@@ -127,7 +126,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if ('error' in outcome) {
 			if (!continueOnFail) {
 				const rowName = (index: number) => nameOfRow(this, operation, index, items.length);
-				throw withProgress(outcome.error, outcomes, items.length, resource, operationName, { itemIndex, rowName, keyMode: keyModeOf(this) });
+				throw withProgress(this, operation, outcome.error, outcomes, items.length, { itemIndex, rowName });
 			}
 			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
@@ -152,15 +151,6 @@ export function failedItemJson(error: NodeApiError | NodeOperationError): IDataO
 		json.details = { httpCode: error.httpCode, description: error.description ?? '' };
 	}
 	return json;
-}
-
-/** Idempotency Key of the run (item 0): progress advice about Derived keys applies only with them. */
-function keyModeOf(ctx: IExecuteFunctions): string | undefined {
-	try {
-		return keyMode(ctx, 0);
-	} catch {
-		return undefined;
-	}
 }
 
 /**
@@ -199,12 +189,12 @@ function rowList(rows: number[], rowName: (index: number) => string): string {
  * which n8n's error view would otherwise add on its own).
  */
 export function withProgress(
+	ctx: IExecuteFunctions,
+	operation: Operation,
 	error: NodeApiError | NodeOperationError,
 	outcomes: Outcome[],
 	total: number,
-	resource: string,
-	operation: string,
-	row?: { itemIndex: number; rowName: (index: number) => string; keyMode?: string },
+	row?: { itemIndex: number; rowName: (index: number) => string },
 ) {
 	if (row && total > 1 && !/^Row \d/.test(error.message)) {
 		error.message = `${row.rowName(row.itemIndex)}, n8n item ${row.itemIndex}: ${error.message}`;
@@ -221,24 +211,9 @@ export function withProgress(
 	const rowName = row?.rowName ?? ((index: number) => `Row ${index + 1}`);
 	// The message counts the rows; the details say which (up to 20), without repeating the count.
 	const which = succeeded.length <= 20 ? `${rowList(succeeded, rowName).replace(/^r/, 'R')} succeeded: ` : '';
-	let summary: string;
-	let detail: string;
-	if (resource === 'paymentOrder' && operation === 'create') {
-		const made = records.filter((r) => r.created === true).length;
-		const found = records.length - made;
-		summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded: ${records.length} payment order${records.length === 1 ? '' : 's'} made or found`;
-		const rerun =
-			row?.keyMode === 'derived'
-				? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
-				: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
-		detail =
-			`${which}${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
-			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
-			rerun;
-	} else {
-		summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded`;
-		detail = `${which}their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.`;
-	}
+	const told = operation.succeededRows?.call(ctx, records);
+	const summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded${told ? `: ${told.made}` : ''}`;
+	let detail = `${which}${told?.detail ?? 'their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.'}`;
 	detail = detail[0].toUpperCase() + detail.slice(1);
 	error.message = `${error.message} (${summary})`;
 	error.description = error.description ? `${detail}\n\n${error.description}` : detail;

@@ -29,6 +29,12 @@ export interface ListTarget {
 	baseUrl?: string;
 	/** The credential's name in n8n. */
 	credentialName?: string;
+	/**
+	 * The editor asked for the list while the node had no Clearinghouse credential. n8n 2.40.7 loads a new
+	 * node's lists as the panel opens, beside giving it the only credential of its type, and does not load
+	 * them again when that credential arrives during the load: the list stays failed until the node reopens.
+	 */
+	noCredential?: boolean;
 }
 
 const SANDBOX_KEY_HINT = 'the local sandbox prints its key when it starts; its demo key is sk_sandbox_demo_key';
@@ -38,6 +44,12 @@ export function listFailureMessage(failure: ListFailure, target: ListTarget): st
 	const credential = target.credentialName ? `the credential "${target.credentialName}"` : 'the Clearinghouse credential';
 	const at = target.baseUrl ? ` at ${target.baseUrl}` : '';
 	const { status, code, message } = failure;
+	if (target.noCredential) {
+		return (
+			'This list loaded while the node had no Clearinghouse credential. Choose one in Credential to connect with; ' +
+			'if one is already shown there, close this node and open it again: the list then loads with it.'
+		);
+	}
 	if (status === 401) {
 		return (
 			`The Clearinghouse API${at} did not accept the API Key of ${credential} (401), so this list cannot load. ` +
@@ -77,7 +89,9 @@ export function failureOf(error: unknown): ListFailure {
 
 /** The credential's name and Base URL for the message; nothing when the credential cannot be read. */
 async function targetOf(ctx: ILoadOptionsFunctions): Promise<ListTarget> {
-	const credentialName = ctx.getNode().credentials?.[CREDENTIAL_TYPE]?.name;
+	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	if (!chosen) return { noCredential: true };
+	const credentialName = chosen.name;
 	let baseUrl: string | undefined;
 	try {
 		const credentials: IDataObject = await apiCredentials(ctx);

@@ -69,6 +69,11 @@ describe('Supported Asset and dropdowns', () => {
 			// n8n's From List view splits a message at dashes and drops "check your credentials" sentences.
 			expect(message.replace(/https?:\/\/\S+/g, '')).not.toMatch(/[-–—]|check\s+(your\s+)?credentials?/i);
 		}
+		// Loaded while the node had no credential yet (n8n 2.40.7 races a new node's lists against giving it one).
+		const early = loadOptions(node, 'getChains', { ...setup, credentials: creds(), withoutCredential: true });
+		await expect(early).rejects.toThrow(
+			/^This list loaded while the node had no Clearinghouse credential\. .*if one is already shown there, close this node and open it again/,
+		);
 		const orders = listSearch(node, 'searchPaymentOrders', { parameters: { resource: 'paymentOrder', operation: 'get' }, credentials: wrong });
 		await expect(orders).rejects.toThrow(/did not accept the API Key of the credential "Clearinghouse sandbox" \(401\)/);
 	});

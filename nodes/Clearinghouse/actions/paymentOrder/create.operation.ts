@@ -9,7 +9,19 @@ import { depositAddressEntries } from '../depositAddress/getMany.operation';
 import { orderByKeyInRun } from './findOrders';
 import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, orderState } from './foundOrder';
 import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
-import { DEFAULT_KEY_FIELD, FIELD_ALIASES, inputValue, OPTIONAL_INPUT_FIELDS, orderFieldsFromItem, REQUIRED_INPUT_FIELDS } from './inputItem';
+import {
+	businessKeyColumn,
+	DEFAULT_KEY_FIELD,
+	FIELD_ALIASES,
+	inputValue,
+	KEY_ALIASES,
+	keyedRow,
+	type KeyedRow,
+	OPTIONAL_INPUT_FIELDS,
+	orderFieldsFromItem,
+	REQUIRED_INPUT_FIELDS,
+	rowsSharingKey,
+} from './inputItem';
 import { checkAccountLimits } from './accountLimits';
 import { guardOrder } from './createGuards';
 import { dryRunOption } from '../dryRun';
@@ -78,7 +90,7 @@ const properties: INodeProperties[] = [
 			.map((field) => FIELD_ALIASES[field].join(' / '))
 			.join(
 				'; ',
-			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field. An item that lacks a required column, or has two for one field, fails before anything is sent.`,
+			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field (left at "${DEFAULT_KEY_FIELD}": ${KEY_ALIASES.join(' / ')}). An item that lacks a required column, or has two for one field, fails before anything is sent.`,
 		name: 'autoMapNotice',
 		type: 'notice',
 		default: '',
@@ -192,8 +204,7 @@ const properties: INodeProperties[] = [
 		default: DEFAULT_KEY_FIELD,
 		required: true,
 		placeholder: 'e.g. invoiceNumber',
-		description:
-			"Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). An item without it fails before anything is sent.",
+		description: `Name of the input field that holds each order's business key (1-255 characters, unique for each intended payment). Left at "${DEFAULT_KEY_FIELD}", a row without that field takes its key from its ${KEY_ALIASES.slice(1).join(' or ')} column. An item without a key fails before anything is sent, and so do rows of one run that share a key for different payments.`,
 		hint: RECURRING_HINT,
 		displayOptions: { show: { dataMode: ['autoMapInputData'], idempotencyKeyMode: ['custom'] } },
 	},
@@ -299,7 +310,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			memo: fields.memo,
 			mode,
 		};
-		if (keyField !== undefined) businessKey = { value: fields.businessKey, label: `Input field "${keyField.trim()}"` };
+		if (keyField !== undefined) {
+			businessKey = { value: fields.businessKey, label: `Input field "${fields.businessKeyColumn}"` };
+			refuseSharedKey(this, itemIndex);
+		}
 	} else {
 		amount = orderAmount(this, itemIndex, false);
 		body = {
@@ -396,6 +410,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		path: '/payment',
 		keyIn: 'body',
 		body,
+		// A refusal that names no field: the account's limits are one cause the node can check.
+		limitsOnRefusal: (first) => ({ path: '/account/limits', qs: subaccountQuery(first.body) }),
 		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
 		beforeSend: (first) => countSent(this, itemIndex, first.body.amountUsd),
 		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
@@ -433,6 +449,35 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
 }
 
+/**
+ * The orders the rows that succeeded before a failed row made or found, for the run's error: they
+ * exist, and how to finish the batch without paying them again (the router's `succeededRows`).
+ */
+export function succeededRows(this: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
+	const made = records.filter((r) => r.created === true).length;
+	const found = records.length - made;
+	const rerun =
+		runKeyMode(this) === 'derived'
+			? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
+			: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
+	return {
+		made: `${records.length} payment order${records.length === 1 ? '' : 's'} made or found`,
+		detail:
+			`${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
+			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
+			rerun,
+	};
+}
+
+/** Idempotency Key of the run (item 0): the advice about Derived keys applies only with them. */
+function runKeyMode(ctx: IExecuteFunctions): string | undefined {
+	try {
+		return keyMode(ctx, 0);
+	} catch {
+		return undefined;
+	}
+}
+
 /** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
 export function rowReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
 	const mapped = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
@@ -440,9 +485,7 @@ export function rowReference(this: IExecuteFunctions, itemIndex: number): string
 	const candidates: unknown[] = [];
 	if (keyMode(this, itemIndex) === 'custom') {
 		candidates.push(
-			mapped
-				? json[String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim()]
-				: itemParameter(this, 'idempotencyKey', itemIndex, ''),
+			mapped ? mappedKey(json, this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(this, 'idempotencyKey', itemIndex, ''),
 		);
 	}
 	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(this, 'memo', itemIndex, ''));
@@ -450,6 +493,59 @@ export function rowReference(this: IExecuteFunctions, itemIndex: number): string
 	if (found === undefined) return undefined;
 	const text = String(found).trim();
 	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/** A mapped row's business key as found (through its column), undefined when it has none. */
+function mappedKey(json: IDataObject, keyField: unknown): unknown {
+	try {
+		return json[businessKeyColumn(json, String(keyField ?? ''))];
+	} catch {
+		return undefined;
+	}
+}
+
+/** Per run: the mapped rows with a Business Key, grouped by key (read once, for refuseSharedKey). */
+const keyedRuns = new WeakMap<IExecuteFunctions, { byKey: Map<string, KeyedRow[]>; byIndex: Map<number, KeyedRow> }>();
+
+/**
+ * Map Automatically with a Business Key: a row whose key another row of this run carries fails before
+ * anything is sent (each of them does). The service pays a key once: for another payment it would pay
+ * the row that arrives first and refuse the other (which one is chance); for the same payment listed
+ * twice both rows would show one order as made, and the person would count two.
+ */
+function refuseSharedKey(ctx: IExecuteFunctions, itemIndex: number): void {
+	let run = keyedRuns.get(ctx);
+	if (!run) {
+		run = { byKey: new Map(), byIndex: new Map() };
+		const items = ctx.getInputData();
+		for (let index = 0; index < items.length; index++) {
+			let row: KeyedRow | undefined;
+			try {
+				if (keyMode(ctx, index) !== 'custom' || ctx.getNodeParameter('dataMode', index, 'defineBelow') !== 'autoMapInputData') continue;
+				const field = String(ctx.getNodeParameter('businessKeyField', index, DEFAULT_KEY_FIELD) ?? '');
+				row = keyedRow(index, items[index].json, field, String(ctx.getNodeParameter('senderForAllRows', index, '') ?? ''));
+			} catch {
+				// that item fails on its own, with its own message
+			}
+			if (!row) continue;
+			run.byIndex.set(index, row);
+			run.byKey.set(row.key, [...(run.byKey.get(row.key) ?? []), row]);
+		}
+		keyedRuns.set(ctx, run);
+	}
+	const mine = run.byIndex.get(itemIndex);
+	if (!mine) return;
+	const others = rowsSharingKey(run.byKey.get(mine.key) ?? [], mine);
+	if (others.length === 0) return;
+	const rows = others.map((o) => `row ${o.index + 1}`).join(', ');
+	const differing = others.find((o) => o.differing.length > 0)?.differing;
+	throw operationError(
+		ctx,
+		`Nothing was sent for this row: its Business Key "${mine.key}" (column "${mine.column}") is also the key of ${rows} of this run, ` +
+			(differing ? `for another payment (${differing.join('; ')})` : 'for the same payment (a row listed twice?)'),
+		itemIndex,
+		'One Business Key names one payment, and the service pays a key once. If these rows are two payments, give each its own key (a column with a unique reference per row, named in Business Key Field); if they are one payment, remove the extra row. Nothing was sent for any of these rows.',
+	);
 }
 
 function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
@@ -550,8 +646,14 @@ function runBusinessKeys(ctx: IExecuteFunctions): string[] {
 		try {
 			if (keyMode(ctx, itemIndex) !== 'custom') continue;
 			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-			const field = mapped ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '').trim() : '';
-			keys.push(validateIdempotencyKey(mapped ? items[itemIndex].json[field] : itemParameter(ctx, 'idempotencyKey', itemIndex, '')));
+			const json = items[itemIndex].json;
+			keys.push(
+				validateIdempotencyKey(
+					mapped
+						? json[businessKeyColumn(json, String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? ''))]
+						: itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
+				),
+			);
 		} catch {
 			// that item fails on its own, with its own message
 		}

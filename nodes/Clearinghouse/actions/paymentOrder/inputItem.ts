@@ -1,5 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { parseUsdAmount } from '../../../shared/amounts';
+import { validateIdempotencyKey } from '../../../shared/idempotency';
+
 /**
  * "Map Automatically" of Payment Order → Create: the order fields read from the input item's
  * fields of the same name, as n8n's database nodes map columns. No expression is evaluated, so a
@@ -10,6 +13,12 @@ import type { IDataObject } from 'n8n-workflow';
 export const REQUIRED_INPUT_FIELDS = ['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd'] as const;
 export const OPTIONAL_INPUT_FIELDS = ['memo'] as const;
 export const DEFAULT_KEY_FIELD = 'reference';
+/**
+ * Business Key Field left at its default ("reference") on a row without a `reference` column: the
+ * key column a payee table commonly has instead. One of them, never two (which one names the payment
+ * is not guessed); a row with none fails as before.
+ */
+export const KEY_ALIASES = [DEFAULT_KEY_FIELD, 'Invoice', 'Invoice Number', 'Invoice ID'] as const;
 
 export class InputFieldError extends Error {
 	constructor(
@@ -28,8 +37,9 @@ export interface InputOrderFields {
 	/** As found (text or number); checked exactly by the amount parser. */
 	amountUsd: unknown;
 	memo: string;
-	/** The business key as found, when a key field was named. */
+	/** The business key as found, when a key field was named, and the column it was read from. */
 	businessKey?: unknown;
+	businessKeyColumn?: string;
 }
 
 /**
@@ -58,8 +68,12 @@ const own = (json: IDataObject, name: string): unknown => (Object.prototype.hasO
  * "Address") fail the item: which one pays is not guessed.
  */
 export function columnOf(json: IDataObject, field: OrderField): string | undefined {
+	return columnAmong(json, field, FIELD_ALIASES[field]);
+}
+
+function columnAmong(json: IDataObject, field: string, aliases: readonly string[]): string | undefined {
 	if (own(json, field) !== undefined) return field;
-	const wanted = new Set(FIELD_ALIASES[field].map(squash));
+	const wanted = new Set(aliases.map(squash));
 	const columns = Object.keys(json).filter((column) => wanted.has(squash(column)) && own(json, column) !== undefined && own(json, column) !== null);
 	if (columns.length > 1) {
 		throw new InputFieldError(
@@ -68,6 +82,29 @@ export function columnOf(json: IDataObject, field: OrderField): string | undefin
 		);
 	}
 	return columns[0];
+}
+
+/**
+ * The column that holds a row's business key: the one Business Key Field names, exactly; left at its
+ * default ("reference"), a row without it may give its key in one of KEY_ALIASES' columns (any case
+ * or spacing). Throws naming the field when there is none, or two.
+ */
+export function businessKeyColumn(json: IDataObject, keyField: string): string {
+	const name = keyField.trim();
+	if (name === '') throw new InputFieldError('(Business Key Field)', 'is empty: name the input field that holds the key');
+	const column = name === DEFAULT_KEY_FIELD ? columnAmong(json, name, KEY_ALIASES) : name;
+	const key = column === undefined ? undefined : own(json, column);
+	if (key === undefined || key === null) {
+		const also =
+			name === DEFAULT_KEY_FIELD
+				? `; a column named ${KEY_ALIASES.slice(1)
+						.map((a) => `"${a}"`)
+						.join(', ')
+						.replace(/, ([^,]*)$/, ' or $1')} also does`
+				: '';
+		throw new InputFieldError(name, `is missing from the input item (it holds the business key${also})`);
+	}
+	return column!;
 }
 
 /** The value of an order field in an input item (through its column), undefined when there is none. */
@@ -119,11 +156,50 @@ export function orderFieldsFromItem(json: IDataObject, keyField?: string, sender
 	if (amount === undefined || amount === null)
 		throw new InputFieldError('amountUsd', 'is missing from the input item (or a column named "Amount (USD)" or "Amount")');
 	if (keyField !== undefined) {
-		const name = keyField.trim();
-		if (name === '') throw new InputFieldError('(Business Key Field)', 'is empty: name the input field that holds the key');
-		const key = own(json, name);
-		if (key === undefined || key === null) throw new InputFieldError(name, 'is missing from the input item (it holds the business key)');
-		fields.businessKey = key; // checked by the key's own rules (text, 1-255 characters)
+		fields.businessKeyColumn = businessKeyColumn(json, keyField);
+		fields.businessKey = own(json, fields.businessKeyColumn); // checked by the key's own rules (text, 1-255 characters)
 	}
 	return fields;
+}
+
+/** A row of a run as its Business Key and what it pays (the mapped fields, the amount exactly). */
+export interface KeyedRow {
+	/** Position in the run, counted from 0 (n8n's item index). */
+	index: number;
+	key: string;
+	column: string;
+	payment: Record<OrderField, string>;
+}
+
+/** The row's key and payment; undefined when the row cannot be read (it fails on its own, with its own message). */
+export function keyedRow(index: number, json: IDataObject, keyField: string, sender = ''): KeyedRow | undefined {
+	try {
+		const fields = orderFieldsFromItem(json, keyField, sender);
+		const { fromUserId, toAddress, toChain, asset, memo } = fields;
+		return {
+			index,
+			key: validateIdempotencyKey(fields.businessKey),
+			column: fields.businessKeyColumn!,
+			payment: { fromUserId, toAddress, toChain, asset, amountUsd: parseUsdAmount(fields.amountUsd).text, memo },
+		};
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * The other rows of the run that carry `row`'s key, each with the fields that differ (none: the same
+ * payment listed twice). One key names one payment: the service pays a key once, so a second row
+ * with it is either refused after the first was paid (another payment) or silently the same order.
+ */
+export function rowsSharingKey(rows: ReadonlyArray<KeyedRow | undefined>, row: KeyedRow): Array<{ index: number; differing: string[] }> {
+	const others: Array<{ index: number; differing: string[] }> = [];
+	for (const other of rows) {
+		if (!other || other.index === row.index || other.key !== row.key) continue;
+		const differing = (Object.keys(row.payment) as OrderField[])
+			.filter((field) => row.payment[field] !== other.payment[field])
+			.map((field) => `${field} ${JSON.stringify(row.payment[field])} here, ${JSON.stringify(other.payment[field])} there`);
+		others.push({ index: other.index, differing });
+	}
+	return others;
 }

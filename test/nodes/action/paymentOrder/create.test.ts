@@ -313,7 +313,7 @@ describe('Create with Order Fields → Map Automatically', () => {
 		const out = await env.run(autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'reference' }), { items, continueOnFail: true });
 		expect(out.map((o) => o.json.error ?? 'ok')).toEqual([
 			'Input field "toAddress" is missing from the input item (or a column named "Recipient Address" or "Recipient")',
-			'Input field "reference" is missing from the input item (it holds the business key)',
+			'Input field "reference" is missing from the input item (it holds the business key; a column named "Invoice", "Invoice Number" or "Invoice ID" also does)',
 			expect.stringMatching(/^Input field "amountUsd" must have at most 4 decimal places/),
 			'Input field "toChain" must be text (got object)',
 			'ok',
@@ -351,6 +351,87 @@ describe('Create with Order Fields → Map Automatically', () => {
 			[env.bob.id, walletOf(env.bob, 'base'), 'base', 'USDC', 20, 'INV-7002'],
 		]);
 	});
+
+	describe('Business Key Field left at "reference" on a table without that column', () => {
+		/** A contractor table's row: no API names, the key in its Invoice column. */
+		const contractor = (invoice: string | undefined, amount = '10', extra: IDataObject = {}): IDataObject => ({
+			Name: 'Bob',
+			Wallet: walletOf(env.bob, 'ethereum'),
+			Chain: 'ethereum',
+			Stablecoin: 'USDC',
+			Amount: amount,
+			...(invoice === undefined ? {} : { Invoice: invoice }),
+			...extra,
+		});
+		const byDefault = (extra: INodeParameters = {}) =>
+			autoMap({ idempotencyKeyMode: 'custom', businessKeyField: 'reference', senderForAllRows: env.alice.id, ...extra });
+
+		test('keys each order by its Invoice column, shown on every output item; a re-run makes nothing new', async () => {
+			const items = [{ json: contractor('INV-8001', '10') }, { json: contractor('INV-8002', '20.5', { 'Invoice Number': undefined }) }];
+			const out = await env.run(byDefault(), { items });
+			expect(out.map((o) => [o.json.idempotencyKey, o.json.created, o.json.memo])).toEqual([
+				['INV-8001', true, 'INV-8001'],
+				['INV-8002', true, 'INV-8002'],
+			]);
+			expect((await env.requests()).map((r) => r.body.idempotencyKey).sort()).toEqual(['INV-8001', 'INV-8002']);
+			const again = await env.run(byDefault(), { items, executionId: 'second-run' });
+			expect(again.map((o) => [o.json.idempotencyKey, o.json.id])).toEqual(out.map((o) => [o.json.idempotencyKey, o.json.id]));
+			expect(await orderCount(env)).toBe(2);
+		});
+
+		test('Dry Run shows the key it would send', async () => {
+			const [item] = await env.run(byDefault({ options: { dryRun: true } }), { items: [{ json: contractor('INV-8101') }] });
+			expect(item.json).toMatchObject({ dryRun: true, sent: false, request: { body: { idempotencyKey: 'INV-8101', memo: 'INV-8101' } } });
+			expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+		});
+
+		test('a row without any key column fails closed, naming the columns accepted; two key columns are refused', async () => {
+			const items = [{ json: contractor(undefined) }, { json: contractor('INV-8201', '10', { 'Invoice ID': 'N-1' }) }, { json: contractor('INV-8202') }];
+			const out = await env.run(byDefault(), { items, continueOnFail: true });
+			expect(out.map((o) => o.json.error ?? o.json.idempotencyKey)).toEqual([
+				'Input field "reference" is missing from the input item (it holds the business key; a column named "Invoice", "Invoice Number" or "Invoice ID" also does)',
+				'Input field "reference" is given by 2 columns ("Invoice", "Invoice ID"): keep one, or rename the one to use to "reference"',
+				'INV-8202',
+			]);
+			expect((await env.requests()).map((r) => r.body.idempotencyKey)).toEqual(['INV-8202']);
+		});
+
+		test('a named Business Key Field is read exactly: no other column stands in for it', async () => {
+			await expect(env.run(byDefault({ businessKeyField: 'invoiceId' }), { items: [{ json: contractor('INV-8301') }] })).rejects.toThrow(
+				'Input field "invoiceId" is missing from the input item (it holds the business key)',
+			);
+			expect(await env.requests()).toEqual([]);
+		});
+	});
+
+	test.each([
+		['left at "reference" (the Invoice column)', 'reference'],
+		['named "Invoice"', 'Invoice'],
+	])(
+		'two rows of one run with one key for different payments fail before anything is sent, as do two rows of one payment (Business Key Field %s)',
+		async (_how, businessKeyField) => {
+			const row = (invoice: string, amount: string, wallet = walletOf(env.bob, 'ethereum')) => ({
+				json: { Wallet: wallet, Chain: 'ethereum', Asset: 'USDC', Amount: amount, Invoice: invoice },
+			});
+			const items = [row('INV-9001', '10'), row('INV-9002', '30'), row('INV-9001', '20'), row('INV-9003', '5'), row('INV-9003', '5.00')];
+			const parameters = autoMap({ idempotencyKeyMode: 'custom', businessKeyField, senderForAllRows: env.alice.id, options: { concurrency: 2 } });
+			const out = await env.run(parameters, { items, continueOnFail: true });
+			expect(out[0].json.error).toBe(
+				'Nothing was sent for this row: its Business Key "INV-9001" (column "Invoice") is also the key of row 3 of this run, for another payment (amountUsd "10" here, "20" there)',
+			);
+			expect(out[2].json.error).toBe(
+				'Nothing was sent for this row: its Business Key "INV-9001" (column "Invoice") is also the key of row 1 of this run, for another payment (amountUsd "20" here, "10" there)',
+			);
+			// 5 and 5.00 are one amount: rows 4 and 5 are one payment listed twice, and fail too rather than show one order as two.
+			expect(out[3].json.error).toBe(
+				'Nothing was sent for this row: its Business Key "INV-9003" (column "Invoice") is also the key of row 5 of this run, for the same payment (a row listed twice?)',
+			);
+			expect(out[4].json.error).toMatch(/is also the key of row 4 of this run, for the same payment/);
+			expect(out[1].json).toMatchObject({ idempotencyKey: 'INV-9002', created: true });
+			expect((await env.requests()).map((r) => r.body.idempotencyKey)).toEqual(['INV-9002']);
+			expect(await orderCount(env)).toBe(1);
+		},
+	);
 
 	test('two columns for one field (Wallet and Address) fail the item before anything is sent: which one pays is not guessed', async () => {
 		const json = { ...row(), toAddress: undefined, Wallet: walletOf(env.bob, 'ethereum'), Address: walletOf(env.bob, 'base') };
