@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
-import { sendKeyed } from '../keyedWrite';
+import { keyedWrite, keyRequest, sendKeyed } from '../keyedWrite';
 import { dryRunOption } from '../dryRun';
 import { checkChainAndAsset } from '../supportedAssets';
 import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
@@ -115,7 +115,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
+	const request = { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body } as const;
+	// The key first: a Derived key refused in this run sends nothing, not even the read of the supported pairs.
+	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
 	await checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
-	const { key, response } = await sendKeyed(this, itemIndex, { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body });
+	const { response } = await sendKeyed(this, itemIndex, { ...request, key });
 	return { ...response, idempotencyKey: key };
 }
