@@ -122,3 +122,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { response } = await sendKeyed(this, itemIndex, { ...request, key });
 	return { ...response, idempotencyKey: key };
 }
+
+/** How a person knows the row in an error (its Business Key). */
+export { businessKeyReference as rowReference } from '../keyedWrite';
