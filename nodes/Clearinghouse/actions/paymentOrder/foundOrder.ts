@@ -132,7 +132,7 @@ export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs:
 	if (state === 'unknown') {
 		return {
 			message: `This item's ${keyName} belongs to payment order ${id} (${made}), whose status ${status} this node does not know, so it cannot say whether the payee is paid`,
-			description: 'Nothing new was created. Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.',
+			description: `Nothing new was created. Check the order (Payment Order → Get) before paying again; ${found.keyKind === 'custom' ? 'a new Business Key pays anew' : 'a new key pays anew: run the workflow anew for this item'}.`,
 		};
 	}
 	if (found.keyKind !== 'custom') return undefined;
