@@ -29,6 +29,7 @@ export interface FailedRequest {
 	path?: string;
 	body?: IDataObject;
 	qs?: IDataObject;
+	headers?: Record<string, string>;
 }
 
 /** Codes without a `path` whose field is still clear from the code itself. */
@@ -56,18 +57,62 @@ export const CODE_LABELS: Record<string, string> = {
 	invalid_request: 'Include Subaccounts',
 };
 
+/** What a status means when the message is the service's rule; 403, 409, 412 and the retryable ones: statusHint. */
 const STATUS_HINTS: Record<number, string> = {
 	400: 'The service rejected the request as invalid: correct the field named above and run it again.',
 	401: 'The API key was missing or not accepted. Check the API Key of the Clearinghouse credential.',
-	403: 'The account must be ACTIVE with KYB APPROVED, and the resource or subaccount must belong to this account (a paused subaccount is read-only; webhook management for a subaccount needs its own key).',
 	404: 'Not found, or not visible to this account.',
-	409: 'Conflict: an idempotency key was reused with a different request, or the resource is not in a state that allows this (for example cancelling an order that is neither AWAITING_FUNDS nor FUNDED, or a stale return-details revision).',
-	412: 'Precondition failed: for example the subaccount custody wallet is not provisioned yet.',
 	422: 'The request is well-formed but breaks a rule of the service (see the message and path).',
-	429: 'Too many requests. Retry after the interval the service asked for, with the same idempotency key.',
-	500: 'Unexpected server error. Retry later with the same idempotency key.',
-	503: 'Temporarily unavailable (for example an instant-payment deposit address). Retry shortly with the same idempotency key.',
 };
+
+/** The idempotency key a request carried (its body's `idempotencyKey` or the `Idempotency-Key` header). */
+function sentKey(request: FailedRequest | undefined): string {
+	const header = Object.entries(request?.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
+	return text(request?.body?.idempotencyKey) || text(header);
+}
+
+/** The Subaccount ID a request named (body or query). */
+function sentSubaccount(request: FailedRequest | undefined): string {
+	return text(request?.body?.subaccountId) || text(request?.qs?.subaccountId);
+}
+
+/**
+ * What the status means for this request, one sentence of cause and one of action, from what the
+ * node sent (a Subaccount ID, an idempotency key, a read or a write), never from the answer's words.
+ */
+export function statusHint(statusCode: number, request?: FailedRequest, messageNamesSubaccount = false): string {
+	const key = sentKey(request);
+	const correct = messageNamesSubaccount ? 'Correct it' : 'Correct the Subaccount ID';
+	const sub = sentSubaccount(request);
+	const read = request?.method === 'GET';
+	switch (statusCode) {
+		case 403:
+			if (sub && read) {
+				return `Subaccount ${sub} is not a direct child subaccount of the credential's account. ${correct}, or leave it empty to read the credential's own account.`;
+			}
+			if (sub) {
+				return `Subaccount ${sub} is not a direct child subaccount of the credential's account, or it is paused (suspended or under KYB review, it can be read but not written). ${correct}, or run this again once the subaccount is active.`;
+			}
+			return "The credential's account may not do this: what the request names belongs to another account, or the account is not ACTIVE with KYB APPROVED. Check that the IDs given are this account's (its Get Many operations list them).";
+		case 409:
+			if (key) {
+				return `The idempotency key ${key} was already used for another request, or what this request names is not in a state that allows it now. Read it with Get before writing again; a different request needs a new key.`;
+			}
+			return 'What this request names is not in a state that allows it now. Read it with Get and run this again once its state allows it.';
+		case 412:
+			return sub
+				? `The custody wallet of subaccount ${sub} is not provisioned yet. Run this again once the service has provisioned it.`
+				: "The custody wallet of the credential's account is not provisioned yet. Run this again once the service has provisioned it.";
+		case 429:
+			return `Too many requests. Retry after the interval the service asked for${key ? ', with the same idempotency key' : ''}.`;
+		case 500:
+		case 503:
+			if (!read && !key) return 'The service failed and may or may not have acted on this request. Check with Get before sending it again.';
+			return `${statusCode === 503 ? 'Temporarily unavailable' : 'Unexpected server error'}. Retry ${statusCode === 503 ? 'shortly' : 'later'}${key ? ' with the same idempotency key' : ''}.`;
+		default:
+			return STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.';
+	}
+}
 
 const CHAIN_FIELDS = /(^|\.)(toChain|deliveredChain|chain)$/;
 const ASSET_FIELDS = /(^|\.)(asset|deliveredAsset)$/;
@@ -171,8 +216,9 @@ function accountFix(body: IDataObject, what: 'sender' | 'recipient' | 'either'):
 
 /** Payment Order → Create refused for a field the node cannot check itself: who pays whom. */
 function partyMessage(apiCode: string, path: string, statusCode: number, request: FailedRequest | undefined): string | undefined {
-	if (request?.path !== '/payment' || request.method !== 'POST' || statusCode !== 400) return undefined;
-	const body = request.body ?? {};
+	const body = request?.body ?? {};
+	// An order is the one request that sends both a sender and a recipient (a quote sends no sender).
+	if (statusCode !== 400 || typeof body.fromUserId !== 'string' || typeof body.toAddress !== 'string') return undefined;
 	const chain = text(body.toChain);
 	const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
 	if (path === 'toAddress' || (path === '' && apiCode === 'recipient_not_active')) {
@@ -304,9 +350,7 @@ export function describeServiceError(
 	// quotes its rule), the code, status and path, and, when the message is the service's rule, what the status means.
 	const said = sentence !== '' && !message.toLowerCase().includes(ruleOf(sentence, path).toLowerCase()) ? `The service said: "${sentence}" ` : '';
 	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
-	let hint = ownWords ? '' : ` ${STATUS_HINTS[statusCode] ?? 'The service answered with an unexpected status.'}`;
-	// A read has no idempotency key: "with the same key" does not apply to it.
-	if (request?.method === 'GET') hint = hint.replace(' with the same idempotency key', '');
+	const hint = ownWords ? '' : ` ${statusHint(statusCode, request, message.includes(CODE_LABELS.forbidden))}`;
 	const top = path.match(/^[A-Za-z]+/)?.[0] ?? (party && /^Recipient/.test(party) ? 'toAddress' : party && /^Sender/.test(party) ? 'fromUserId' : undefined);
 	return { message, description: `${said}(${ids}).${hint}`, apiField: top };
 }

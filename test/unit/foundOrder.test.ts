@@ -1,5 +1,5 @@
 /** The pure rules for an order found by its key: dead or live, how old, what funds were seen, the service's clock. */
-import { clockSkew, fundsSeen, inWords, madeBefore, orderState } from '../../nodes/Clearinghouse/actions/paymentOrder/foundOrder';
+import { clockSkew, foundOrderProblem, fundsSeen, inWords, madeBefore, orderState } from '../../nodes/Clearinghouse/actions/paymentOrder/foundOrder';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
@@ -54,4 +54,15 @@ test("clockSkew: the service's clock from its Date header; within the header's w
 	expect(clockSkew('Wed, 01 Jul 2026 12:00:00 GMT', NOW)).toBe(30 * 86_400_000);
 	expect(clockSkew(undefined, NOW)).toBe(0);
 	expect(clockSkew('not a date', NOW)).toBe(0);
+});
+
+test('an order of a status the node does not know: the advice names the key the item has (a Business Key, or Derived)', () => {
+	const order = { id: 'po_1', status: 'ON_HOLD', createdAt: '2026-06-01T11:00:00Z' };
+	const custom = foundOrderProblem(order, { key: 'INV-1', keyKind: 'custom', reuseWindowHours: 12 }, 0);
+	expect(custom?.description).toBe('Nothing new was created. Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.');
+	const derived = foundOrderProblem(order, { key: 'n8n-abc', keyKind: 'derived', reuseWindowHours: 12 }, 0);
+	expect(derived?.description).toBe(
+		'Nothing new was created. Check the order (Payment Order → Get) before paying again; a new key pays anew: run the workflow anew for this item.',
+	);
+	expect(derived?.description).not.toContain('Business Key');
 });

@@ -8,10 +8,11 @@ jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../support/sle
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, IExecuteFunctions, INodeParameters, INodeType } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { keyRequest, sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { runNode } from '../../harness/n8nContexts';
+import { probeNode } from '../support/probeNode';
 
 interface Seen {
 	url: string;
@@ -44,28 +45,11 @@ beforeEach(() => {
 
 /** Runs sendKeyed in a probe node: with `key` handed in, or (undefined) taken from the node's `parameters`. */
 async function keyedSend(key: string | undefined, send: KeyedSend<IDataObject>, parameters: INodeParameters = {}): Promise<IDataObject> {
-	const node: INodeType = {
-		description: {
-			displayName: 'Keyed send probe',
-			name: 'keyedSendProbe',
-			group: [],
-			version: 1,
-			description: '',
-			defaults: { name: 'Keyed send probe' },
-			inputs: ['main'],
-			outputs: ['main'],
-			credentials: [{ name: 'clearinghouseApi', required: true }],
-			// The key's parameters as the keyed writes declare them (n8n reads only declared parameters).
-			properties: [
-				{ displayName: 'Idempotency Key', name: 'idempotencyKeyMode', type: 'string', default: 'derived' },
-				{ displayName: 'Business Key', name: 'idempotencyKey', type: 'string', default: '' },
-			],
-		},
-		async execute(this: IExecuteFunctions) {
-			const answer = await sendKeyed(this, 0, key === undefined ? send : { ...send, key });
-			return [[{ json: { ...answer } as unknown as IDataObject }]];
-		},
-	} as INodeType;
+	// The key's parameters as the keyed writes declare them (n8n reads only declared parameters).
+	const node = probeNode('Keyed send probe', async (ctx) => ({ ...(await sendKeyed(ctx, 0, key === undefined ? send : { ...send, key })) }) as IDataObject, [
+		{ displayName: 'Idempotency Key', name: 'idempotencyKeyMode', type: 'string', default: 'derived' },
+		{ displayName: 'Business Key', name: 'idempotencyKey', type: 'string', default: '' },
+	]);
 	const [[item]] = await runNode(node, { parameters, credentials: { apiKey: 'sk_keyed_send', baseUrl: origin, rewardsUrl: `${origin}/rewards-host` } });
 	return item.json;
 }

@@ -127,6 +127,84 @@ test('a read refused for a passing reason is told to retry, without the idempote
 	const read = describeServiceError(503, { error: 'unavailable' }, { method: 'GET', path: '/payment-orders' });
 	expect(read.description).toMatch(/Retry shortly\.$/);
 	expect(read.description).not.toMatch(/idempotency key/);
-	const write = describeServiceError(503, { error: 'unavailable' }, { method: 'POST', path: '/quotes', body: {} });
-	expect(write.description).toMatch(/Retry shortly with the same idempotency key\.$/);
+	const keyed = describeServiceError(503, { error: 'unavailable' }, { method: 'POST', path: '/rulesets', body: { idempotencyKey: 'k-1' } });
+	expect(keyed.description).toMatch(/Retry shortly with the same idempotency key\.$/);
+	// A write without a key (a quote): retrying could act twice, and no key makes it safe.
+	const unkeyed = describeServiceError(503, { error: 'unavailable' }, { method: 'POST', path: '/quotes', body: {} });
+	expect(unkeyed.description).toMatch(/may or may not have acted on this request\. Check with Get before sending it again\.$/);
+	expect(unkeyed.description).not.toMatch(/idempotency key/);
+});
+
+describe('403, 409 and 412 are said for what this request sent: one sentence of cause, one of action', () => {
+	/** The hint after the ids in the description (the service's words are bare: no code, no path). */
+	const hint = (status: number, request: Parameters<typeof describeServiceError>[2]) =>
+		describeServiceError(status, { error: 'Declined by the server' }, request).description.replace(/^\(HTTP \d{3}\)\. /, '');
+	const sentences = (t: string) => t.split(/(?<=\.) (?=[A-Z])/);
+	const sub = '7d1c2b3a-0000-4000-8000-000000000001';
+
+	test.each([
+		[
+			'403, a read naming a Subaccount ID',
+			403,
+			{ method: 'GET', qs: { subaccountId: sub } },
+			[`Subaccount ${sub} is not a direct child subaccount`, 'Correct the Subaccount ID, or leave it empty to read'],
+			['paused', 'KYB', 'idempotency'],
+		],
+		[
+			'403, a write naming a Subaccount ID',
+			403,
+			{ method: 'POST', body: { subaccountId: sub, idempotencyKey: 'k' } },
+			['or it is paused', 'Correct the Subaccount ID, or run this again once the subaccount is active'],
+			['idempotency'],
+		],
+		[
+			'403, no Subaccount ID',
+			403,
+			{ method: 'GET' },
+			['belongs to another account, or the account is not ACTIVE with KYB APPROVED'],
+			['Subaccount', 'webhook', 'idempotency'],
+		],
+		[
+			'409, a keyed write',
+			409,
+			{ method: 'POST', body: { idempotencyKey: 'PAY-7' } },
+			['The idempotency key PAY-7 was already used for another request', 'a different request needs a new key'],
+			['AWAITING_FUNDS', 'revision', 'Subaccount'],
+		],
+		[
+			'409, a write without a key',
+			409,
+			{ method: 'POST', body: { reason: 'r' } },
+			['not in a state that allows it now', 'Read it with Get'],
+			['idempotency', 'revision', 'Subaccount'],
+		],
+		[
+			'412, a Subaccount ID',
+			412,
+			{ method: 'GET', qs: { subaccountId: sub } },
+			[`The custody wallet of subaccount ${sub} is not provisioned yet`],
+			['idempotency', 'for example'],
+		],
+		['412, the own account', 412, { method: 'GET' }, ["The custody wallet of the credential's account is not provisioned yet"], ['Subaccount', 'for example']],
+	] as const)('%s', (_name, status, request, has, hasNot) => {
+		const said = hint(status, request as never);
+		expect(sentences(said)).toHaveLength(2);
+		for (const part of has) expect(said).toContain(part);
+		for (const part of hasNot) expect(said).not.toContain(part);
+	});
+});
+
+test('who pays whom is told from the order the node sent (a sender and a recipient), not from the path it went to', () => {
+	const order = { fromUserId: 'u-1', toAddress: '0xabc', toChain: 'ethereum', asset: 'USDC', amountUsd: 5 };
+	for (const path of [undefined, '/payment', '/v2/orders']) {
+		const e = describeServiceError(400, { error: 'Declined by the server, status 400' }, { method: 'POST', path, body: order });
+		expect(e.message).toMatch(/^The service refused this order's Sender User ID "u-1" or Recipient Address "0xabc" on Ethereum/);
+	}
+	// A quote sends a recipient but no sender: not an order.
+	const quote = describeServiceError(
+		400,
+		{ error: 'Declined by the server, status 400' },
+		{ method: 'POST', body: { toAddress: '0xabc', toChain: 'ethereum' } },
+	);
+	expect(quote.message).not.toMatch(/Sender User ID/);
 });

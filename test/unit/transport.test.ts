@@ -11,6 +11,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
 import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { probeNode } from '../support/probeNode';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };
@@ -57,24 +58,7 @@ function reply(status: number, body: unknown, headers: Record<string, string> = 
 
 /** A node whose execute() makes exactly the request (or list) the test asks for. */
 function nodeFor(call: (ctx: IExecuteFunctions) => Promise<unknown>): INodeType {
-	return {
-		description: {
-			displayName: 'Transport probe',
-			name: 'transportProbe',
-			group: [],
-			version: 1,
-			description: '',
-			defaults: { name: 'Transport probe' },
-			inputs: ['main'],
-			outputs: ['main'],
-			credentials: [{ name: 'clearinghouseApi', required: true }],
-			properties: [],
-		},
-		async execute(this: IExecuteFunctions) {
-			const result = await call(this);
-			return [[{ json: { result } as IDataObject }]];
-		},
-	} as INodeType;
+	return probeNode('Transport probe', async (ctx) => ({ result: (await call(ctx)) as IDataObject['result'] }));
 }
 
 function credentials(over: Partial<TestCredentials> = {}): TestCredentials {
@@ -276,7 +260,7 @@ describe('error mapping', () => {
 			/API code recipient_not_active, HTTP 400, field toAddress\)\. The service rejected the request as invalid/,
 		],
 		[403, { error: 'forbidden', message: 'Subaccount is paused' }, 'Subaccount ID: subaccount is paused', /ACTIVE with KYB APPROVED/],
-		[409, { error: 'conflict', message: 'conflict' }, 'The Clearinghouse service refused the request: conflict', /idempotency key was reused/],
+		[409, { error: 'conflict', message: 'conflict' }, 'The Clearinghouse service refused the request: conflict', /not in a state that allows it now/],
 		[
 			401,
 			{ error: 'missing or malformed x-api-key' },
@@ -307,7 +291,8 @@ describe('error mapping', () => {
 			503,
 			{ error: 'deposit_address_unavailable', message: 'A deposit address is momentarily unavailable; retry' },
 			'The Clearinghouse service failed: A deposit address is momentarily unavailable; retry',
-			/API code deposit_address_unavailable, HTTP 503\)\. Temporarily unavailable/,
+			// A write without a key may have acted: not "retry".
+			/API code deposit_address_unavailable, HTTP 503\)\. The service failed and may or may not have acted on this request/,
 		],
 	])('HTTP %i: the headline in panel words, the service sentence, code and status in the description', async (status, body, text, hint) => {
 		handler = reply(status, body);

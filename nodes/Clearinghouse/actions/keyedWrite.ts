@@ -354,3 +354,16 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 		throw keyedWriteError(error, key, send.record);
 	}
 }
+
+/** A keyed write's row as a person knows it in an error (router.ts nameOfRow): its Business Key; none with Derived keys. */
+export function businessKeyReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
+	try {
+		if (keyMode(this, itemIndex) !== 'custom') return undefined;
+		const key = itemParameter(this, 'idempotencyKey', itemIndex, '');
+		const text = typeof key === 'string' || typeof key === 'number' ? String(key).trim() : '';
+		if (text === '') return undefined;
+		return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+	} catch {
+		return undefined;
+	}
+}

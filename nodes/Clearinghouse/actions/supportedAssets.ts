@@ -1,12 +1,12 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { supportedAssetsOf, unsupportedPair, type SentPair, type SupportedAsset } from '../../shared/serviceErrors';
+import { sentPairs, supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../shared/serviceErrors';
 import { apiRequest } from '../../shared/transport';
 import { operationError } from './parameters';
 
 /**
- * The chain and asset of a write checked before it is sent, against GET /supported-assets (the spec
+ * The chains and assets of a write checked before it is sent, against GET /supported-assets (the spec
  * calls that list canonical: a pair not on it is one the service refuses). Read once per run, lazily,
  * when the run's first write is about to be sent (one promise: items running concurrently share it).
  * Fails closed: when the list cannot be read, or lists no pair, no write of the run is sent.
@@ -47,19 +47,26 @@ async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, wr
 }
 
 /**
- * Refuses, before it is sent, a write whose chain (and asset, when it sends one) the service does not
- * list: the message names the panel field and its valid values.
+ * Refuses, before it is sent, a write whose chain and asset (an order's or quote's, a ruleset's, each
+ * wallet's chain: every pair of `body`) the service does not list: the message names the panel field
+ * and its valid values.
  */
-export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, pair: SentPair, writer: Writer): Promise<void> {
+export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, writer: Writer): Promise<void> {
+	const pairs = sentPairs({ body });
+	if (pairs.length === 0) return;
 	let assets = runs.get(ctx);
 	if (!assets) {
 		assets = readSupportedAssets(ctx, itemIndex, writer);
 		runs.set(ctx, assets);
 	}
-	const unsupported = unsupportedPair(pair, await assets);
-	if (unsupported) {
+	const supported = await assets;
+	for (const pair of pairs) {
+		const unsupported = unsupportedPair(pair, supported);
+		if (!unsupported) continue;
 		const error = operationError(ctx, unsupported.message, itemIndex, `Nothing was sent for this item. ${pairCheck(writer)}`);
-		if (unsupported.path in (ctx.getNode().parameters ?? {})) error.context.parameter = unsupported.path;
+		// The panel field: the path itself (Chain), else the list it is in (Wallets for wallets[0].chain).
+		const parameter = [unsupported.path, unsupported.path.split(/[[.]/)[0]].find((name) => name in (ctx.getNode().parameters ?? {}));
+		if (parameter) error.context.parameter = parameter;
 		throw error;
 	}
 }

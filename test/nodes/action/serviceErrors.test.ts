@@ -147,6 +147,54 @@ describe.each([
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
+	test('403 for a Subaccount ID that is not a child of the account says so and how to fix it; the corrected ID, or none, reads', async () => {
+		const stranger = '7d1c2b3a-0000-4000-8000-000000000001';
+		const read = (subaccountId?: string) => env.run({ resource: 'depositAddress', operation: 'getMany', options: subaccountId ? { subaccountId } : {} });
+		const error = await failure(env, { resource: 'depositAddress', operation: 'getMany', options: { subaccountId: stranger } });
+		expect(error.description).toContain(
+			`Subaccount ${stranger} is not a direct child subaccount of the credential's account. ${structured ? 'Correct it' : 'Correct the Subaccount ID'}, or leave it empty to read the credential's own account.`,
+		);
+		expect(error.description).not.toMatch(/KYB|webhook|idempotency/);
+		expect((await read(env.state.subaccounts[0].id)).length).toBeGreaterThan(0);
+		expect((await read()).length).toBeGreaterThan(0);
+	});
+
+	test('403 for an order of a paused subaccount names the Subaccount ID and says to run again once it is active; resumed, it pays', async () => {
+		const carol = userOf(env.state, 'carol');
+		const subaccountId = env.state.subaccounts[0].id;
+		await env.op('POST', `/sandbox/subaccounts/${subaccountId}`, { status: 'SUSPENDED' });
+		const order = payment(env, { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum'), additionalFields: { subaccountId } });
+		const error = await failure(env, order);
+		expect(error.description).toContain(`Subaccount ${subaccountId} is not a direct child subaccount of the credential's account, or it is paused`);
+		expect(error.description).toContain('run this again once the subaccount is active.');
+		await env.op('POST', `/sandbox/subaccounts/${subaccountId}`, { status: 'ACTIVE' });
+		const [paid] = await env.run(order);
+		expect(paid.json.status).toBe('AWAITING_FUNDS');
+	});
+
+	test('412 for a subaccount whose custody wallet is not provisioned says so; once provisioned, the same read answers', async () => {
+		const subaccountId = env.state.subaccounts[0].id;
+		await env.op('POST', `/sandbox/subaccounts/${subaccountId}`, { provisioned: false });
+		const params = { resource: 'depositAddress', operation: 'getMany', options: { subaccountId } };
+		const error = await failure(env, params);
+		expect(error.description).toContain(
+			`The custody wallet of subaccount ${subaccountId} is not provisioned yet. Run this again once the service has provisioned it.`,
+		);
+		await env.op('POST', `/sandbox/subaccounts/${subaccountId}`, { provisioned: true });
+		expect((await env.run(params)).length).toBeGreaterThan(0);
+	});
+
+	test('409 for cancelling an order that can no longer be cancelled (expired) says to read it with Get, which shows its state', async () => {
+		const [made] = await env.run(payment(env));
+		const id = String(made.json.id);
+		const cancel = { resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'r' };
+		await env.op('POST', `/sandbox/payment-orders/${id}/expire`);
+		const error = await failure(env, cancel);
+		expect(error.description).toMatch(/(What this request names|or what this request names) is not in a state that allows it now\. Read it with Get/);
+		const [got] = await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } });
+		expect(got.json.status).toBe('EXPIRED');
+	});
+
 	test('Continue On Fail keeps the panel-worded error on the item', async () => {
 		const items = [{ json: { to: walletOf(env.bob, 'ethereum') } }, { json: { to: '0x000000000000000000000000000000000000dead' } }];
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });

@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters, IRunExecutionDat
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
+import { setLeaseSettleMs } from '../../../nodes/shared/endpointRecovery';
 import { startSandbox } from '../../../harness/sandbox';
 import type { Sandbox, SandboxOptions } from '../../../sandbox/server';
 import { fixture } from '../../support/fixture';
@@ -10,6 +11,11 @@ import { runNode, type RunOptions } from '../../../harness/n8nContexts';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../../harness/sandboxClient';
 
 export const node = new Clearinghouse();
+
+// Webhook Endpoint → Recover reads its lease marker back 2 s after writing it, for another process's recovery
+// writing at the same moment. These tests run one recovery at a time: it reads back after 100 ms (the same
+// requests). Two recoveries at once: test/nodes/trigger/recovery.test.ts, with the real 2 s.
+setLeaseSettleMs(100);
 
 export interface NodeEnv {
 	sb: Sandbox;

@@ -8,11 +8,16 @@
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../../harness/n8nContexts';
 import { SandboxClient } from '../../../harness/sandboxClient';
+import { setLeaseSettleMs } from '../../../nodes/shared/endpointRecovery';
 import { activate, allRunOnce as allRunOnceIn, api, deliveriesOf, flush, LONG, newOrder, outage, publishAlone, until, useTriggerSandbox } from './support';
 
 jest.setTimeout(120_000);
 
 const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000 });
+
+/** Two recoveries at once: the lease's shipped read-back wait, 2 s (support.ts shortens it where one recovery runs at a time). */
+const twoAtOnce = () => setLeaseSettleMs(2_000);
+afterEach(() => setLeaseSettleMs(100));
 
 const published = async () => await publishAlone(sb, receiver, 'rc');
 const deliveries = async (endpointId: string) => await deliveriesOf(sb, endpointId);
@@ -119,6 +124,7 @@ test('Recover with scope "this n8n\'s endpoints" works only on endpoints under t
 });
 
 test("the trigger's catch-up and Recover at the same moment replay each missed event once (one recovery at a time per endpoint), and the endpoint's description is as before", async () => {
+	twoAtOnce();
 	const t = await published();
 	const id = String(t.staticData.node().endpointId);
 	const description = (await api(sb, 'GET', `/webhooks/endpoints/${id}`)).body.description;
@@ -142,6 +148,7 @@ test("the trigger's catch-up and Recover at the same moment replay each missed e
 });
 
 test('a recovery whose lease another one took over late (its marker written after the first had confirmed its own) stops replaying: each missed event is replayed once', async () => {
+	twoAtOnce();
 	const t = await published();
 	const id = String(t.staticData.node().endpointId);
 	const lost = await outage(sb, receiver, t, 2);

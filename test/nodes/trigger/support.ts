@@ -10,6 +10,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { deliver, hook as lifecycleContext, N8nStaticData, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import { Receiver } from '../../../harness/receiver';
 import { setRetireGrace } from '../../../nodes/ClearinghouseTrigger/publish';
+import { setLeaseSettleMs } from '../../../nodes/shared/endpointRecovery';
 import { startSandbox } from '../../../harness/sandbox';
 import { waitFor } from '../../../harness/wait';
 import type { SandboxOptions } from '../../../sandbox/server';
@@ -21,6 +22,11 @@ export { deliver, N8nStaticData, secretOf, setupFor, trigger, type Outcome, type
 
 // delete() deletes at once in these tests, as before its grace period (activation.test.ts tests the grace).
 setRetireGrace(0);
+// A recovery reads its lease marker back 2 s after writing it, so that another process's recovery writing its
+// own at the same moment is seen. Where a test runs one recovery at a time there is no other writer to wait
+// for: it reads back after 100 ms (the same requests). The tests of two recoveries at once (recovery.test.ts)
+// set the real 2 s.
+setLeaseSettleMs(100);
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 

@@ -1,14 +1,26 @@
+/**
+ * Payment Order → Create: POST /payment, keyed with `idempotencyKey`. Safe to repeat: the transport
+ * may repeat it (connection error, 429, 500, 503), a retry of the execution sends the same key and
+ * request, and the service answers a repeat with the order it already made, never a second one.
+ * The file holds the fields, then `execute` as its steps (read the order's fields, guard, send keyed,
+ * present the order); how the order is shown is in createOutput.ts.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { fromPips, toPips, type UsdAmount } from '../../../shared/amounts';
-import { isDryRun, noteFinding } from '../dryRun';
-import { createdByThisRequest, createdInLineage, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
-import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
-import { depositAddressEntries } from '../depositAddress/getMany.operation';
+import type { UsdAmount } from '../../../shared/amounts';
+import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
+import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
+import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
+import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { countSent, spendLimitsField } from '../spendLimits';
+import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
+import { checkAccountLimits } from './accountLimits';
+import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOutput';
+import { guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
-import { clockSkew, DEFAULT_REUSE_WINDOW_HOURS, fundsSeen, inWords, madeBefore, orderState } from './foundOrder';
-import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
+import { DEFAULT_REUSE_WINDOW_HOURS, existingOrderFinding, type FoundCheck, foundOrderProblem } from './foundOrder';
 import {
 	businessKeyColumn,
 	DEFAULT_KEY_FIELD,
@@ -22,15 +34,8 @@ import {
 	REQUIRED_INPUT_FIELDS,
 	rowsSharingKey,
 } from './inputItem';
-import { checkAccountLimits } from './accountLimits';
-import { guardOrder } from './createGuards';
-import { dryRunOption } from '../dryRun';
-import { countSent, spendLimitsField } from '../spendLimits';
-import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
-import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { orderAmount } from './orderAmount';
-import { keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
+import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
 const RECURRING_HINT =
@@ -273,34 +278,57 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 
 // Spend limits over the whole batch, run by the router before any item starts.
 export { preflight } from '../spendLimits';
+// The orders already made or found, for the error of a run whose later row failed.
+export { succeededRows } from './createOutput';
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
-/**
- * POST /payment, keyed with `idempotencyKey`: the transport may repeat it (connection error, 429,
- * 500, 503) and the service answers a repeat with the order it already made.
- */
+/** One payment order for one item, in four steps; nothing is sent before the guards pass. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const mode = this.getNodeParameter('mode', itemIndex, 'standard') as string;
+	const order = readOrderFields(this, itemIndex);
+	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
+	const keyed = await keyedWrite(this, itemIndex, 'POST /payment', order.businessKey);
+	const body = withSettlement(this, itemIndex, order, keyed.lineage);
+	const found = await guard(this, itemIndex, body, order.amount, keyed);
+	const sent = await sendOrder(this, itemIndex, body, found, order.labels);
+	return sent.reused ?? (await presentOrder(this, itemIndex, sent, keyed.newKey, found));
+}
+
+/** What the item gives of its order, checked before the key is taken. */
+interface OrderFields {
+	/** Who pays whom, what, how much and how it settles; the settlement's terms come with the key. */
+	body: IDataObject;
+	amount: UsdAmount;
+	additional: IDataObject;
+	/** The Business Key from the mapped input field (Map Automatically), else none (the parameter is read). */
+	businessKey?: { value: unknown; label: string };
+	/** The panel's labels of the fields, for an order found with other values. */
+	labels: Record<UserField, string>;
+}
+
+/** Step 1: the order's fields, from the input item's columns (Map Automatically) or from the panel. */
+function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields {
+	const mode = ctx.getNodeParameter('mode', itemIndex, 'standard') as string;
 	let body: IDataObject;
 	let amount: UsdAmount;
 	let businessKey: { value: unknown; label: string } | undefined;
-	if (this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData') {
-		const keyField = keyMode(this, itemIndex) === 'custom' ? String(this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
+	const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+	if (mapped) {
+		const keyField = keyMode(ctx, itemIndex) === 'custom' ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
 		let fields;
 		try {
-			const sender = String(this.getNodeParameter('senderForAllRows', itemIndex, '') ?? '');
-			fields = orderFieldsFromItem(this.getInputData()[itemIndex]?.json ?? {}, keyField, sender);
+			const sender = String(ctx.getNodeParameter('senderForAllRows', itemIndex, '') ?? '');
+			fields = orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, sender);
 		} catch (error) {
 			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
 			throw operationError(
-				this,
+				ctx,
 				(error as Error).message,
 				itemIndex,
 				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
 			);
 		}
-		amount = orderAmount(this, itemIndex, true);
+		amount = orderAmount(ctx, itemIndex, true);
 		body = {
 			fromUserId: fields.fromUserId,
 			toAddress: fields.toAddress,
@@ -312,41 +340,47 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 		if (keyField !== undefined) {
 			businessKey = { value: fields.businessKey, label: `Input field "${fields.businessKeyColumn}"` };
-			refuseSharedKey(this, itemIndex);
+			refuseSharedKey(ctx, itemIndex);
 		}
 	} else {
-		amount = orderAmount(this, itemIndex, false);
+		amount = orderAmount(ctx, itemIndex, false);
 		body = {
-			fromUserId: requiredText(this, 'fromUserId', itemIndex, 'Sender User ID'),
-			toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
-			toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
-			asset: requiredText(this, 'asset', itemIndex, 'Asset'),
+			fromUserId: requiredText(ctx, 'fromUserId', itemIndex, 'Sender User ID'),
+			toAddress: requiredText(ctx, 'toAddress', itemIndex, 'Recipient Address'),
+			toChain: requiredText(ctx, 'toChain', itemIndex, 'Chain'),
+			asset: requiredText(ctx, 'asset', itemIndex, 'Asset'),
 			amountUsd: amount.value,
-			memo: String(itemParameter(this, 'memo', itemIndex, '') ?? ''),
+			memo: String(itemParameter(ctx, 'memo', itemIndex, '') ?? ''),
 			mode,
 		};
 	}
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
-	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
-	const { key, lineage, newKey, mode: keyKind } = await keyedWrite(this, itemIndex, 'POST /payment', businessKey);
-	const labels = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData' ? MAPPED_LABELS : DEFINED_BELOW_LABELS;
+	const additional = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	return { body, amount, additional, businessKey, labels: mapped ? MAPPED_LABELS : DEFINED_BELOW_LABELS };
+}
 
-	const expiry = this.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
+/**
+ * Step 1, continued once the key is known: the settlement's terms. An instant order settles against
+ * its quote; a standard one expires, counted from the execution's start (the lineage's anchor, so a
+ * retry sends the same expiry).
+ */
+function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, additional }: OrderFields, lineage: Lineage | undefined): IDataObject {
+	const mode = body.mode;
+	const expiry = ctx.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
 	// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
-	const quoteId = optionalText(itemParameter(this, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId);
+	const quoteId = optionalText(itemParameter(ctx, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId);
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
 		if (!quoteId)
 			throw operationError(
-				this,
+				ctx,
 				'Quote ID is required for instant orders',
 				itemIndex,
 				'Create a quote first with Quote → Create and map its quoteId into Quote ID (with Settlement Mode from an expression: Additional Fields → Quote ID).',
 			);
 		if (expiry === 'at') {
 			throw operationError(
-				this,
+				ctx,
 				'Expires At is not accepted for instant orders: the service sets their funding window',
 				itemIndex,
 				'Set Expires to "In a Number of Minutes" (ignored for instant orders) or use a standard order.',
@@ -354,7 +388,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		if (subaccountId) {
 			throw operationError(
-				this,
+				ctx,
 				'Subaccount ID is not accepted for instant orders',
 				itemIndex,
 				'Give the subaccount to Create Quote instead: an instant order takes the account of its quote.',
@@ -363,47 +397,66 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body.quoteId = quoteId;
 	} else if (mode === 'standard') {
 		if (expiry === 'at') {
-			const text = optionalText(itemParameter(this, 'expiresAt', itemIndex, ''));
+			const text = optionalText(itemParameter(ctx, 'expiresAt', itemIndex, ''));
 			const at = text === undefined ? NaN : Date.parse(text);
-			if (Number.isNaN(at)) throw operationError(this, 'Expires At is required for standard orders (a future date and time)', itemIndex);
-			if (at <= Date.now()) throw operationError(this, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
+			if (Number.isNaN(at)) throw operationError(ctx, 'Expires At is required for standard orders (a future date and time)', itemIndex);
+			if (at <= Date.now()) throw operationError(ctx, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
 			body.expiresAt = new Date(at).toISOString();
 		} else {
-			const minutes = Number(this.getNodeParameter('expiresInMinutes', itemIndex, 60));
+			const minutes = Number(ctx.getNodeParameter('expiresInMinutes', itemIndex, 60));
 			if (!Number.isFinite(minutes) || minutes < 1) {
-				throw operationError(this, 'Expires In (Minutes) must be at least 1', itemIndex);
+				throw operationError(ctx, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
 			body.expiresAt = relativeExpiry(lineage?.anchorMs, minutes, Date.now());
 		}
 		if (quoteId) body.quoteId = quoteId;
 		if (subaccountId) body.subaccountId = subaccountId;
 	} else {
-		throw operationError(this, `Settlement Mode must be "standard" or "instant" (got "${mode}")`, itemIndex);
+		throw operationError(ctx, `Settlement Mode must be "standard" or "instant" (got "${String(mode)}")`, itemIndex);
 	}
+	return body;
+}
 
-	// Spend limits (and a dry run's read-only checks) before any request for this item.
-	await guardOrder(this, itemIndex, body, amount);
-
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const reuseWindowHours = reuseWindow(this, options, itemIndex);
-	if (switchParameter(this, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
-		await checkAccountLimits.call(this, itemIndex, amount, subaccountQuery(body));
+/**
+ * Step 2: the guards, before any request for this item: spend limits and the supported pair (and a
+ * dry run's read-only checks), the reuse window, Check Account Limits First; a dry run also says
+ * which items already have an order, and what a real run would do with it.
+ */
+async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: KeyedWrite): Promise<FoundCheck> {
+	await guardOrder(ctx, itemIndex, body, amount);
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const reuseWindowHours = reuseWindow(ctx, options, itemIndex);
+	if (switchParameter(ctx, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
+		await checkAccountLimits.call(ctx, itemIndex, amount, subaccountQuery(body));
 	}
-	const found: FoundCheck = { key, keyKind, lineage, reuseWindowHours };
-	if (keyKind === 'custom' && isDryRun(this)) {
-		// A dry run says which items already have an order, and what a real run would do with it.
-		const existing = await orderByKeyInRun.call(this, {
-			key,
-			runKeys: () => runBusinessKeys(this),
+	const found: FoundCheck = { key: keyed.key, keyKind: keyed.mode, lineage: keyed.lineage, reuseWindowHours };
+	if (keyed.mode === 'custom' && isDryRun(ctx)) {
+		const existing = await orderByKeyInRun.call(ctx, {
+			key: keyed.key,
+			runKeys: () => runBusinessKeys(ctx),
 			subaccountId: optionalText(body.subaccountId),
 			itemIndex,
 			alsoRecent: false,
 		});
-		if (existing) noteFinding(this, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
+		if (existing) noteFinding(ctx, itemIndex, existingOrderFinding(existing.order, found, existing.skewMs));
 	}
+	return found;
+}
 
-	// Retry On Fail: the same request as the first try of this item ($now and the like resolve anew).
-	const sent = await sendKeyed(this, itemIndex, {
+/**
+ * Step 3: the keyed send (actions/keyedWrite.ts), the first try's request on every try. A Business
+ * Key that meets the service's 409 was used by an earlier run, perhaps with an expiry counted from
+ * its own start: the order holding it answers instead when it is this payment.
+ */
+async function sendOrder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	body: IDataObject,
+	found: FoundCheck,
+	labels: Record<UserField, string>,
+): Promise<KeyedAnswer<IDataObject>> {
+	const { key, lineage } = found;
+	return await sendKeyed(ctx, itemIndex, {
 		key,
 		record: 'payment order',
 		method: 'POST',
@@ -413,69 +466,125 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		// A refusal that names no field: the account's limits are one cause the node can check.
 		limitsOnRefusal: (first) => ({ path: '/account/limits', qs: subaccountQuery(first.body) }),
 		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
-		beforeSend: (first) => countSent(this, itemIndex, first.body.amountUsd),
-		// A Business Key met the service's 409: an earlier run made this order, perhaps with an expiry
-		// counted from its own start. Look it up and answer with it when it is this payment.
+		beforeSend: (first) => countSent(ctx, itemIndex, first.body.amountUsd),
 		onKeyReused:
-			keyKind === 'custom'
+			found.keyKind === 'custom'
 				? async ({ body: request }) => {
-						const existing = await orderHoldingKey.call(this, itemIndex, key, request, labels);
+						const existing = await orderHoldingKey.call(ctx, itemIndex, key, request, labels);
 						if (!existing) return undefined;
-						checkFoundOrder(this, itemIndex, existing.order, found, existing.skewMs);
-						const addresses = await addressesFor.call(this, itemIndex, existing.order, request.subaccountId);
+						checkFoundOrder(ctx, itemIndex, existing.order, found, existing.skewMs);
+						const addresses = await addressesFor.call(ctx, itemIndex, existing.order, request.subaccountId);
 						return replayedOrder(existing.order, addresses, key, lineage, 'conflict', request.expiresAt);
 					}
 				: undefined,
 	});
-	if (sent.reused !== undefined) return sent.reused;
+}
+
+/**
+ * Step 4: the order as output. One this request made is shown as the service answered; an answer
+ * the service replayed for the key is a snapshot, so the order is read as it is now and checked to
+ * be this item's payment.
+ */
+async function presentOrder(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	sent: KeyedAnswer<IDataObject>,
+	newKey: boolean,
+	found: FoundCheck,
+): Promise<IDataObject> {
 	const { response, startedMs } = sent;
+	const { key, lineage } = found;
 	const request = sent.sent.body;
-	const first = sent.firstTry;
 	const order = (response.paymentOrder ?? {}) as IDataObject;
 	const byThisRequest = createdByThisRequest({
-		firstPossibleUse: newKey && first,
+		firstPossibleUse: newKey && sent.firstTry,
 		createdAt: order.createdAt,
 		requestStartedMs: startedMs,
 	});
 	if (byThisRequest) return flatOrder(response, true, key);
-	// The service replayed its first answer, a snapshot: show the order as it is now.
-	const read = await currentOrder.call(this, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
+	const read = await currentOrder.call(ctx, itemIndex, String(response.paymentOrderId ?? order.id ?? ''), request.subaccountId);
 	const current = read?.order ?? order;
-	checkFoundOrder(this, itemIndex, current, found, read?.skewMs ?? 0);
+	checkFoundOrder(ctx, itemIndex, current, found, read?.skewMs ?? 0);
 	const addresses =
 		Array.isArray(response.depositAddresses) && response.depositAddresses.length > 0
 			? {}
-			: await addressesFor.call(this, itemIndex, current, request.subaccountId);
-	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, keyKind === 'derived');
+			: await addressesFor.call(ctx, itemIndex, current, request.subaccountId);
+	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, found.keyKind === 'derived');
+}
+
+/** Options → Reuse Orders Made Within (Hours), checked before anything is sent (fail closed on a value it does not understand). */
+function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): number {
+	const raw = options.reuseWindowHours ?? DEFAULT_REUSE_WINDOW_HOURS;
+	const hours = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+	if (!Number.isFinite(hours) || hours < 0) {
+		throw operationError(
+			ctx,
+			`Reuse Orders Made Within (Hours) must be a number of hours, 0 or more (got ${JSON.stringify(raw)})`,
+			itemIndex,
+			'Nothing was sent for this item.',
+		);
+	}
+	return hours;
+}
+
+/** Fails the item when the order found by its key is not its payment (see foundOrderProblem). */
+function checkFoundOrder(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, found: FoundCheck, skewMs: number): void {
+	const problem = foundOrderProblem(order, found, skewMs);
+	if (problem) throw operationError(ctx, problem.message, itemIndex, problem.description);
 }
 
 /**
- * The orders the rows that succeeded before a failed row made or found, for the run's error: they
- * exist, and how to finish the batch without paying them again (the router's `succeededRows`).
+ * The Business Keys of every item of this run that has a readable one (the mapped input field, or
+ * the Business Key parameter), for the one listing per run that answers the service's 409s.
  */
-export function succeededRows(this: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
-	const made = records.filter((r) => r.created === true).length;
-	const found = records.length - made;
-	const rerun =
-		runKeyMode(this) === 'derived'
-			? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
-			: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
-	return {
-		made: `${records.length} payment order${records.length === 1 ? '' : 's'} made or found`,
-		detail:
-			`${made} payment order${made === 1 ? '' : 's'} made by this run and ${found} found from an earlier run (same key). ` +
-			'They exist in the service (the sandbox when the Base URL points at it); Payment Order → Find by Keys (with the same keys) or Get Many shows them. ' +
-			rerun,
-	};
+function runBusinessKeys(ctx: IExecuteFunctions): string[] {
+	const keys: string[] = [];
+	const items = ctx.getInputData();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			if (keyMode(ctx, itemIndex) !== 'custom') continue;
+			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+			const json = items[itemIndex].json;
+			keys.push(
+				validateIdempotencyKey(
+					mapped
+						? json[businessKeyColumn(json, String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? ''))]
+						: itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
+				),
+			);
+		} catch {
+			// that item fails on its own, with its own message
+		}
+	}
+	return keys;
 }
 
-/** Idempotency Key of the run (item 0): the advice about Derived keys applies only with them. */
-function runKeyMode(ctx: IExecuteFunctions): string | undefined {
-	try {
-		return keyMode(ctx, 0);
-	} catch {
-		return undefined;
+/**
+ * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
+ * such as the expiry differ); throws naming each differing field when it is another payment.
+ * Undefined when it is not found: the caller reports the 409 as it is.
+ */
+async function orderHoldingKey(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	key: string,
+	sent: IDataObject,
+	labels: Record<UserField, string>,
+): Promise<{ order: IDataObject; skewMs: number } | undefined> {
+	const found = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(sent.subaccountId), itemIndex });
+	if (!found) return undefined;
+	const { order } = found;
+	const differences = differingFields(order, sent, labels);
+	if (differences.length > 0) {
+		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
+		throw operationError(
+			this,
+			`This item's Business Key "${key}" already belongs to payment order ${String(order.id)} with other values: ${list}`,
+			itemIndex,
+			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
+		);
 	}
+	return found;
 }
 
 /** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
@@ -554,292 +663,4 @@ function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
 	} catch {
 		return undefined;
 	}
-}
-
-/** What the found-order checks need of an item. */
-interface FoundCheck {
-	key: string;
-	keyKind: 'custom' | 'derived';
-	lineage?: Lineage;
-	reuseWindowHours: number;
-}
-
-/** Options → Reuse Orders Made Within (Hours), checked before anything is sent (fail closed on a value it does not understand). */
-function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): number {
-	const raw = options.reuseWindowHours ?? DEFAULT_REUSE_WINDOW_HOURS;
-	const hours = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-	if (!Number.isFinite(hours) || hours < 0) {
-		throw operationError(
-			ctx,
-			`Reuse Orders Made Within (Hours) must be a number of hours, 0 or more (got ${JSON.stringify(raw)})`,
-			itemIndex,
-			'Nothing was sent for this item.',
-		);
-	}
-	return hours;
-}
-
-/**
- * Why an order found by this item's key is not its payment, or undefined when it is: a dead order
- * (the payee is unpaid: only a new key pays), one in a status this node does not know, or, for a
- * Business Key, one made longer before this execution began than the reuse window (an earlier
- * period's key).
- */
-function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs: number): { message: string; description: string } | undefined {
-	const { key } = found;
-	const id = String(order.id ?? order.paymentOrderId ?? '');
-	const status = String(order.status ?? '(none)');
-	const made = `made ${String(order.createdAt ?? 'at an unknown time')}`;
-	const keyName = found.keyKind === 'custom' ? `Business Key "${key}"` : `idempotency key ${key}`;
-	const { state, why } = orderState(order, Date.now() + skewMs);
-	if (state === 'dead') {
-		return {
-			message: `Payee unpaid: this item's ${keyName} belongs to payment order ${id} (${made}), which can no longer pay: ${why}`,
-			description: `Nothing new was created, and this key will only ever return that order. Only a new key pays: ${found.keyKind === 'custom' ? "give this payment a new Business Key (e.g. add the period or a suffix: {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}-2)" : 'run the workflow anew for this item'}.`,
-		};
-	}
-	if (state === 'unknown') {
-		return {
-			message: `This item's ${keyName} belongs to payment order ${id} (${made}), whose status ${status} this node does not know, so it cannot say whether the payee is paid`,
-			description: 'Nothing new was created. Check the order (Payment Order → Get) before paying again; a new Business Key pays anew.',
-		};
-	}
-	if (found.keyKind !== 'custom') return undefined;
-	// This execution's start on the service's clock (n8n's retries of it keep it).
-	const before = madeBefore(order, (found.lineage?.anchorMs ?? Date.now()) + skewMs);
-	const windowMs = found.reuseWindowHours * 3_600_000;
-	if (before === undefined || before > windowMs) {
-		const when = before === undefined ? 'at a time the service did not give' : `${inWords(before)} before this execution began`;
-		return {
-			message: `Business Key "${key}" was already used ${when}, by payment order ${id} (${made}, status ${status}): nothing new was paid for this item`,
-			description:
-				`A key names one payment: running it again returns that order. If this is a new period's payment, put the period or the invoice number in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}. ` +
-				`If this run finishes that same batch (a re-run after a fix, a crash or an outage), set Options → Reuse Orders Made Within (Hours) above ${Math.ceil((before ?? 0) / 3_600_000)} (now ${found.reuseWindowHours}).`,
-		};
-	}
-	return undefined;
-}
-
-/** Fails the item when the order found by its key is not its payment (see foundOrderProblem). */
-function checkFoundOrder(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, found: FoundCheck, skewMs: number): void {
-	const problem = foundOrderProblem(order, found, skewMs);
-	if (problem) throw operationError(ctx, problem.message, itemIndex, problem.description);
-}
-
-/** A dry run's line about the order that already holds the item's key. */
-function existingOrderFinding(order: IDataObject, found: FoundCheck, skewMs: number): string {
-	const said = `Business Key "${found.key}" already belongs to payment order ${String(order.id ?? '')} (made ${String(order.createdAt ?? '?')}, status ${String(order.status ?? '?')})`;
-	const problem = foundOrderProblem(order, found, skewMs);
-	return problem
-		? `${said}: a real run fails this item. ${problem.message}.`
-		: `${said}: a real run returns that order (created: false) if its payment values are the same, and pays nothing new.`;
-}
-
-/**
- * The Business Keys of every item of this run that has a readable one (the mapped input field, or
- * the Business Key parameter), for the one listing per run that answers the service's 409s.
- */
-function runBusinessKeys(ctx: IExecuteFunctions): string[] {
-	const keys: string[] = [];
-	const items = ctx.getInputData();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			if (keyMode(ctx, itemIndex) !== 'custom') continue;
-			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-			const json = items[itemIndex].json;
-			keys.push(
-				validateIdempotencyKey(
-					mapped
-						? json[businessKeyColumn(json, String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? ''))]
-						: itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
-				),
-			);
-		} catch {
-			// that item fails on its own, with its own message
-		}
-	}
-	return keys;
-}
-
-/** The account's deposit addresses, read once per run and scope (GET /deposit-addresses, a read). */
-const depositAddressReads = new WeakMap<IExecuteFunctions, Map<string, Promise<IDataObject[]>>>();
-
-/**
- * Where to fund a found order that still awaits funds: the account's deposit addresses (the spec:
- * account-scoped, independent of any order), since a 409 or a replayed snapshot may carry none.
- * Nothing for an order that no longer awaits funds.
- */
-async function addressesFor(this: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
-	if (order.status !== 'AWAITING_FUNDS') return {};
-	const scope = optionalText(subaccountId);
-	const byScope = depositAddressReads.get(this) ?? new Map<string, Promise<IDataObject[]>>();
-	depositAddressReads.set(this, byScope);
-	let read = byScope.get(scope ?? '');
-	if (!read) {
-		read = apiRequest
-			.call(this, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex })
-			.then((body) => depositAddressEntries(body));
-		byScope.set(scope ?? '', read);
-		read.catch(() => byScope.delete(scope ?? ''));
-	}
-	return { depositAddresses: await read };
-}
-
-/**
- * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
- * such as the expiry differ); throws naming each differing field when it is another payment.
- * Undefined when it is not found: the caller reports the 409 as it is.
- */
-async function orderHoldingKey(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	key: string,
-	sent: IDataObject,
-	labels: Record<UserField, string>,
-): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const found = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(sent.subaccountId), itemIndex });
-	if (!found) return undefined;
-	const { order } = found;
-	const differences = differingFields(order, sent, labels);
-	if (differences.length > 0) {
-		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
-		throw operationError(
-			this,
-			`This item's Business Key "${key}" already belongs to payment order ${String(order.id)} with other values: ${list}`,
-			itemIndex,
-			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
-		);
-	}
-	return found;
-}
-
-/** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
-async function currentOrder(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	id: string,
-	subaccountId: unknown,
-): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	if (id === '') return undefined;
-	const scope = optionalText(subaccountId);
-	const answer = await apiRequestWithStatus.call(this, {
-		method: 'GET',
-		path: `/payment-orders/${encodeURIComponent(id)}`,
-		qs: scope ? { subaccountId: scope } : undefined,
-		itemIndex,
-	});
-	const { returns: _returns, ...order } = (answer.body ?? {}) as IDataObject;
-	void _returns;
-	return { order, skewMs: clockSkew(answer.date, Date.now()) };
-}
-
-/**
- * An order the service already had (a replayed answer, or found after a 409), as it is now:
- * `created` by the lineage rule, `replayed: true` and a note saying why.
- */
-function replayedOrder(
-	order: IDataObject,
-	response: IDataObject,
-	key: string,
-	lineage: Lineage | undefined,
-	how: 'replay' | 'conflict',
-	askedExpiresAt?: unknown,
-	derived = false,
-): IDataObject {
-	const created = createdInLineage({ derived, byThisRequest: false, createdAt: order.createdAt, lineageStartMs: lineage?.anchorMs });
-	const why =
-		how === 'conflict'
-			? `An order with this Business Key already existed (made ${created ? 'earlier in this execution or a retry of it' : 'by an earlier run'}) with the same payment values, so nothing new was created; it is shown as it is now.` +
-				(askedExpiresAt !== undefined && askedExpiresAt !== order.expiresAt
-					? ` Its expiresAt (${String(order.expiresAt)}) is kept; this run asked ${String(askedExpiresAt)}.`
-					: '')
-			: `The service answered with the order it already had for this key (made ${created ? 'earlier in this execution or a retry of it' : 'by an earlier run'}), so nothing new was created; it is shown as it is now.`;
-	return {
-		...flatOrder({ ...response, paymentOrderId: order.id ?? response.paymentOrderId, paymentOrder: order }, created, key),
-		replayed: true,
-		replayNote: why,
-	};
-}
-
-/**
- * The order flat, as Get returns it (`$json.status`, `$json.id`), beside what only Create knows:
- * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`), and any
- * other top-level field of the answer passes through unchanged.
- */
-export function flatOrder(response: IDataObject, created: boolean, key: string): IDataObject {
-	const { paymentOrder, depositAddresses: list, paymentOrderId, ...other } = response;
-	const order = (paymentOrder ?? {}) as IDataObject;
-	const depositAddresses = Array.isArray(list) ? (list as IDataObject[]) : [];
-	// Only an order that awaits funds may be funded: a replayed answer may be FUNDED or later by now.
-	const awaiting = order.status === undefined || order.status === 'AWAITING_FUNDS';
-	const seen = fundsSeen(order);
-	return {
-		created,
-		paymentOrderId: paymentOrderId ?? order.id,
-		// Fields only one of the answers has (create: underfundToleranceUsd; list: direction): every output has both.
-		underfundToleranceUsd: null,
-		direction: null,
-		...other,
-		...order,
-		...(awaiting
-			? withFundsSeen(payHere(order, depositAddresses), order, seen.fundsSeenUsd, seen.fundsSeen)
-			: {
-					depositAddress: null,
-					depositAddressNote: `The order is ${String(order.status)}: it no longer awaits funds, so no deposit address is given. Do not fund it.`,
-				}),
-		depositAddresses: awaiting ? depositAddresses : [],
-		...seen,
-		replayed: false,
-		// Every output has the same columns, created or found (n8n's table view shows no empty cells).
-		replayNote: null,
-		idempotencyKey: key,
-	};
-}
-
-/**
- * An order found awaiting funds may already have some on the way (a person funded it after the
- * earlier run): the note says so, and how much is still missing, so the re-run never funds it twice.
- */
-function withFundsSeen(
-	pay: { depositAddress: string | null; depositAddressNote: string },
-	order: IDataObject,
-	seenUsd: string,
-	seen: boolean,
-): { depositAddress: string | null; depositAddressNote: string } {
-	if (!seen) return pay;
-	let missing = '';
-	try {
-		const left = toPips(order.amountUsd) - toPips(seenUsd);
-		missing =
-			left > 0n
-				? ` ${fromPips(left).text} USD is still missing: send only that, once the transfers already seen are confirmed.`
-				: ' That covers the amount: send nothing more.';
-	} catch {
-		missing = ' Check the order (Payment Order → Get) before sending more.';
-	}
-	return { ...pay, depositAddressNote: `Funds of ${seenUsd} USD for this order were already seen (see inboundTransfers).${missing} ${pay.depositAddressNote}` };
-}
-
-/**
- * The one deposit address to fund the order: the entry for the order's own asset on its own chain
- * (the sender pays what the recipient receives, on the same chain). The service accepts any
- * supported stablecoin on any chain; the full list stays in `depositAddresses` for that.
- */
-export function payHere(order: IDataObject, depositAddresses: IDataObject[]): { depositAddress: string | null; depositAddressNote: string } {
-	const chain = String(order.toChain ?? '');
-	const asset = String(order.asset ?? '');
-	const match = depositAddresses.find((entry) => entry.chain === chain && String(entry.symbol ?? '').toUpperCase() === asset.toUpperCase());
-	if (match && typeof match.address === 'string' && match.address !== '') {
-		return {
-			depositAddress: match.address,
-			depositAddressNote: `Send ${asset} on ${chain} (the order's asset and chain) from an activated wallet of the sender to this address, then submit the transaction hash (Payment Order → Submit Transactions). Any other supported stablecoin and chain also funds the order: see depositAddresses.`,
-		};
-	}
-	return {
-		depositAddress: null,
-		depositAddressNote:
-			depositAddresses.length === 0
-				? 'The service returned no deposit address for this order.'
-				: `None of the ${depositAddresses.length} deposit addresses is for ${asset} on ${chain}: fund the order through the depositAddresses entry for the chain and stablecoin the sender pays with.`,
-	};
 }

@@ -21,7 +21,7 @@ export async function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body
 		amount,
 	};
 	checkSpendLimits(ctx, itemIndex, order);
-	await checkChainAndAsset(ctx, itemIndex, { chainPath: 'toChain', chain: order.toChain, assetPath: 'asset', asset: order.asset }, CREATE);
+	await checkChainAndAsset(ctx, itemIndex, body, CREATE);
 	if (!isDryRun(ctx)) return;
 	noteFinding(ctx, itemIndex, `Supported assets: ${order.asset} on ${order.toChain} is supported`);
 	dryRunAccountLimits(ctx, itemIndex, amount);

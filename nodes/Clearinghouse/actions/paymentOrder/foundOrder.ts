@@ -1,13 +1,15 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { fromPips, toPips } from '../../../shared/amounts';
+import type { Lineage } from '../../../shared/idempotency';
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
 
 /**
  * What an order found by its idempotency key means for the payee: whether it can still pay (or has
  * paid), whether it is dead (the spec's status machine allows it no delivery), and how long before
  * this execution it was made. Create fails an item on a dead order or on one from an earlier period;
- * Find by Keys and Check Batch Against Limits report the same as data. Pure: unit-tested on its own.
+ * Find by Keys and Check Batch Against Limits report the same as data. Pure but for the clock (read
+ * against the service's, `skewMs`): unit-tested on its own, Create's words in its node tests.
  */
 
 /**
@@ -98,4 +100,62 @@ export function clockSkew(date: unknown, localMs: number): number {
 	// The header has whole seconds: a difference within them is no difference.
 	const skew = serviceMs - localMs;
 	return Math.abs(skew) < 2_000 ? 0 : skew;
+}
+
+/** What the found-order checks need of an item. */
+export interface FoundCheck {
+	key: string;
+	keyKind: 'custom' | 'derived';
+	lineage?: Lineage;
+	reuseWindowHours: number;
+}
+
+/**
+ * Why an order found by this item's key is not its payment, or undefined when it is: a dead order
+ * (the payee is unpaid: only a new key pays), one in a status this node does not know, or, for a
+ * Business Key, one made longer before this execution began than the reuse window (an earlier
+ * period's key).
+ */
+export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs: number): { message: string; description: string } | undefined {
+	const { key } = found;
+	const id = String(order.id ?? order.paymentOrderId ?? '');
+	const status = String(order.status ?? '(none)');
+	const made = `made ${String(order.createdAt ?? 'at an unknown time')}`;
+	const keyName = found.keyKind === 'custom' ? `Business Key "${key}"` : `idempotency key ${key}`;
+	const { state, why } = orderState(order, Date.now() + skewMs);
+	if (state === 'dead') {
+		return {
+			message: `Payee unpaid: this item's ${keyName} belongs to payment order ${id} (${made}), which can no longer pay: ${why}`,
+			description: `Nothing new was created, and this key will only ever return that order. Only a new key pays: ${found.keyKind === 'custom' ? "give this payment a new Business Key (e.g. add the period or a suffix: {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}-2)" : 'run the workflow anew for this item'}.`,
+		};
+	}
+	if (state === 'unknown') {
+		return {
+			message: `This item's ${keyName} belongs to payment order ${id} (${made}), whose status ${status} this node does not know, so it cannot say whether the payee is paid`,
+			description: `Nothing new was created. Check the order (Payment Order → Get) before paying again; ${found.keyKind === 'custom' ? 'a new Business Key pays anew' : 'a new key pays anew: run the workflow anew for this item'}.`,
+		};
+	}
+	if (found.keyKind !== 'custom') return undefined;
+	// This execution's start on the service's clock (n8n's retries of it keep it).
+	const before = madeBefore(order, (found.lineage?.anchorMs ?? Date.now()) + skewMs);
+	const windowMs = found.reuseWindowHours * 3_600_000;
+	if (before === undefined || before > windowMs) {
+		const when = before === undefined ? 'at a time the service did not give' : `${inWords(before)} before this execution began`;
+		return {
+			message: `Business Key "${key}" was already used ${when}, by payment order ${id} (${made}, status ${status}): nothing new was paid for this item`,
+			description:
+				`A key names one payment: running it again returns that order. If this is a new period's payment, put the period or the invoice number in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}. ` +
+				`If this run finishes that same batch (a re-run after a fix, a crash or an outage), set Options → Reuse Orders Made Within (Hours) above ${Math.ceil((before ?? 0) / 3_600_000)} (now ${found.reuseWindowHours}).`,
+		};
+	}
+	return undefined;
+}
+
+/** A dry run's line about the order that already holds the item's key. */
+export function existingOrderFinding(order: IDataObject, found: FoundCheck, skewMs: number): string {
+	const said = `Business Key "${found.key}" already belongs to payment order ${String(order.id ?? '')} (made ${String(order.createdAt ?? '?')}, status ${String(order.status ?? '?')})`;
+	const problem = foundOrderProblem(order, found, skewMs);
+	return problem
+		? `${said}: a real run fails this item. ${problem.message}.`
+		: `${said}: a real run returns that order (created: false) if its payment values are the same, and pays nothing new.`;
 }

@@ -92,3 +92,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
 	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };
 }
+
+/** How a person knows the row in an error (its Business Key). */
+export { businessKeyReference as rowReference } from '../keyedWrite';

@@ -5,6 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { amountField, assetField, chainField, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, optionalText, requiredText, usdAmount } from '../parameters';
 import { dryRunOption } from '../dryRun';
+import { checkChainAndAsset } from '../supportedAssets';
 
 const properties: INodeProperties[] = [
 	chainField(),
@@ -53,7 +54,8 @@ export const description = updateDisplayOptions({ show: { resource: ['quote'], o
 /**
  * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a
  * named one expires the first, so a blind repeat could change what the first answer promised.
- * A quote that cannot be serviced is an item with `serviceable: false`, not an error.
+ * A quote that cannot be serviced is an item with `serviceable: false`, not an error. Chain and Asset
+ * are checked first against GET /supported-assets (read once per run: actions/supportedAssets.ts).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
@@ -73,5 +75,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
+	await checkChainAndAsset(this, itemIndex, body, { operation: 'Quote → Create', sends: 'quote' });
 	return await apiRequest.call(this, { method: 'POST', path: '/quotes', body, itemIndex });
 }

@@ -64,3 +64,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	});
 	return { ...response, idempotencyKey: key };
 }
+
+/** How a person knows the row in an error (its Business Key). */
+export { businessKeyReference as rowReference } from '../keyedWrite';

@@ -5,6 +5,7 @@ import { apiRequest } from '../../../shared/transport';
 import { optionsCollection, subaccountWriteOption, walletsField } from '../fields';
 import { chainWallets, operationError, optionalText, requiredText } from '../parameters';
 import { dryRunOption } from '../dryRun';
+import { checkChainAndAsset } from '../supportedAssets';
 
 const properties: INodeProperties[] = [
 	{
@@ -63,6 +64,7 @@ export const description = updateDisplayOptions({ show: { resource: ['user'], op
 /**
  * POST /add-user-record. Not keyed by the API, but an upsert by label: sending the same body twice
  * leaves the same user and wallets, so the transport may repeat it on a connection error or 5xx.
+ * Each wallet's chain is checked first against GET /supported-assets (read once per run).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const label = requiredText(this, 'label', itemIndex, 'Label');
@@ -78,6 +80,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
 
+	await checkChainAndAsset(this, itemIndex, body, { operation: 'User → Create or Update', sends: 'user record' });
 	const response = await apiRequest.call(this, {
 		method: 'POST',
 		path: '/add-user-record',
