@@ -24,10 +24,7 @@ export function limitEntry(limits: IDataObject, name: string): { ceiling?: numbe
 	const entry = limits[name];
 	if (entry === undefined || entry === null) return undefined;
 	const unreadable = (what: string) =>
-		new LimitReadError(
-			name,
-			`The account limit ${name} could not be read exactly (${what}): the node checks nothing against a limit it cannot read`,
-		);
+		new LimitReadError(name, `The account limit ${name} could not be read exactly (${what}): the node checks nothing against a limit it cannot read`);
 	if (typeof entry !== 'object' || Array.isArray(entry)) throw unreadable(`got ${JSON.stringify(entry)}, not an object`);
 	const e = entry as IDataObject;
 	const read = (field: 'limit' | 'used' | 'remaining'): bigint | undefined => {
