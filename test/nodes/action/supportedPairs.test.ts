@@ -1,13 +1,13 @@
 /**
  * Every write that sends a chain (and an asset) checks it against GET /supported-assets before it is
  * sent, as Payment Order → Create does (test/nodes/action/serviceErrors.test.ts): Quote → Create,
- * Receive Ruleset → Create, User → Create or Update (each wallet's chain). The error names the panel
+ * Receive Ruleset → Create, User → Create or Update and Set Return Details (each wallet's chain). The error names the panel
  * field and its valid values, nothing is sent, the list is read once per run, and a list that cannot
  * be read sends nothing (fails closed). Following the message (a listed value) succeeds.
  */
 import { NodeOperationError, type INodeParameters } from 'n8n-workflow';
 
-import { ruleset, useEnv, walletOf, type NodeEnv } from './support';
+import { payment, ruleset, useEnv, walletOf, type NodeEnv } from './support';
 
 const env = useEnv();
 
@@ -110,4 +110,28 @@ describe('User → Create or Update', () => {
 		expect(error.context.parameter).toBe('returnWallets');
 		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
+});
+
+test('Payment Order → Set Return Details: a wallet on an unsupported chain fails before the PUT; wallets on listed chains are sent', async () => {
+	const [order] = await env.run(payment(env));
+	const returnDetails = (chain: string, address: string): INodeParameters => ({
+		resource: 'paymentOrder',
+		operation: 'setReturnDetails',
+		paymentOrderId: { mode: 'id', value: order.json.paymentOrderId as string },
+		userId: env.alice.id,
+		wallets: { wallet: [{ chain, address }] },
+		idempotencyKey: `return-details-${chain}`,
+	});
+	await env.mark();
+	const error = await refusal(returnDetails('tron', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'));
+	expect(error.message).toBe(`Wallets → item 1 → Chain "tron" is not supported. ${VALID_CHAINS}`);
+	expect(error.description).toMatch(/^Nothing was sent for this item\. Payment Order → Set Return Details reads the supported chains and assets/);
+	expect(error.context.parameter).toBe('wallets');
+	expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+	await env.mark();
+	await env.run(returnDetails('ethereum', walletOf(env.alice, 'ethereum')));
+	expect((await sent(env)).filter((r) => !r.startsWith('GET /api/v1/payment-orders/'))).toEqual([
+		'GET /api/v1/supported-assets',
+		`PUT /api/v1/payment-orders/${String(order.json.paymentOrderId)}/return-details`,
+	]);
 });

@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
-import { sendKeyed } from '../keyedWrite';
+import { keyedWrite, keyRequest, sendKeyed } from '../keyedWrite';
+import { checkChainAndAsset } from '../supportedAssets';
 import { dryRunOption } from '../dryRun';
 
 const MAX_RETURN_WALLETS = 32;
@@ -48,7 +49,8 @@ export const description = updateDisplayOptions({ show: { resource: ['paymentOrd
 
 /**
  * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.
- * Keyed, so the transport may repeat it (including after 429 with Retry-After).
+ * Keyed, so the transport may repeat it (including after 429 with Retry-After). Each wallet's chain is
+ * checked first against GET /supported-assets (read once per run).
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
@@ -80,14 +82,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The key is for this order's return details at this node, run and item; the expected revision
 	// is part of the request, so a retry against a changed revision meets the 409.
 	const body: IDataObject = { userId, wallets, ...subaccount };
-	const { key, response, sent } = await sendKeyed(this, itemIndex, {
+	const request = {
 		record: 'return details',
 		method: 'PUT',
 		path: `/payment-orders/${encodeURIComponent(id)}/return-details`,
 		keyIn: 'header',
 		headers: { 'If-Match': `"${revision}"` },
 		body,
-	});
+	} as const;
+	// The key first (a Derived key refused in this run stops here), then each wallet's chain against GET /supported-assets.
+	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
+	await checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details' });
+	const { response, sent } = await sendKeyed(this, itemIndex, { ...request, key });
 	// The revision the first try expected (a retry sends the first try's request).
 	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
 	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };
