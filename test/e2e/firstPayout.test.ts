@@ -19,13 +19,13 @@
  */
 import { join } from 'node:path';
 
-import { Browser } from '../../harness/browser';
+import type { Browser } from '../../harness/browser';
 import { repoRoot } from '../../harness/runtime';
-import { N8nInstance } from '../../harness/n8nProcess';
+import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { walletOf } from '../../harness/sandboxClient';
-import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { describeBrowser, SCREENSHOTS } from './support';
+import { stopAll, type SandboxStage } from '../../harness/stage';
+import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(600_000);
 
@@ -38,11 +38,7 @@ describeBrowser('a first payout from a blank canvas in a real browser', () => {
 	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `first-payout-${name}.png`));
 
 	beforeAll(async () => {
-		stage = await startSandboxStage({ seed: 'demo' });
-		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(stage.sandbox));
-		await n8n.start();
-		browser = await Browser.launch();
+		({ stage, n8n, browser } = await startBrowserStage({ seed: 'demo' }, (n8n, stage) => n8n.importCredential(sandboxCredential(stage.sandbox))));
 	});
 	afterAll(async () => {
 		// The page as the test left it (what a failure looked like).

@@ -16,11 +16,11 @@
  */
 import { join } from 'node:path';
 
-import { Browser } from '../../harness/browser';
-import { N8nInstance } from '../../harness/n8nProcess';
+import type { Browser } from '../../harness/browser';
+import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
-import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { describeBrowser, SCREENSHOTS } from './support';
+import { stopAll, type SandboxStage } from '../../harness/stage';
+import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(300_000);
 
@@ -37,15 +37,13 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `nodes-panel-${name}.png`));
 
 	beforeAll(async () => {
-		stage = await startSandboxStage();
-		n8n = await N8nInstance.create();
 		// The only credential of its type, so n8n gives it to every new Clearinghouse node.
-		await n8n.importCredential({
-			...sandboxCredential(stage.sandbox, 'chWrongKeyCred01', 'Clearinghouse (wrong key)'),
-			data: { ...sandboxCredential(stage.sandbox).data, apiKey: WRONG_KEY },
-		});
-		await n8n.start();
-		browser = await Browser.launch();
+		({ stage, n8n, browser } = await startBrowserStage({}, (n8n, stage) =>
+			n8n.importCredential({
+				...sandboxCredential(stage.sandbox, 'chWrongKeyCred01', 'Clearinghouse (wrong key)'),
+				data: { ...sandboxCredential(stage.sandbox).data, apiKey: WRONG_KEY },
+			}),
+		));
 	});
 	afterAll(() => stopAll(browser, n8n, stage?.sandbox));
 

@@ -4,9 +4,10 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { CHROMIUM } from '../../harness/browser';
-import type { N8nInstance } from '../../harness/n8nProcess';
+import { Browser, CHROMIUM } from '../../harness/browser';
+import { N8nInstance } from '../../harness/n8nProcess';
 import { repoRoot, runtime } from '../../harness/runtime';
+import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 
 /**
  * `describe` for the files that drive a real browser. chromium comes from `scripts/services.sh install`
@@ -15,6 +16,28 @@ import { repoRoot, runtime } from '../../harness/runtime';
 export const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 /** Where the browser files keep their screenshots and other artefacts (git-ignored). */
 export const SCREENSHOTS = join(repoRoot, '.e2e', 'screenshots');
+
+/**
+ * What a browser file runs against, started in its beforeAll: the sandbox stage (`options`), a new n8n that
+ * `prepare` fills (credentials, workflows) before it starts, and chromium. What started is stopped again
+ * when a later step fails; the file's afterAll stops the rest with `stopAll(browser, n8n, stage.sandbox)`.
+ */
+export async function startBrowserStage(
+	options: Parameters<typeof startSandboxStage>[0],
+	prepare: (n8n: N8nInstance, stage: SandboxStage) => Promise<unknown>,
+): Promise<{ stage: SandboxStage; n8n: N8nInstance; browser: Browser }> {
+	const stage = await startSandboxStage(options);
+	let n8n: N8nInstance | undefined;
+	try {
+		n8n = await N8nInstance.create();
+		await prepare(n8n, stage);
+		await n8n.start();
+		return { stage, n8n, browser: await Browser.launch() };
+	} catch (error) {
+		await stopAll(n8n, stage.sandbox);
+		throw error;
+	}
+}
 
 /** Where `n8n` installed the packed package, as its community-node loader finds it. */
 export const installedPackage = (n8n: N8nInstance): string => join(n8n.userFolder, '.n8n', 'nodes', 'node_modules', 'n8n-nodes-clearinghouse');

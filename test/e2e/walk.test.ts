@@ -26,12 +26,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { Browser } from '../../harness/browser';
+import type { Browser } from '../../harness/browser';
 import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/examples';
-import { N8nInstance } from '../../harness/n8nProcess';
+import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
-import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { describeBrowser, SCREENSHOTS } from './support';
+import { stopAll, type SandboxStage } from '../../harness/stage';
+import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(600_000);
 
@@ -48,14 +48,15 @@ describeBrowser('the no-code walk in a real browser', () => {
 		// As `npm start` does, except for ports; deposits confirm in a few scaled seconds. The delivery
 		// timeout stays the service's real one: scaled down to 1 s, a busy n8n answered too late and
 		// every event was delivered again and again.
-		stage = await startSandboxStage({ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 });
-		n8n = await N8nInstance.create();
-		await n8n.importCredential(sandboxCredential(stage.sandbox));
-		// The examples' Where messages go names the default sandbox (port 4010); this one listens elsewhere, as npm start's may.
-		const ids = await n8n.importWorkflows(exampleFiles().map((file) => withOutbox(loadExample(file), stage.sandbox.mainUrl)));
-		example1Id = ids[exampleFiles().indexOf('1-scheduled-batch-payouts.json')];
-		await n8n.start();
-		browser = await Browser.launch();
+		({ stage, n8n, browser } = await startBrowserStage(
+			{ allowLoopbackWebhooks: true, seed: 'demo', timeScale: 10, attemptTimeoutMs: 10_000 },
+			async (n8n, stage) => {
+				await n8n.importCredential(sandboxCredential(stage.sandbox));
+				// The examples' Where messages go names the default sandbox (port 4010); this one listens elsewhere, as npm start's may.
+				const ids = await n8n.importWorkflows(exampleFiles().map((file) => withOutbox(loadExample(file), stage.sandbox.mainUrl)));
+				example1Id = ids[exampleFiles().indexOf('1-scheduled-batch-payouts.json')];
+			},
+		));
 	});
 	afterAll(async () => {
 		await saveAttempts().catch((error: Error) => console.log(`walk: webhook attempts not saved: ${error.message}`));
