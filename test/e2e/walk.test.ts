@@ -9,9 +9,11 @@
  *   chains), fund and settle its orders in the sandbox console (which says what each netting close
  *   did and the surplus of the overfunded order), and see the trigger workflows fire in n8n's
  *   executions list and the console's outbox.
- * The test reads the sandbox and n8n only to assert. A second test clicks the console buttons the
- * walk does not need (activate, expire, fail a distribution, replay a delivery that ran, which the
- * trigger then drops as a duplicate, inject a fault).
+ * The test reads the sandbox and n8n only to assert (and n8n's saved executions to know a run is done). A
+ * second test clicks the console buttons the walk does not need (activate, expire, fail a distribution, replay
+ * a delivery that ran, which the trigger then drops as a duplicate, inject a fault). A third pays carol, a
+ * user of the demo subaccount, from Example 1: refused with the fix that works, paid once that fix is followed
+ * in the panel (Sender User ID, Additional Fields → Subaccount ID), and not paid again by a re-run.
  * Screenshots are kept in .e2e/screenshots/ (git-ignored) as test artefacts, with every webhook
  * attempt the sandbox made (walk-webhook-attempts.json: what n8n answered and how long it took).
  *
@@ -39,6 +41,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
+	let example1Id: string;
 	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `walk-${name}.png`));
 
 	beforeAll(async () => {
@@ -49,7 +52,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox));
 		// The examples' Where messages go names the default sandbox (port 4010); this one listens elsewhere, as npm start's may.
-		await n8n.importWorkflows(exampleFiles().map((file) => withOutbox(loadExample(file), stage.sandbox.mainUrl)));
+		const ids = await n8n.importWorkflows(exampleFiles().map((file) => withOutbox(loadExample(file), stage.sandbox.mainUrl)));
+		example1Id = ids[exampleFiles().indexOf('1-scheduled-batch-payouts.json')];
 		await n8n.start();
 		browser = await Browser.launch();
 	});
@@ -189,42 +193,10 @@ describeBrowser('the no-code walk in a real browser', () => {
 
 		// 2. Change Example 1's payees in its Payees node (Edit Fields, JSON): select all, paste the new rows.
 		await openWorkflow('Example 1');
-		await browser.clickWhere('the Payees node', canvasNode('Payees'), 30_000, 2);
-		const payeesEditor = `[...document.querySelectorAll('.cm-content')].find((e) => e.textContent.includes('payees'))`;
-		await browser
-			.waitFor(
-				'the payees in the Payees panel',
-				`${payeesEditor}?.textContent.includes('INV-1001')`,
-				60_000,
-				`({ editors: [...document.querySelectorAll('.cm-content')].map((e) => e.textContent.slice(0, 300)), ndv: document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 2000), testIds: [...new Set([...document.querySelectorAll('[data-test-id]')].map((e) => e.dataset.testId))].slice(0, 200) })`,
-			)
-			.catch(async (error: Error) => {
-				await shot('2b-payees-not-found');
-				throw error;
-			});
-		await browser.clickWhere('the payees editor', payeesEditor);
-		await browser.waitFor('focus in the payees editor', `document.activeElement === ${payeesEditor}`, 10_000);
-		await browser.press('a', 2);
-		await browser.insertText(editedPayees());
-		await browser.waitFor(
-			'the edited payees in the editor',
-			`(() => { const t = ${payeesEditor}?.textContent ?? ''; return t.includes('INV-1005') && t.includes('275.00') && !t.includes('310.25'); })()`,
-			10_000,
-			`${payeesEditor}?.textContent`,
-		);
-		await shot('2b-payees-edited');
-		await browser.click('[data-test-id="ndv-close-button"]');
-		await browser.waitFor('the canvas again', `!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`, 30_000);
+		await editPayees(editedPayees(), `t.includes('INV-1005') && t.includes('275.00') && !t.includes('310.25')`, '2b-payees-edited');
 
 		// Run Example 1 from its manual trigger with the execute button.
-		await browser.click('button[aria-label="Select trigger node"]');
-		await browser.click('[data-test-id="action-Run now"]');
-		await browser.waitFor(
-			'the button to run from "Run now"',
-			`document.querySelector('[data-test-id="execute-workflow-button"]').textContent.includes('Run now')`,
-			30_000,
-		);
-		await browser.click('[data-test-id="execute-workflow-button"]');
+		await runExample1();
 		await browser.waitFor(
 			'the run to finish (the summary sent once to the outbox, each of the two refused payees once)',
 			`!document.querySelector('[data-test-id="stop-execution-button"]') && [['Send summary', '1 item'], ['Send failed payees', '2 items']].every(([name, count]) => {
@@ -440,6 +412,158 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await expect(stage.operator.createOrder(5, 'BTN-FAULT', `walk-fault-${suffix}`)).rejects.toThrow(/503/);
 		await browser.waitFor('the fault used up', `!document.querySelector('#faults').textContent.includes('^/api/v1/payment$')`, 60_000);
 	});
+
+	test('a payee of the demo subaccount: refused with the fix that works, paid once it is followed in the panel, and not paid again by a re-run', async () => {
+		const state = await stage.operator.state();
+		const carol = state.users.find((u: any) => u.label === 'carol');
+		const alice = state.users.find((u: any) => u.label === 'alice');
+		// The console lists carol's wallets as payable from the demo subaccount (her account), not with the main key.
+		expect(carol.accountId).not.toBe(alice.accountId);
+		const carolWallet = carol.wallets.find((w: any) => w.chain === 'base').address;
+		const carolOrders = async () => (await overview()).orders.filter((o: any) => o.memo === 'INV-1006');
+
+		// Run alone (jest -t), this test makes the owner account first.
+		await browser.goto(`${n8n.baseUrl}/home/workflows`);
+		const page = await browser.waitFor<string>(
+			'the workflows list or the owner setup',
+			`(location.pathname === '/setup' && document.querySelector('input[name="password"]') && 'setup') || (document.querySelector('[data-test-id="workflow-card-name"]') && 'list')`,
+			120_000,
+		);
+		if (page === 'setup') await browser.setUpOwner(n8n.baseUrl, 'Sandbox', 'Sandbox-owner-1');
+
+		// 1. Example 1 pays carol alone: its Payees node gets her row (select all, paste).
+		await openWorkflow('Example 1');
+		const carolRow = { payee: 'Carol (demo subaccount)', chain: 'base', address: carolWallet, asset: 'USDC', amountUsd: '7.00', reference: 'INV-1006' };
+		await editPayees(JSON.stringify({ payees: [carolRow] }), `t.includes('INV-1006') && !t.includes('INV-1001')`);
+		await runExample1();
+		// Refused on the error branch, with the fix that works: pay from her subaccount.
+		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
+		const fix = 'set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it';
+		await browser.waitFor(
+			'carol refused, with the fix',
+			`(() => { const t = document.querySelector('[data-test-id="ndv"]')?.innerText ?? ''; return t.includes('INV-1006') && t.includes(${js(fix)}); })()`,
+			60_000,
+			`document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 3000)`,
+		);
+		await shot('12-carol-refused');
+		expect(await carolOrders()).toEqual([]);
+		await closePanel();
+
+		// 2. Following it in Create payment orders: Sender User ID → carol (a user of the subaccount), and
+		// Additional Fields → Add Field → Subaccount ID → her subaccount's ID (both as the console lists them).
+		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await replaceText('Sender User ID', `${param('fromUserId')}?.querySelector('input, textarea')`, carol.id);
+		await addCollectionField('Add Field', 'Subaccount ID', 'subaccountId');
+		await replaceText('Subaccount ID', `${param('subaccountId')}?.querySelector('input, textarea')`, carol.accountId);
+		await shot('13-carol-subaccount-fields');
+		await closePanel();
+		await runExample1();
+		const [paid] = await carolOrders();
+		expect(paid).toMatchObject({ status: 'AWAITING_FUNDS', accountId: carol.accountId });
+		expect(Number(paid.amountUsd)).toBe(7);
+		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await browser.waitFor("carol's order in the output", `${outputShown}?.includes(${js(paid.id)})`, 60_000, outputShown);
+		await shot('14-carol-paid');
+		await closePanel();
+
+		// 3. Run again: her order is found by its Business Key, nothing new is made.
+		const ordersBefore = (await overview()).orders.length;
+		await runExample1();
+		expect((await carolOrders()).map((o: any) => o.id)).toEqual([paid.id]);
+		expect((await overview()).orders.length).toBe(ordersBefore);
+		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await browser.waitFor('the re-run found her order', `${outputShown}?.includes(${js(paid.id)})`, 60_000, outputShown);
+		const created = await browser.evaluate<string[]>(createdColumn);
+		expect(created).toEqual(['false']);
+		await shot('15-carol-rerun');
+	});
+
+	const param = (name: string) => `document.querySelector('[data-test-id="ndv"] [data-test-id="parameter-input-${name}"]')`;
+	const outputShown = `(document.querySelector('[data-test-id="ndv-output-panel"]') ?? document.querySelector('[data-test-id="output-panel"]'))?.innerText`;
+	/** The output table's created column, one cell per row. */
+	const createdColumn = `(() => { const panel = document.querySelector('[data-test-id="ndv-output-panel"]') ?? document.querySelector('[data-test-id="output-panel"]');
+		const head = [...panel.querySelectorAll('thead th')].map((th) => th.textContent.trim()); const at = head.indexOf('created');
+		return [...panel.querySelectorAll('tbody tr')].map((r) => r.children[at]?.textContent.trim()); })()`;
+	async function closePanel() {
+		await browser.click('[data-test-id="ndv-close-button"]');
+		await browser.waitFor('the canvas again', `!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`, 30_000);
+	}
+	/** Clicks into a field, selects what it holds (Ctrl+A) and types the new value; waits until the field shows it. */
+	async function replaceText(field: string, element: string, text: string) {
+		await browser.clickWhere(`the ${field} field`, element, 60_000);
+		await browser.waitFor(
+			`focus in ${field}`,
+			`(() => { const el = ${element}; return el && (el === document.activeElement || el.contains(document.activeElement)); })()`,
+			10_000,
+		);
+		await browser.press('a', 2);
+		await browser.insertText(text);
+		await browser.waitFor(`${field} = ${text}`, `(${element})?.value === ${js(text)}`, 10_000, `(${element})?.value`);
+	}
+	/**
+	 * Adds an option of a collection parameter (Additional Fields) as n8n 2.40.7 offers it: a button that adds
+	 * its only option, or a select of its options ("Add Field"); waits for the new field.
+	 */
+	async function addCollectionField(adder: string, option: string, name: string) {
+		const add = `[...document.querySelectorAll('[data-test-id="ndv"] [data-test-id="collection-parameter-add"]')].find((e) =>
+			(e.querySelector('input')?.placeholder ?? e.textContent).includes(${js(adder)}))`;
+		await browser.clickWhere(`the "${adder}" control`, `(() => { const e = ${add}; return e?.querySelector('.el-select__wrapper, input') ?? e; })()`, 60_000);
+		const optionEntry = `[...document.querySelectorAll('[data-test-id="collection-parameter-option"]')].find((e) => e.offsetParent && e.textContent.trim() === ${js(option)})`;
+		await browser.waitFor(
+			`the option ${option} or the field itself`,
+			`!!(${optionEntry} || ${param(name)})`,
+			30_000,
+			`document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 2000)`,
+		);
+		if (!(await browser.evaluate(`!!${param(name)}`))) await browser.clickWhere(`the option ${option}`, optionEntry, 30_000);
+		await browser.waitFor(`the ${option} field`, `!!${param(name)}`, 30_000);
+	}
+	/**
+	 * Example 1's Payees node (Edit Fields, JSON): select all, paste `payees` (JSON text), wait until the editor's
+	 * text `t` passes `check` (a page expression), take the screenshot `shotName` if given, close the panel.
+	 */
+	async function editPayees(payees: string, check: string, shotName?: string) {
+		await browser.clickWhere('the Payees node', canvasNode('Payees'), 30_000, 2);
+		const editor = `[...document.querySelectorAll('.cm-content')].find((e) => e.textContent.includes('payees'))`;
+		await browser
+			.waitFor(
+				'the payees in the Payees panel',
+				// A boolean: CodeMirror's element cannot be returned by value (the wait would never see it).
+				`!!${editor}`,
+				60_000,
+				`({ path: location.pathname, editors: [...document.querySelectorAll('.cm-content')].map((e) => e.textContent.slice(0, 200)), ndv: document.querySelector('[data-test-id="ndv"]')?.innerText.slice(0, 1500), nodes: [...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => e.dataset.nodeName), body: document.body.innerText.slice(0, 800) })`,
+			)
+			.catch(async (error: Error) => {
+				await shot('payees-not-found');
+				throw error;
+			});
+		await browser.clickWhere('the payees editor', editor);
+		await browser.waitFor('focus in the payees editor', `document.activeElement === ${editor}`, 10_000);
+		await browser.press('a', 2);
+		await browser.insertText(payees);
+		await browser.waitFor(
+			'the new payees in the editor',
+			`(() => { const t = ${editor}?.textContent ?? ''; return ${check}; })()`,
+			10_000,
+			`${editor}?.textContent`,
+		);
+		if (shotName) await shot(shotName);
+		await closePanel();
+	}
+	/** Runs Example 1 from "Run now" with the canvas's execute button; resolves once n8n has saved the run. */
+	async function runExample1() {
+		const before = n8n.finishedExecutions(example1Id).length;
+		await browser.click('button[aria-label="Select trigger node"]');
+		await browser.click('[data-test-id="action-Run now"]');
+		await browser.waitFor(
+			'the button to run from "Run now"',
+			`document.querySelector('[data-test-id="execute-workflow-button"]').textContent.includes('Run now')`,
+			30_000,
+		);
+		await browser.click('[data-test-id="execute-workflow-button"]');
+		await n8n.waitForExecutions(example1Id, before + 1, 180_000);
+		await browser.waitFor('the run shown as finished', `!document.querySelector('[data-test-id="stop-execution-button"]')`, 60_000);
+	}
 
 	const overview = () => stage.operator.call('GET', 'overview');
 	async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
