@@ -316,7 +316,7 @@ export function describeServiceError(
 	const chain = text(payload.chain) || text(value !== undefined && CHAIN_FIELDS.test(path) ? value : '') || text(body.toChain) || text(body.deliveredChain);
 	const label = path !== '' ? fieldLabelOfPath(path) : CODE_LABELS[apiCode];
 	const amount = typeof body.amountUsd === 'number' ? parseUsdAmountOrUndefined(body.amountUsd) : undefined;
-	const breaches = limits && amount && !unsupported && namesNoField(payload) ? limitBreaches(limits, amount) : [];
+	const breaches = limits && amount && !unsupported && namesNoField(payload) ? breachesOrNone(limits, amount) : [];
 
 	let message: string;
 	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
@@ -360,5 +360,18 @@ function parseUsdAmountOrUndefined(value: unknown): UsdAmount | undefined {
 		return parseUsdAmount(value);
 	} catch {
 		return undefined;
+	}
+}
+
+/**
+ * The limits a refused order breached, as an explanation only: the service already refused it, so a
+ * limit the node cannot read exactly (LimitReadError) explains nothing and the service's own refusal
+ * is said instead.
+ */
+function breachesOrNone(limits: IDataObject, amount: UsdAmount): string[] {
+	try {
+		return limitBreaches(limits, amount);
+	} catch {
+		return [];
 	}
 }

@@ -208,3 +208,12 @@ test('who pays whom is told from the order the node sent (a sender and a recipie
 	);
 	expect(quote.message).not.toMatch(/Sender User ID/);
 });
+
+test('a refused order is still explained when the account limits read after it hold a value the node cannot read exactly', () => {
+	const order = { fromUserId: 'u-1', toAddress: '0xabc', toChain: 'ethereum', asset: 'USDC', amountUsd: 5 };
+	const unreadable = { maxTxUsd: { limit: 'about 100', used: 0 } };
+	const e = describeServiceError(400, { error: 'Declined by the server, status 400' }, { method: 'POST', body: order }, undefined, unreadable);
+	// The refusal itself, not a limit it could not read (nothing was paid either way).
+	expect(e.message).toMatch(/^The service refused this order's Sender User ID "u-1"/);
+	expect(e.message).not.toMatch(/maxTxUsd/);
+});

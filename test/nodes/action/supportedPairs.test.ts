@@ -13,7 +13,14 @@ const env = useEnv();
 
 const VALID_CHAINS = 'Valid chains: Base (base), Ethereum (ethereum), Solana (solana)';
 
-const quote = (extra: INodeParameters = {}): INodeParameters => ({ resource: 'quote', operation: 'create', toChain: 'ethereum', asset: 'USDC', amountUsd: '50', ...extra });
+const quote = (extra: INodeParameters = {}): INodeParameters => ({
+	resource: 'quote',
+	operation: 'create',
+	toChain: 'ethereum',
+	asset: 'USDC',
+	amountUsd: '50',
+	...extra,
+});
 
 const user = (wallets: Array<{ chain: string; address: string }>): INodeParameters => ({
 	resource: 'user',
@@ -56,7 +63,9 @@ describe.each([
 	test('an asset not offered on the chain fails before sending, naming the asset field and the assets of that chain', async () => {
 		await env.mark();
 		const error = await refusal(sends === 'quote' ? quote({ asset: 'NOPE' }) : ruleset(env, { deliveredAsset: 'NOPE' }));
-		expect(error.message).toMatch(new RegExp(`^${sends === 'quote' ? 'Asset' : 'Delivered Asset'} "NOPE" is not supported on Ethereum\\. Assets on Ethereum: .*USDC`));
+		expect(error.message).toMatch(
+			new RegExp(`^${sends === 'quote' ? 'Asset' : 'Delivered Asset'} "NOPE" is not supported on Ethereum\\. Assets on Ethereum: .*USDC`),
+		);
 		expect(error.context.parameter).toBe(sends === 'quote' ? 'asset' : 'deliveredAsset');
 		expect(await sent(env)).toEqual(['GET /api/v1/supported-assets']);
 	});
