@@ -10,7 +10,7 @@ import { createRunExecutionData, NodeApiError, NodeOperationError } from 'n8n-wo
 
 import { node, orderCount, payment, useEnv, walletOf, type NodeEnv } from './support';
 import { Front } from '../../../harness/front';
-import { runNode, type TestCredentials } from '../../../harness/n8nContexts';
+import { loadOptions, runNode, type TestCredentials } from '../../../harness/n8nContexts';
 import { Receiver } from '../../../harness/receiver';
 import { userOf } from '../../../harness/sandboxClient';
 
@@ -209,5 +209,45 @@ describe('Webhook Endpoint → Recover: what it proposes works', () => {
 		// With n8n's usual waiting path the same scope finds this n8n's endpoint.
 		const found = await recover('thisN8n', `${webhookUrl}webhook-waiting`);
 		expect(found.map((item) => item.json.endpointId)).toEqual([ours.id]);
+	});
+});
+
+describe('the Chain and Asset dropdowns: what their reason proposes works', () => {
+	const create = { resource: 'paymentOrder', operation: 'create' };
+	const listed = async (credentials: TestCredentials) => ({
+		chains: ((await loadOptions(node, 'getChains', { parameters: create, credentials })) as Array<{ value: string }>).map((o) => o.value),
+		assets: ((await loadOptions(node, 'getAssets', { parameters: create, credentials })) as Array<{ value: string }>).map((o) => o.value),
+	});
+	const reason = async (credentials: TestCredentials, method: string): Promise<string> =>
+		(await failure(loadOptions(node, method, { parameters: create, credentials }))).message;
+	const pairs = () => env.state.supportedAssets as Array<{ chain: string; symbol: string }>;
+
+	test('401 "paste this account\'s API key": the key the reason names, pasted in the credential, loads both lists', async () => {
+		const wrong = { ...sandboxAt(env.sb.mainUrl), apiKey: 'sk_live_pasted_from_elsewhere' };
+		for (const method of ['getChains', 'getAssets']) {
+			const message = await reason(wrong, method);
+			expect(message).toContain('did not accept the API Key of the credential "Clearinghouse sandbox" (401)');
+			expect(message).toContain("Open the credential, paste this account's API key");
+		}
+		// Followed as written: the key the reason gives for the local sandbox goes into the credential.
+		const named = /its demo key is (\S+?)\)/.exec(await reason(wrong, 'getChains'))?.[1];
+		expect(named).toBeDefined();
+		const { chains, assets } = await listed({ ...wrong, apiKey: String(named) });
+		expect(chains).toEqual([...new Set(pairs().map((p) => p.chain))].sort());
+		expect(assets).toEqual([...new Set(pairs().map((p) => p.symbol))].sort());
+	});
+
+	test('404 "Set the Base URL … to the API origin": a Base URL pasted with the API path, set to the origin, loads both lists', async () => {
+		// A person copies a URL with a path into Base URL (/api/v1 alone the node strips; /api it cannot know).
+		const pasted = sandboxAt(`${env.sb.mainUrl.replace(/\/+$/, '')}/api`);
+		for (const method of ['getChains', 'getAssets']) {
+			const message = await reason(pasted, method);
+			expect(message).toContain('answers as the Clearinghouse API (404), so this list cannot load.');
+			expect(message).toContain('Set the Base URL of the credential "Clearinghouse sandbox" to the API origin');
+		}
+		// Followed: the origin (scheme, host and port) of the URL pasted.
+		const { chains, assets } = await listed(sandboxAt(new URL(pasted.baseUrl!).origin));
+		expect(chains).toEqual([...new Set(pairs().map((p) => p.chain))].sort());
+		expect(assets).toEqual([...new Set(pairs().map((p) => p.symbol))].sort());
 	});
 });
