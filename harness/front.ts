@@ -8,14 +8,16 @@ export interface FrontTreatment {
 	loseAnswer?: boolean;
 	/** Answer headers left out (e.g. the sandbox's mark). */
 	dropHeaders?: string[];
+	/** The server acted on the request; its answer goes back with this status instead (e.g. a gateway's 503). */
+	status?: number;
 	/** A new JSON body from the server's (parsed) one. */
 	rewrite?: (body: any) => unknown;
 }
 
 /**
  * Something in front of a server (a proxy, a gateway, a flaky network) on 127.0.0.1: it forwards
- * every request as it came and hands back the server's answer, unless `treat` says to lose it, drop
- * some of its headers or rewrite its JSON body. The requests are real; only what comes back differs.
+ * every request as it came and hands back the server's answer, unless `treat` says to lose it, change
+ * its status, drop some of its headers or rewrite its JSON body. The requests are real; only what comes back differs.
  */
 export class Front {
 	/** Decides per request; forwards untouched when it returns undefined. */
@@ -53,7 +55,7 @@ export class Front {
 							body = Buffer.from(JSON.stringify(treatment.rewrite(JSON.parse(body.toString('utf8')))));
 							out['content-length'] = String(body.length);
 						}
-						res.writeHead(answer.statusCode ?? 502, out).end(body);
+						res.writeHead(treatment.status ?? answer.statusCode ?? 502, out).end(body);
 					});
 				});
 				upstream.on('error', (error) => {

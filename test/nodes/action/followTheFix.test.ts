@@ -251,3 +251,34 @@ describe('the Chain and Asset dropdowns: what their reason proposes works', () =
 		expect(assets).toEqual([...new Set(pairs().map((p) => p.symbol))].sort());
 	});
 });
+
+describe('a write without an idempotency key that failed (500/503): "Check with Get before sending it again" works', () => {
+	const hint = 'The service failed and may or may not have acted on this request. Check with Get before sending it again.';
+	const cancel = (id: string) => ({ resource: 'paymentOrder', operation: 'cancel', paymentOrderId: { mode: 'id', value: id }, reason: 'not needed' });
+	const order = async (key: string) => String((await env.run(keyed(env, key)))[0].json.id);
+	// A cancel is deferred (202): Get shows it taken by cancelRequestedAt, the status follows later.
+	const cancelRequested = async (id: string) =>
+		(await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } }))[0].json.cancelRequestedAt ?? null;
+
+	test('503 after the service took the cancel: Get shows it taken, so it need not be sent again', async () => {
+		const id = await order('CXL-ACTED-1');
+		front.treat = ({ method, path }) => (method === 'POST' && path.endsWith('/cancel') ? { status: 503 } : undefined);
+		const error = await failure(runNode(node, { parameters: cancel(id), credentials: sandboxAt(front.url) }));
+		expect((error as NodeApiError).httpCode).toBe('503');
+		expect(`${error.message} ${error.description ?? ''}`).toContain(hint);
+		// Followed: Get shows the service acted.
+		expect(await cancelRequested(id)).toEqual(expect.any(String));
+	});
+
+	test('503 before the service acted: Get shows no cancel taken, and sending it again cancels', async () => {
+		const id = await order('CXL-NOT-ACTED-1');
+		await env.op('POST', '/sandbox/faults', { method: 'POST', path: '/cancel$', status: 503, count: 1 });
+		const error = await failure(env.run(cancel(id)));
+		expect(`${error.message} ${error.description ?? ''}`).toContain(hint);
+		// Followed: Get shows it did not act, so the cancel is sent again, and is taken.
+		expect(await cancelRequested(id)).toBeNull();
+		const [done] = await env.run(cancel(id));
+		expect(done.json).toMatchObject({ paymentOrderId: id, accepted: true });
+		expect(await cancelRequested(id)).toEqual(expect.any(String));
+	});
+});
