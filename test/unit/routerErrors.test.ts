@@ -87,19 +87,26 @@ test('a node error keeps its class and gets the item index', async () => {
 describe('keyedWriteError', () => {
 	test('leaves an error that is not a node error as it is (the router wraps it)', () => {
 		const error = new Error('socket hang up');
-		expect(keyedWriteError(error, 'key-1', 'payment order')).toBe(error);
+		expect(keyedWriteError(error, 'key-1', 'payment order', 'custom')).toBe(error);
 	});
 
 	test('says a 409 of a payment order the way it happened, naming the key', () => {
 		const error = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
-		expect(keyedWriteError(error, 'key-1', 'payment order')).toBe(error);
+		expect(keyedWriteError(error, 'key-1', 'payment order', 'custom')).toBe(error);
 		expect(error.message).toBe("This item's payment order already exists with other values: check it before paying again");
 		expect(error.description).toContain('The idempotency key key-1 was already used');
+		expect(error.description).toMatch(/To make a new one on purpose, use a new Business Key\.$/);
+	});
+
+	test('offers a new one as the key mode makes it: a new run derives a new key, a Business Key stays', () => {
+		const error = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
+		keyedWriteError(error, 'key-1', 'payment order', 'derived');
+		expect(error.description).toMatch(/Check the existing payment order \(Get or Get Many\)\. To make a new one on purpose, run the workflow anew\.$/);
 	});
 
 	test('leaves a 409 of a reward rule that does not speak of idempotency as it is', () => {
 		const error = new NodeApiError(TEST_NODE, { message: 'Library full' }, { httpCode: '409', message: 'Library full' });
-		keyedWriteError(error, 'key-1', 'reward rule');
+		keyedWriteError(error, 'key-1', 'reward rule', 'custom');
 		expect(error.message).toBe('Library full');
 	});
 });

@@ -250,7 +250,7 @@ export function isKeyReused(error: unknown, what: string): boolean {
  * (the key was first used with another request), and nothing new was made. Any other error is
  * returned as it is: the router makes it the item's node error.
  */
-export function keyedWriteError(error: unknown, key: string, what: string): unknown {
+export function keyedWriteError(error: unknown, key: string, what: string, mode: KeyMode): unknown {
 	if (isKeyReused(error, what) && error instanceof NodeApiError) {
 		error.message =
 			what === 'return details'
@@ -258,7 +258,7 @@ export function keyedWriteError(error: unknown, key: string, what: string): unkn
 				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
 		error.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
-			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, run the workflow anew or use a new Business Key.`;
+			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, ${mode === 'derived' ? 'run the workflow anew' : 'use a new Business Key'}.`;
 	}
 	return error;
 }
@@ -351,7 +351,7 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 			const reused = await send.onKeyReused(sent, error);
 			if (reused !== undefined) return { key, response: {}, sent, firstTry: first, startedMs, reused };
 		}
-		throw keyedWriteError(error, key, send.record);
+		throw keyedWriteError(error, key, send.record, keyMode(ctx, itemIndex));
 	}
 }
 

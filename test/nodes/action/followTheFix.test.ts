@@ -282,3 +282,40 @@ describe('a write without an idempotency key that failed (500/503): "Check with 
 		expect(await cancelRequested(id)).toEqual(expect.any(String));
 	});
 });
+
+describe('a reused key outside Create and Receive Ruleset: what it proposes works', () => {
+	const definition = (amount: string) =>
+		JSON.stringify({
+			measure: { type: 'daily_balance', metricKey: 'balance_usd' },
+			condition: { type: 'always' },
+			payout: { type: 'fixed', amount },
+			limits: [{ type: 'cap_per_period', amount: '50.00' }],
+		});
+	const rule = (key: string, amount: string): INodeParameters => ({
+		resource: 'rewardRule',
+		operation: 'create',
+		name: 'Balance bonus',
+		definition: definition(amount),
+		idempotencyKeyMode: 'custom',
+		idempotencyKey: key,
+	});
+
+	test('Reward Rule → Create, its payout changed under the same Business Key: Get Many shows the rule made, and a new Business Key makes the new one', async () => {
+		const [made] = await env.run(rule('RULE-1', '5.00'), { executionId: '301' });
+		// The person changes the payout and runs the workflow anew with the same Business Key.
+		const error = await failure(env.run(rule('RULE-1', '6.00'), { executionId: '302' }));
+		expect(error.message).toBe("This item's reward rule already exists with other values: check it before writing again");
+		expect(error.description).toContain('Check the existing reward rule (Get or Get Many). To make a new one on purpose, use a new Business Key.');
+		// A new run was what the person did: it did not make a new rule, so the advice does not offer it for a Business Key.
+		expect(error.description).not.toContain('run the workflow anew');
+		// Followed: Get Many shows the rule the key made, with its first payout...
+		const rules = await env.run({ resource: 'rewardRule', operation: 'getMany', returnAll: true });
+		const existing = rules.filter((r) => r.json.id === made.json.id);
+		expect(existing).toHaveLength(1);
+		expect(JSON.stringify(existing[0].json)).toContain('"5.00"');
+		// ...and a new Business Key makes the new one.
+		const [second] = await env.run(rule('RULE-2', '6.00'), { executionId: '303' });
+		expect(second.json.id).toEqual(expect.any(String));
+		expect(second.json.id).not.toBe(made.json.id);
+	});
+});
