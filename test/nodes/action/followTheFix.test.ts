@@ -319,3 +319,48 @@ describe('a reused key outside Create and Receive Ruleset: what it proposes work
 		expect(second.json.id).not.toBe(made.json.id);
 	});
 });
+
+describe('a tool run\'s spend limits: "Set the limit in the node" / "Set it in the node" followed pays within them', () => {
+	/** The model's tool call, as n8n 2.40.7 hands it to the tool node (its input item). */
+	const toolCall = () => ({
+		fromUserId: env.alice.id,
+		toAddress: walletOf(env.bob, 'ethereum'),
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: '12.5',
+		reference: 'INV-agent-1',
+	});
+	const asTool = (spendLimits: INodeParameters) =>
+		env.run(payment(env, { dataMode: 'autoMapInputData', idempotencyKeyMode: 'custom', idempotencyKey: 'AGENT-1', spendLimits }), {
+			items: [{ json: toolCall() }],
+			asTool: true,
+			mode: 'trigger',
+		});
+	/** The Spend Limits field a message names, as a person finds it in the node: its label to its parameter. */
+	const FIELDS: Record<string, string> = { 'Max Amount per Order (USD)': 'maxAmountPerOrder', 'Allowed Recipients': 'allowedRecipients' };
+	const VALUES: Record<string, () => string> = { maxAmountPerOrder: () => '100', allowedRecipients: () => walletOf(env.bob, 'ethereum') };
+
+	test('each missing limit the refusal names, set in the node, is the next step; with them set the tool run pays', async () => {
+		const limits: INodeParameters = {};
+		for (let step = 0; step < 2; step++) {
+			const error = await failure(asTool(limits));
+			expect(error.message).toMatch(/Set the limit in the node$/);
+			const label = /but Spend Limits → (.+?) is not set/.exec(error.message)?.[1] ?? '';
+			const field = FIELDS[label];
+			expect(field).toBeDefined();
+			limits[field] = VALUES[field]();
+		}
+		expect(await orderCount(env)).toBe(0);
+		const [paid] = await asTool(limits);
+		expect(paid.json).toMatchObject({ created: true, amountUsd: 12.5 });
+	});
+
+	test('a limit read from the tool call, set in the node instead, pays', async () => {
+		const bob = walletOf(env.bob, 'ethereum');
+		const error = await failure(asTool({ maxAmountPerOrder: '={{ $json.amountUsd }}', allowedRecipients: bob }));
+		expect(error.message).toMatch(/^Spend Limits may not read the AI agent's tool call .*Set it in the node$/);
+		expect(await orderCount(env)).toBe(0);
+		const [paid] = await asTool({ maxAmountPerOrder: '100', allowedRecipients: bob });
+		expect(paid.json).toMatchObject({ created: true, amountUsd: 12.5 });
+	});
+});
