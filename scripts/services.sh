@@ -106,8 +106,9 @@ http {
   fastcgi_temp_path $dir/nginx-tmp/fastcgi;
   uwsgi_temp_path $dir/nginx-tmp/uwsgi;
   scgi_temp_path $dir/nginx-tmp/scgi;
-  # One JSON line per request: which webhook process got which event, and what it answered.
-  log_format events escape=json '{"msec":"\$msec","upstream":"\$upstream_addr","port":"\$server_port","method":"\$request_method","uri":"\$request_uri","status":"\$status","upstreamStatus":"\$upstream_status","eventId":"\$http_x_service_webhook_id"}';
+  # One JSON line per request: which webhook process got which event, what it answered, and when (msec: the
+  # end; request_time: how long it took, so the start can be read).
+  log_format events escape=json '{"msec":"\$msec","upstream":"\$upstream_addr","port":"\$server_port","method":"\$request_method","uri":"\$request_uri","status":"\$status","requestTime":"\$request_time","upstreamStatus":"\$upstream_status","eventId":"\$http_x_service_webhook_id"}';
   access_log $dir/nginx-access.log events;
   add_header X-Upstream \$upstream_addr always;
   include $dir/n8n-webhooks.conf;

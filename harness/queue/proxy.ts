@@ -16,6 +16,9 @@ export interface RoutedRequest {
 	path: string;
 	status: number;
 	eventId?: string;
+	/** When nginx received the request and when it finished it (ms since the epoch, from its log). */
+	startedMs: number;
+	endedMs: number;
 }
 
 /**
@@ -67,6 +70,8 @@ export class NginxProxy {
 				path: r.uri,
 				status: Number(r.status),
 				eventId: r.eventId || undefined,
+				startedMs: Math.round((Number(r.msec) - Number(r.requestTime ?? 0)) * 1000),
+				endedMs: Math.round(Number(r.msec) * 1000),
 			}));
 	}
 

@@ -886,17 +886,27 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				// one succeeds, which under When Finished takes a whole run. The service retries those.
 				const refusedByNginx = routed.filter((r) => r.backend < 0);
 				for (const r of refusedByNginx) expect(r.status).toBe(502);
+				// While one process is still out of nginx's books (its trial request not finished), the
+				// consistent hash sends that process's events to the other one (nginx's documented fallback):
+				// such an event can meet both processes, and the business step's claim keeps it once (above).
+				// Once both have answered (a 502 is nginx failing to reach one), every copy of an event reaches one
+				// process: that is the hash's claim.
+				const answeredBy = (b: number) => Math.min(...routed.filter((r) => r.backend === b && r.status !== 502).map((r) => r.endedMs));
+				const bothIn = Math.max(answeredBy(0), answeredBy(1));
+				let moved = 0;
 				for (const id of outage.ids) {
 					const copies = routed.filter((r) => r.eventId === id && r.backend >= 0);
 					expect(copies.map((r) => r.status)).toContain(200);
-					expect(new Set(copies.map((r) => r.backend)).size).toBe(1);
+					expect(new Set(copies.filter((r) => r.startedMs > bothIn).map((r) => r.backend)).size).toBeLessThanOrEqual(1);
+					if (new Set(copies.map((r) => r.backend)).size > 1) moved++;
 				}
 				const perBackend = [0, 1].map((b) => new Set(routed.filter((r) => r.backend === b).map((r) => r.eventId)).size);
 				// 30 random event ids all hashing to one process: 2^-29.
 				expect(perBackend.every((n) => n > 0)).toBe(true);
 				return (
 					`${replays.length} replays through nginx: ${routed.length} requests (${refusedByNginx.length} answered 502 by nginx itself, no process up in its books yet), ` +
-					`events per webhook process ${perBackend.join('/')}, answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}`
+					`events per webhook process ${perBackend.join('/')}, ${moved} events met both processes while one was not yet back in nginx's books, ` +
+					`answers ${JSON.stringify(countBy(routed.map((r) => r.status)))}`
 				);
 			};
 			/** A new event after the recovery runs once; nothing of the outage ran twice meanwhile. */
