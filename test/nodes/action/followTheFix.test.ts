@@ -320,6 +320,37 @@ describe('a reused key outside Create and Receive Ruleset: what it proposes work
 	});
 });
 
+describe('a reused key of Set Return Details: what it proposes works', () => {
+	test('other return details under the same Business Key: Get shows the details sent, and a new Business Key replaces them', async () => {
+		const id = String((await env.run(keyed(env, 'RD-ORDER-1')))[0].json.id);
+		const details = (key: string, chain: string): INodeParameters => ({
+			resource: 'paymentOrder',
+			operation: 'setReturnDetails',
+			paymentOrderId: { mode: 'id', value: id },
+			userId: env.alice.id,
+			wallets: { wallet: [{ chain, address: walletOf(env.alice, chain) }] },
+			idempotencyKeyMode: 'custom',
+			idempotencyKey: key,
+		});
+		await env.run(details('RD-1', 'ethereum'), { executionId: '401' });
+		// The person changes the return wallet and runs the workflow anew with the same Business Key.
+		const error = await failure(env.run(details('RD-1', 'base'), { executionId: '402' }));
+		expect(error.message).toBe(
+			"This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again",
+		);
+		expect(error.description).toContain('To make a new one on purpose, use a new Business Key.');
+		const returnsOf = async () =>
+			JSON.stringify((await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } }))[0].json.returns);
+		// Followed: the order's return details are the ones the key sent...
+		expect(await returnsOf()).toContain(walletOf(env.alice, 'ethereum'));
+		expect(await returnsOf()).not.toContain(walletOf(env.alice, 'base'));
+		expect(walletOf(env.alice, 'base')).not.toBe(walletOf(env.alice, 'ethereum'));
+		// ...and a new Business Key replaces them.
+		await env.run(details('RD-2', 'base'), { executionId: '403' });
+		expect(await returnsOf()).toContain(walletOf(env.alice, 'base'));
+	});
+});
+
 describe('a tool run\'s spend limits: "Set the limit in the node" / "Set it in the node" followed pays within them', () => {
 	/** The model's tool call, as n8n 2.40.7 hands it to the tool node (its input item). */
 	const toolCall = () => ({
