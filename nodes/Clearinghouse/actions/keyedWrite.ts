@@ -258,13 +258,21 @@ export function keyedWriteError(error: unknown, key: string, what: string, mode:
 				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
 		error.description =
 			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
-			`Check the existing ${what} (Get or Get Many). To make a new one on purpose, ${mode === 'derived' ? 'run the workflow anew' : 'use a new Business Key'}.`;
+			`Check the existing ${what} (${EXISTING_RECORD_READ[what as KeyedRecord] ?? 'Get or Get Many'}). To make a new one on purpose, ${mode === 'derived' ? 'run the workflow anew' : 'use a new Business Key'}.`;
 	}
 	return error;
 }
 
 /** What each keyed write makes, in the words of its errors. */
 export type KeyedRecord = 'payment order' | 'receive ruleset' | 'return details' | 'reward rule';
+
+/** Where a person sees the record a reused key already made: the operation that reads it (the spec has no read of rulesets). */
+const EXISTING_RECORD_READ: Record<KeyedRecord, string> = {
+	'payment order': 'Payment Order → Find by Keys with this key',
+	'receive ruleset': "the earlier run's output: the service offers no read of rulesets",
+	'return details': 'Payment Order → Get, its return details',
+	'reward rule': 'Reward Rule → Get Many',
+};
 
 /** The lost-answer words of each record (the transport says "this change" for the others). */
 export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {

@@ -305,7 +305,7 @@ describe('a reused key outside Create and Receive Ruleset: what it proposes work
 		// The person changes the payout and runs the workflow anew with the same Business Key.
 		const error = await failure(env.run(rule('RULE-1', '6.00'), { executionId: '302' }));
 		expect(error.message).toBe("This item's reward rule already exists with other values: check it before writing again");
-		expect(error.description).toContain('Check the existing reward rule (Get or Get Many). To make a new one on purpose, use a new Business Key.');
+		expect(error.description).toContain('Check the existing reward rule (Reward Rule → Get Many). To make a new one on purpose, use a new Business Key.');
 		// A new run was what the person did: it did not make a new rule, so the advice does not offer it for a Business Key.
 		expect(error.description).not.toContain('run the workflow anew');
 		// Followed: Get Many shows the rule the key made, with its first payout...
@@ -338,7 +338,10 @@ describe('a reused key of Set Return Details: what it proposes works', () => {
 		expect(error.message).toBe(
 			"This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again",
 		);
-		expect(error.description).toContain('To make a new one on purpose, use a new Business Key.');
+		// The read it names is the one the test follows below (return details have no Get Many).
+		expect(error.description).toContain(
+			'Check the existing return details (Payment Order → Get, its return details). To make a new one on purpose, use a new Business Key.',
+		);
 		const returnsOf = async () =>
 			JSON.stringify((await env.run({ resource: 'paymentOrder', operation: 'get', paymentOrderId: { mode: 'id', value: id } }))[0].json.returns);
 		// Followed: the order's return details are the ones the key sent...
