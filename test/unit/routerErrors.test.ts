@@ -101,7 +101,9 @@ describe('keyedWriteError', () => {
 	test('offers a new one as the key mode makes it: a new run derives a new key, a Business Key stays', () => {
 		const error = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
 		keyedWriteError(error, 'key-1', 'payment order', 'derived');
-		expect(error.description).toMatch(/Check the existing payment order \(Payment Order → Find by Keys with this key\)\. To make a new one on purpose, run the workflow anew\.$/);
+		expect(error.description).toMatch(
+			/Check the existing payment order \(Payment Order → Find by Keys with this key\)\. To make a new one on purpose, run the workflow anew\.$/,
+		);
 	});
 
 	test('leaves a 409 of a reward rule that does not speak of idempotency as it is', () => {
