@@ -92,15 +92,6 @@ export const FIELD_LABELS: Record<string, string> = {
 	reason: 'Reason',
 };
 
-/** The account limits (GET /account/limits) in words. */
-export const LIMIT_WORDS: Record<string, string> = {
-	maxTxUsd: 'largest order (maxTxUsd)',
-	maxCountPerEpoch: 'orders per netting window (maxCountPerEpoch)',
-	maxValuePerEpochUsd: 'USD per netting window (maxValuePerEpochUsd)',
-	maxCountPerDay: 'orders per day (maxCountPerDay)',
-	maxValuePerDayUsd: 'USD per day (maxValuePerDayUsd)',
-};
-
 /**
  * The panel label of an error path: `toChain` → Chain, `wallets[1].address` → Wallets → item 2 →
  * Address, `definition.payout.tiers[1].from` → Definition (at payout.tiers[1].from). A path the

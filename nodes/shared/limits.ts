@@ -13,30 +13,45 @@ export class LimitReadError extends Error {
 	}
 }
 
+/** What an entry of GET /account/limits holds: its ceiling and what is left of it. */
+export interface LimitEntry {
+	ceiling?: number;
+	remaining?: number;
+}
+
+/** A limit present that the node cannot read exactly: every check against it fails closed, naming it. */
+export interface Unreadable {
+	unreadable: LimitReadError;
+}
+
 /**
  * The one reading of an entry of GET /account/limits (`{ limit, used, remaining }`): its ceiling and
  * what is left (`remaining`, else `limit - used`), exact (in pips, never through float arithmetic);
  * undefined when the answer lacks the entry (daily limits were seen missing). A value present that is
- * not a decimal of at most 4 places throws LimitReadError naming the limit: a guard never guesses.
+ * not a decimal of at most 4 places is `{ unreadable }` naming the limit: a guard never guesses, and
+ * turns it into its own error; an explanation of a refusal the service made says nothing of it.
  * Create's pre-flight, its dry run, Check Batch and the errors' explanations all read it here.
  */
-export function limitEntry(limits: IDataObject, name: string): { ceiling?: number; remaining?: number } | undefined {
+export function limitEntry(limits: IDataObject, name: string): LimitEntry | Unreadable | undefined {
 	const entry = limits[name];
 	if (entry === undefined || entry === null) return undefined;
-	const unreadable = (what: string) =>
-		new LimitReadError(name, `The account limit ${name} could not be read exactly (${what}): the node checks nothing against a limit it cannot read`);
-	if (typeof entry !== 'object' || Array.isArray(entry)) throw unreadable(`got ${JSON.stringify(entry)}, not an object`);
+	const unreadable = (what: string): Unreadable => ({
+		unreadable: new LimitReadError(
+			name,
+			`The account limit ${name} could not be read exactly (${what}): the node checks nothing against a limit it cannot read`,
+		),
+	});
+	if (typeof entry !== 'object' || Array.isArray(entry)) return unreadable(`got ${JSON.stringify(entry)}, not an object`);
 	const e = entry as IDataObject;
-	const read = (field: 'limit' | 'used' | 'remaining'): bigint | undefined => {
-		if (e[field] === undefined || e[field] === null) return undefined;
-		const pips = exactPips(e[field]);
-		if (pips === undefined) throw unreadable(`its ${field} is ${JSON.stringify(e[field])}, not a number of at most 4 decimal places`);
-		return pips;
-	};
-	const ceiling = read('limit');
-	const used = read('used') ?? 0n;
-	const remaining = read('remaining') ?? (ceiling !== undefined ? ceiling - used : undefined);
-	if (ceiling === undefined && remaining === undefined) throw unreadable('it has neither a limit nor a remaining value');
+	const pips: Partial<Record<'limit' | 'used' | 'remaining', bigint>> = {};
+	for (const field of ['limit', 'used', 'remaining'] as const) {
+		if (e[field] === undefined || e[field] === null) continue;
+		pips[field] = exactPips(e[field]);
+		if (pips[field] === undefined) return unreadable(`its ${field} is ${JSON.stringify(e[field])}, not a number of at most 4 decimal places`);
+	}
+	const ceiling = pips.limit;
+	const remaining = pips.remaining ?? (ceiling !== undefined ? ceiling - (pips.used ?? 0n) : undefined);
+	if (ceiling === undefined && remaining === undefined) return unreadable('it has neither a limit nor a remaining value');
 	return {
 		ceiling: ceiling === undefined ? undefined : pipsValue(ceiling),
 		remaining: remaining === undefined ? undefined : pipsValue(remaining),
@@ -46,46 +61,63 @@ export function limitEntry(limits: IDataObject, name: string): { ceiling?: numbe
 /**
  * The limits of GET /account/limits (the spec's names), in the order the node reports them: what each
  * holds (`largest`: one order; `count`: orders; `value`: USD), the period it counts in, and what it
- * limits in words (Check Batch's `what`).
+ * limits in words (Check Batch's `what`, the errors' words for a limit the service names).
  */
 export const ACCOUNT_LIMITS = [
-	{ name: 'maxTxUsd', kind: 'largest', period: 'per order', what: 'largest order allowed (USD)' },
+	{ name: 'maxTxUsd', kind: 'largest', period: 'per order', what: 'largest order allowed in USD' },
 	{ name: 'maxCountPerEpoch', kind: 'count', period: 'in this netting window', what: 'orders per netting window' },
 	{ name: 'maxValuePerEpochUsd', kind: 'value', period: 'in this netting window', what: 'USD per netting window' },
 	{ name: 'maxCountPerDay', kind: 'count', period: 'today', what: 'orders per day' },
 	{ name: 'maxValuePerDayUsd', kind: 'value', period: 'today', what: 'USD per day' },
 ] as const;
 
+/** A limit in words with its API name (`orders per day (maxCountPerDay)`); undefined for a name the spec does not list. */
+export function limitWords(name: string): string | undefined {
+	const limit = ACCOUNT_LIMITS.find((l) => l.name === name);
+	return limit && `${limit.what} (${name})`;
+}
+
 /** The limits counted in USD (the per-order maximum and the value limits). */
 const USD_LIMITS = ACCOUNT_LIMITS.filter((limit) => limit.kind !== 'count');
 
 /**
- * The limits of a GET /account/limits answer that an order of `amount` would breach, in words (value
- * limits before count limits); empty when it fits. Only the limits present are checked.
+ * What is held against the limits: one order (every limit applies), or a whole run (its total and
+ * its number of orders against what is left of the window and the day; the per-order maximum is a
+ * fact of each order, not of a total).
  */
-export function limitBreaches(limits: IDataObject, amount: UsdAmount): string[] {
-	const problems: string[] = [];
-	for (const { name, kind, period } of USD_LIMITS) {
-		const left = limitEntry(limits, name)?.remaining;
-		if (left !== undefined && amount.pips > toPips(left)) {
+export type LimitsAsked = { order: UsdAmount } | { run: UsdAmount; orders: number };
+
+/**
+ * The limits of a GET /account/limits answer that `asked` would breach, in words (value limits before
+ * count limits); empty when it fits. Only the limits present are checked; one present but not read
+ * exactly is `{ unreadable }` instead, whatever the others say.
+ */
+export function limitBreaches(limits: IDataObject, asked: LimitsAsked): { breaches: string[] } | Unreadable {
+	const amount = 'order' in asked ? asked.order : asked.run;
+	const breaches: string[] = [];
+	for (const { name, kind, period } of [...USD_LIMITS, ...ACCOUNT_LIMITS.filter((limit) => limit.kind === 'count')]) {
+		if (kind === 'largest' && 'run' in asked) continue;
+		const entry = limitEntry(limits, name);
+		if (entry && 'unreadable' in entry) return entry;
+		const left = entry?.remaining;
+		if (left === undefined) continue;
+		if (kind === 'count') {
+			if ('order' in asked && left < 1) breaches.push(`no orders left ${period} (${name} remaining ${left})`);
+			if ('run' in asked && asked.orders > left) breaches.push(`${asked.orders} orders but only ${left} left ${period} (${name} remaining ${left})`);
+		} else if (amount.pips > toPips(left)) {
 			const label = kind === 'largest' ? 'the per-transaction maximum' : `the value left ${period}`;
-			problems.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
+			breaches.push(`${amount.text} USD exceeds ${label} (${name} remaining ${left} USD)`);
 		}
 	}
-	for (const { name, kind, period } of ACCOUNT_LIMITS) {
-		if (kind !== 'count') continue;
-		const left = limitEntry(limits, name)?.remaining;
-		if (left !== undefined && left < 1) problems.push(`no orders left ${period} (${name} remaining ${left})`);
-	}
-	return problems;
+	return { breaches };
 }
 
 /** What remains of the USD limits, in words (the API's names in brackets): `400 USD per order (maxTxUsd), …`. */
 export function remainingText(limits: IDataObject): string {
 	const parts: string[] = [];
 	for (const { name, period } of USD_LIMITS) {
-		const left = limitEntry(limits, name)?.remaining;
-		if (left !== undefined) parts.push(`${left} USD ${period} (${name})`);
+		const entry = limitEntry(limits, name);
+		if (entry && !('unreadable' in entry) && entry.remaining !== undefined) parts.push(`${entry.remaining} USD ${period} (${name})`);
 	}
 	return parts.join(', ');
 }

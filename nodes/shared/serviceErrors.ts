@@ -1,8 +1,8 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 
 import { parseUsdAmount, type UsdAmount } from './amounts';
-import { chainDisplayName, fieldLabelOfPath, LIMIT_WORDS, replaceApiNames } from './labels';
-import { limitBreaches } from './limits';
+import { chainDisplayName, fieldLabelOfPath, replaceApiNames } from './labels';
+import { limitBreaches, limitWords } from './limits';
 
 /**
  * A service error (4xx/5xx) said in the panel's words: the headline names the field's panel label,
@@ -316,7 +316,10 @@ export function describeServiceError(
 	const chain = text(payload.chain) || text(value !== undefined && CHAIN_FIELDS.test(path) ? value : '') || text(body.toChain) || text(body.deliveredChain);
 	const label = path !== '' ? fieldLabelOfPath(path) : CODE_LABELS[apiCode];
 	const amount = typeof body.amountUsd === 'number' ? parseUsdAmountOrUndefined(body.amountUsd) : undefined;
-	const breaches = limits && amount && !unsupported && namesNoField(payload) ? breachesOrNone(limits, amount) : [];
+	// The limits a refused order breached, as an explanation only: the service already refused it, so a
+	// limit the node cannot read exactly explains nothing and the service's own refusal is said instead.
+	const checked = limits && amount && !unsupported && namesNoField(payload) ? limitBreaches(limits, { order: amount }) : undefined;
+	const breaches = checked && 'breaches' in checked ? checked.breaches : [];
 
 	let message: string;
 	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
@@ -328,7 +331,7 @@ export function describeServiceError(
 		message = party;
 	} else if (apiCode === 'limit_exceeded' || breaches.length > 0) {
 		const limit = text(payload.limit);
-		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${LIMIT_WORDS[limit] ?? 'limits'}`;
+		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${limitWords(limit) ?? 'limits'}`;
 		message = `Amount (USD)${quoted(body.amountUsd)} would exceed ${which}. Lower the amount, or check a whole batch first with Account → Check Batch Against Limits.`;
 	} else if (label) {
 		ownWords = false;
@@ -360,18 +363,5 @@ function parseUsdAmountOrUndefined(value: unknown): UsdAmount | undefined {
 		return parseUsdAmount(value);
 	} catch {
 		return undefined;
-	}
-}
-
-/**
- * The limits a refused order breached, as an explanation only: the service already refused it, so a
- * limit the node cannot read exactly (LimitReadError) explains nothing and the service's own refusal
- * is said instead.
- */
-function breachesOrNone(limits: IDataObject, amount: UsdAmount): string[] {
-	try {
-		return limitBreaches(limits, amount);
-	} catch {
-		return [];
 	}
 }

@@ -1,9 +1,14 @@
-/** Create's limits pre-flight: which limits of GET /account/limits an order would breach, read exactly. */
+/** Which limits of GET /account/limits an order, or a whole run, would breach, read exactly. */
 import { parseUsdAmount } from '../../nodes/shared/amounts';
-import { limitBreaches } from '../../nodes/Clearinghouse/actions/paymentOrder/accountLimits';
-import { limitEntry, LimitReadError } from '../../nodes/shared/limits';
+import { ACCOUNT_LIMITS, limitBreaches, limitEntry, LimitReadError, limitWords, type LimitsAsked } from '../../nodes/shared/limits';
 
 const usd = (text: string) => parseUsdAmount(text);
+/** The breaches of one order (a limit not read exactly fails the test here; see the fail-closed cases). */
+const breaches = (limits: object, asked: LimitsAsked | string) => {
+	const checked = limitBreaches(limits as never, typeof asked === 'string' ? { order: usd(asked) } : asked);
+	if ('unreadable' in checked) throw checked.unreadable;
+	return checked.breaches;
+};
 
 test('an order that fits every limit breaches none', () => {
 	const limits = {
@@ -13,14 +18,12 @@ test('an order that fits every limit breaches none', () => {
 		maxCountPerEpoch: { limit: 10, used: 9, remaining: 1 },
 		maxCountPerDay: { limit: 100, used: 0, remaining: 100 },
 	};
-	expect(limitBreaches(limits, usd('1000'))).toEqual([]);
+	expect(breaches(limits, '1000')).toEqual([]);
 });
 
 test('the amount is compared exactly, in pips: one pip over the maximum breaches it', () => {
-	expect(limitBreaches({ maxTxUsd: { remaining: 0.3 } }, usd('0.3'))).toEqual([]);
-	expect(limitBreaches({ maxTxUsd: { remaining: 0.3 } }, usd('0.3001'))).toEqual([
-		'0.3001 USD exceeds the per-transaction maximum (maxTxUsd remaining 0.3 USD)',
-	]);
+	expect(breaches({ maxTxUsd: { remaining: 0.3 } }, '0.3')).toEqual([]);
+	expect(breaches({ maxTxUsd: { remaining: 0.3 } }, '0.3001')).toEqual(['0.3001 USD exceeds the per-transaction maximum (maxTxUsd remaining 0.3 USD)']);
 });
 
 test('every breached limit is named, value limits before count limits', () => {
@@ -30,7 +33,7 @@ test('every breached limit is named, value limits before count limits', () => {
 		maxValuePerEpochUsd: { remaining: 20 },
 		maxCountPerEpoch: { remaining: 0 },
 	};
-	expect(limitBreaches(limits, usd('25'))).toEqual([
+	expect(breaches(limits, '25')).toEqual([
 		'25 USD exceeds the value left in this netting window (maxValuePerEpochUsd remaining 20 USD)',
 		'25 USD exceeds the value left today (maxValuePerDayUsd remaining 10 USD)',
 		'no orders left in this netting window (maxCountPerEpoch remaining 0)',
@@ -39,25 +42,23 @@ test('every breached limit is named, value limits before count limits', () => {
 });
 
 test('without `remaining` what is left is the limit less what is used (used missing: 0)', () => {
-	expect(limitBreaches({ maxValuePerDayUsd: { limit: 100, used: 90 } }, usd('11'))).toEqual([
-		'11 USD exceeds the value left today (maxValuePerDayUsd remaining 10 USD)',
-	]);
-	expect(limitBreaches({ maxValuePerDayUsd: { limit: 100 } }, usd('100'))).toEqual([]);
+	expect(breaches({ maxValuePerDayUsd: { limit: 100, used: 90 } }, '11')).toEqual(['11 USD exceeds the value left today (maxValuePerDayUsd remaining 10 USD)']);
+	expect(breaches({ maxValuePerDayUsd: { limit: 100 } }, '100')).toEqual([]);
 });
 
 test('what is left is exact: limit 1000.3 less 0.1 used leaves 1000.2, not a pip less', () => {
 	// In floats 1000.3 - 0.1 is 1000.1999999999999: truncated to pips, an order of 1000.2 was refused.
 	expect(limitEntry({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, 'maxValuePerDayUsd')).toEqual({ ceiling: 1000.3, remaining: 1000.2 });
-	expect(limitBreaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, usd('1000.2'))).toEqual([]);
-	expect(limitBreaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, usd('1000.2001'))).toEqual([
+	expect(breaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, '1000.2')).toEqual([]);
+	expect(breaches({ maxValuePerDayUsd: { limit: 1000.3, used: 0.1 } }, '1000.2001')).toEqual([
 		'1000.2001 USD exceeds the value left today (maxValuePerDayUsd remaining 1000.2 USD)',
 	]);
 	expect(limitEntry({ maxValuePerEpochUsd: { limit: 0.3, used: 0.2 } }, 'maxValuePerEpochUsd')).toEqual({ ceiling: 0.3, remaining: 0.1 });
 });
 
 test('absent limits are not checked', () => {
-	expect(limitBreaches({}, usd('1000000'))).toEqual([]);
-	expect(limitBreaches({ maxTxUsd: null, maxValuePerDayUsd: undefined } as never, usd('1000000'))).toEqual([]);
+	expect(breaches({}, '1000000')).toEqual([]);
+	expect(breaches({ maxTxUsd: null, maxValuePerDayUsd: undefined } as never, '1000000')).toEqual([]);
 });
 
 test.each([
@@ -67,13 +68,48 @@ test.each([
 	['an entry that is not an object', { maxValuePerDayUsd: 'none' }, 'maxValuePerDayUsd', 'got "none", not an object'],
 	['an entry with neither limit nor remaining', { maxCountPerDay: { used: 5 } }, 'maxCountPerDay', 'it has neither a limit nor a remaining value'],
 ])('%s fails closed, naming the limit', (_case, limits, name, why) => {
-	let thrown: unknown;
-	try {
-		limitBreaches(limits as never, usd('1'));
-	} catch (error) {
-		thrown = error;
+	for (const asked of [{ order: usd('1') }, { run: usd('1'), orders: 1 }]) {
+		const checked = limitBreaches(limits as never, asked);
+		if (name === 'maxTxUsd' && 'run' in asked) {
+			// A run's total is not held against the per-order maximum, so it is not read for a run.
+			expect(checked).toEqual({ breaches: [] });
+			continue;
+		}
+		expect(checked).toEqual({ unreadable: expect.any(LimitReadError) });
+		const { unreadable } = checked as { unreadable: LimitReadError };
+		expect(unreadable.limit).toBe(name);
+		expect(unreadable.message).toContain(`The account limit ${name} could not be read exactly (${why}`);
 	}
-	expect(thrown).toBeInstanceOf(LimitReadError);
-	expect((thrown as LimitReadError).limit).toBe(name);
-	expect((thrown as Error).message).toContain(`The account limit ${name} could not be read exactly (${why}`);
+	expect(limitEntry(limits as never, name)).toEqual({ unreadable: expect.objectContaining({ limit: name }) });
+});
+
+test('an unreadable limit fails the check even when another limit is breached', () => {
+	const limits = { maxValuePerDayUsd: { remaining: 1 }, maxCountPerDay: { limit: 'many' } };
+	expect(limitBreaches(limits as never, { order: usd('5') })).toEqual({ unreadable: expect.objectContaining({ limit: 'maxCountPerDay' }) });
+});
+
+test("a run's total is held against the value left, not against the per-order maximum", () => {
+	const limits = { maxTxUsd: { remaining: 100 }, maxValuePerDayUsd: { remaining: 150 } };
+	expect(breaches(limits, { run: usd('120'), orders: 2 })).toEqual([]);
+	expect(breaches(limits, { run: usd('150.0001'), orders: 2 })).toEqual(['150.0001 USD exceeds the value left today (maxValuePerDayUsd remaining 150 USD)']);
+	expect(breaches(limits, '120')).toEqual(['120 USD exceeds the per-transaction maximum (maxTxUsd remaining 100 USD)']);
+});
+
+test("a run's number of orders is held against the orders left; one order needs one left", () => {
+	const limits = { maxCountPerEpoch: { limit: 10, used: 8 }, maxCountPerDay: { remaining: 5 } };
+	expect(breaches(limits, { run: usd('3'), orders: 2 })).toEqual([]);
+	expect(breaches(limits, { run: usd('3'), orders: 3 })).toEqual(['3 orders but only 2 left in this netting window (maxCountPerEpoch remaining 2)']);
+	expect(breaches(limits, '3')).toEqual([]);
+	expect(breaches({ maxCountPerDay: { remaining: 0 } }, '3')).toEqual(['no orders left today (maxCountPerDay remaining 0)']);
+});
+
+test('every account limit has its words, with its API name', () => {
+	expect(ACCOUNT_LIMITS.map(({ name }) => limitWords(name))).toEqual([
+		'largest order allowed in USD (maxTxUsd)',
+		'orders per netting window (maxCountPerEpoch)',
+		'USD per netting window (maxValuePerEpochUsd)',
+		'orders per day (maxCountPerDay)',
+		'USD per day (maxValuePerDayUsd)',
+	]);
+	expect(limitWords('maxSomethingNew')).toBeUndefined();
 });

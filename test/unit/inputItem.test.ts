@@ -1,4 +1,4 @@
-import { InputFieldError, orderFieldsFromItem } from '../../nodes/Clearinghouse/actions/paymentOrder/inputItem';
+import { InputFieldError, keyedRow, orderFieldsFromItem, rowsSharingKey } from '../../nodes/Clearinghouse/actions/paymentOrder/inputItem';
 
 const row = {
 	fromUserId: ' usr_1 ',
@@ -111,5 +111,35 @@ describe('the business key column', () => {
 		expect(() => orderFieldsFromItem({ ...row, Invoice: 'I-1' }, 'invoice')).toThrow(
 			'Input field "invoice" is missing from the input item (it holds the business key)',
 		);
+	});
+});
+
+describe('rows of one run by Business Key', () => {
+	const keyed = (index: number, json: object) => keyedRow(index, orderFieldsFromItem(json as never, 'reference'));
+
+	test("a row's key and payment come from the fields read once, the amount exact", () => {
+		expect(keyed(2, { ...row, amountUsd: '12.50' })).toEqual({
+			index: 2,
+			key: 'INV-1',
+			column: 'reference',
+			payment: { fromUserId: 'usr_1', toAddress: '0xabc', toChain: 'ethereum', asset: 'USDC', amountUsd: '12.5', memo: 'm' },
+		});
+	});
+
+	test('a row without a valid key or amount has no keyed row (it fails on its own)', () => {
+		expect(keyed(0, { ...row, reference: '' })).toBeUndefined();
+		expect(keyed(0, { ...row, amountUsd: '1.00001' })).toBeUndefined();
+		// Fields read without the key's column (Derived keys) carry no key.
+		expect(keyedRow(0, orderFieldsFromItem(row))).toBeUndefined();
+	});
+
+	test('rows sharing a key are listed with what differs; none differing is one payment listed twice', () => {
+		const first = keyed(0, row)!;
+		const rows = [first, keyed(1, row), keyed(2, { ...row, amountUsd: '13' }), keyed(3, { ...row, reference: 'INV-2' }), undefined];
+		expect(rowsSharingKey(rows, first)).toEqual([
+			{ index: 1, differing: [] },
+			{ index: 2, differing: ['amountUsd "12.5" here, "13" there'] },
+		]);
+		expect(rowsSharingKey(rows, rows[3]!)).toEqual([]);
 	});
 });

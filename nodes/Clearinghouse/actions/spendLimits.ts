@@ -95,6 +95,8 @@ export const spendLimitsField: INodeProperties = {
 interface RunLimits {
 	limits: SpendLimits;
 	total?: UsdAmount;
+	/** How many orders `total` adds up (the items whose amount reads). */
+	orders: number;
 	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
 	sentPips: bigint;
 	/** Dry run only: the account limits. */
@@ -137,7 +139,7 @@ function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | unde
 
 /** Once per run, before any item: the limits, Max Total per Run over every item, and a dry run's reads. */
 export async function preflight(this: IExecuteFunctions, itemCount: number): Promise<void> {
-	const run: RunLimits = { limits: readLimits(this), sentPips: 0n };
+	const run: RunLimits = { limits: readLimits(this), sentPips: 0n, orders: 0 };
 	runs.set(this, run);
 	const dryRun = isDryRun(this);
 	if (run.limits.maxTotalPerRun || dryRun) {
@@ -148,6 +150,7 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 		}
 		try {
 			run.total = checkRunTotal(run.limits, amounts);
+			run.orders = amounts.length;
 		} catch (error) {
 			throw limitError(this, error, 0);
 		}
@@ -161,7 +164,7 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 function runLimits(ctx: IExecuteFunctions): RunLimits {
 	let run = runs.get(ctx);
 	if (!run) {
-		run = { limits: readLimits(ctx), sentPips: 0n };
+		run = { limits: readLimits(ctx), sentPips: 0n, orders: 0 };
 		runs.set(ctx, run);
 	}
 	return run;
@@ -182,20 +185,26 @@ export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, orde
 	for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
 }
 
-/** Dry run: the order and the run's total against the account limits read by preflight. */
+/** A check's breaches; a limit not read exactly stops the dry run as it stops Check Account Limits First. */
+function breachesOf(ctx: IExecuteFunctions, itemIndex: number, checked: ReturnType<typeof limitBreaches>): string[] {
+	if ('unreadable' in checked) throw operationError(ctx, checked.unreadable.message, itemIndex);
+	return checked.breaches;
+}
+
+/** Dry run: the order, then the run's total and count, against the account limits read by preflight. */
 export function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount): void {
-	const { accountLimits, total } = runLimits(ctx);
+	const { accountLimits, total, orders } = runLimits(ctx);
 	if (!accountLimits) return;
-	const problems = limitBreaches(accountLimits, amount);
+	const problems = breachesOf(ctx, itemIndex, limitBreaches(accountLimits, { order: amount }));
 	if (problems.length > 0) {
 		throw operationError(ctx, `Dry run: the payment would breach the account limits: ${problems.join('; ')}`, itemIndex);
 	}
-	const batch = total ? limitBreaches(accountLimits, total).filter((problem) => !problem.includes('maxTxUsd')) : [];
+	const batch = total ? breachesOf(ctx, itemIndex, limitBreaches(accountLimits, { run: total, orders })) : [];
 	noteFinding(
 		ctx,
 		itemIndex,
 		batch.length > 0
-			? `Account limits: this order fits, but the whole run (${total!.text} USD) would not: ${batch.join('; ')}`
+			? `Account limits: this order fits, but the whole run (${orders} orders, ${total!.text} USD) would not: ${batch.join('; ')}`
 			: `Account limits: this order${total ? ` and the whole run (${total.text} USD)` : ''} fit what remains (${remainingText(accountLimits)})`,
 	);
 }

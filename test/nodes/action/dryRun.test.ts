@@ -174,6 +174,19 @@ describe('Payment Order → Create, dry run', () => {
 		);
 	});
 
+	test('a dry run says when the run has more orders than the account has left, though each order fits', async () => {
+		// beforeEach made one order in this window: 2 of the 3 are left.
+		await env.op('POST', '/sandbox/account', { limits: { maxTxUsd: 15, maxCountPerEpoch: 3 } });
+		const items = [{ json: { amount: '10' } }, { json: { amount: '12' } }, { json: { amount: '1' } }];
+		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { dryRun: true } }), { items });
+		const checks = json(out)[0].checks as string[];
+		// The run's total (23 USD) is over maxTxUsd, which limits each order, not a run: not named.
+		expect(checks.filter((check) => check.startsWith('Account limits:'))).toEqual([
+			'Account limits: this order fits, but the whole run (3 orders, 23 USD) would not: 3 orders but only 2 left in this netting window (maxCountPerEpoch remaining 2)',
+		]);
+		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+	});
+
 	test('a dry run still refuses what a real run would refuse, and says why', async () => {
 		await env.mark();
 		const items = [{ json: { chain: 'ethereum' } }, { json: { chain: 'nochain' } }];

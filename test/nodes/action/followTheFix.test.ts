@@ -8,7 +8,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData, NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { node, orderCount, payment, useEnv, walletOf, type NodeEnv } from './support';
+import { instantQuote, node, orderCount, payment, useEnv, walletOf, type NodeEnv } from './support';
 import { Front } from '../../../harness/front';
 import { loadOptions, runNode, type TestCredentials } from '../../../harness/n8nContexts';
 import { Receiver } from '../../../harness/receiver';
@@ -130,29 +130,16 @@ describe('Create: what it proposes works', () => {
 		expect(await orderCount(env)).toBe(2);
 	});
 
-	const instantQuote = async (extra: INodeParameters = {}, to = walletOf(env.bob, 'ethereum')) => {
-		const [quote] = await env.run({
-			resource: 'quote',
-			operation: 'create',
-			toChain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: '50',
-			additionalFields: { toAddress: to, ...extra },
-		});
-		expect(quote.json.mode).toBe('instant');
-		return String(quote.json.quoteId);
-	};
-
 	test('"Quote ID is required for instant orders": a quote made with Quote → Create, its quoteId in Quote ID, pays', async () => {
 		const error = await failure(env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: '' })));
 		expect(error.message).toBe('Quote ID is required for instant orders');
 		expect(error.description).toContain('Create a quote first with Quote → Create and map its quoteId into Quote ID');
-		const [order] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: await instantQuote() }));
+		const [order] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: await instantQuote(env) }));
 		expect(order.json).toMatchObject({ mode: 'instant', created: true });
 	});
 
 	test('"Expires At is not accepted for instant orders": Expires set to "In a Number of Minutes" pays', async () => {
-		const quoteId = await instantQuote();
+		const quoteId = await instantQuote(env);
 		const instant = { mode: '={{ "instant" }}', amountUsd: '50', additionalFields: { quoteId } };
 		const error = await failure(env.run(payment(env, { ...instant, expiry: 'at', expiresAt: '2030-01-01T00:00:00Z' })));
 		expect(error.message).toContain('Expires At is not accepted for instant orders');
@@ -168,7 +155,7 @@ describe('Create: what it proposes works', () => {
 		const error = await failure(env.run(payment(env, { ...toCarol, mode: '={{ "instant" }}', additionalFields: { quoteId: 'q-1', subaccountId } })));
 		expect(error.message).toBe('Subaccount ID is not accepted for instant orders');
 		expect(error.description).toContain('Give the subaccount to Create Quote instead');
-		const quoteId = await instantQuote({ subaccountId }, walletOf(carol, 'ethereum'));
+		const quoteId = await instantQuote(env, { subaccountId }, walletOf(carol, 'ethereum'));
 		const [order] = await env.run(payment(env, { ...toCarol, mode: 'instant', quoteId }));
 		expect(order.json).toMatchObject({ mode: 'instant', created: true });
 		const [got] = await env.run({

@@ -115,7 +115,7 @@ describe.each([
 		const error = await failure(env, payment(env, { amountUsd: '150' }));
 		expect(error.message).toMatch(
 			structured
-				? /^Amount \(USD\) "150" would exceed the account's largest order \(maxTxUsd\)\. Lower the amount/
+				? /^Amount \(USD\) "150" would exceed the account's largest order allowed in USD \(maxTxUsd\)\. Lower the amount/
 				: /^Amount \(USD\) "150" would exceed the account's limits: 150 USD exceeds the per-transaction maximum \(maxTxUsd remaining 100 USD\)\. Lower the amount/,
 		);
 		expect(error.message).toContain('Account → Check Batch Against Limits');

@@ -170,6 +170,23 @@ export async function retryBatchFailedAtItem3(env: NodeEnv): Promise<{ ordersAft
 	return { ordersAfterFailure, out, data };
 }
 
+/**
+ * An instant quote (50 USD of USDC on ethereum, to bob's wallet or `to`) made through the node; returns
+ * its quoteId. `extra`: more Additional Fields (a Subaccount ID).
+ */
+export async function instantQuote(env: NodeEnv, extra: INodeParameters = {}, to = walletOf(env.bob, 'ethereum')): Promise<string> {
+	const [quote] = await env.run({
+		resource: 'quote',
+		operation: 'create',
+		toChain: 'ethereum',
+		asset: 'USDC',
+		amountUsd: '50',
+		additionalFields: { toAddress: to, ...extra },
+	});
+	expect(quote.json.mode).toBe('instant');
+	return String(quote.json.quoteId);
+}
+
 /** Creates a standard order through the node, marks the request log after it, and returns its id. */
 export async function createOrder(env: NodeEnv, extra: INodeParameters = {}): Promise<string> {
 	const [item] = await env.run(payment(env, extra));

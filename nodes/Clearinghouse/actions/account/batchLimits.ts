@@ -57,6 +57,8 @@ export function checkBatch(amounts: UsdAmount[], limits: IDataObject): BatchRepo
 			notChecked.push(limit);
 			continue;
 		}
+		// A report on limits the node cannot read exactly would guess: the operation fails, naming the limit.
+		if ('unreadable' in entry) throw entry.unreadable;
 		if (kind === 'largest') {
 			const ceiling = entry.ceiling ?? entry.remaining!;
 			const overPips = largest - toPips(ceiling);

@@ -5,8 +5,6 @@ import { limitBreaches } from '../../../shared/limits';
 import { apiRequest } from '../../../shared/transport';
 import { operationError } from '../parameters';
 
-export { limitBreaches };
-
 /**
  * Create's pre-flight (Options → Check Account Limits First): GET /account/limits for the order's
  * account (`subaccount`: the subaccountId query, undefined for this account) and refuse, before
@@ -14,18 +12,16 @@ export { limitBreaches };
  */
 export async function checkAccountLimits(this: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
 	const limits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', qs: subaccount, itemIndex });
-	let problems: string[];
-	try {
-		problems = limitBreaches(limits, amount);
-	} catch (error) {
-		// A LimitReadError: a limit it cannot read exactly (its message names it).
+	const checked = limitBreaches(limits, { order: amount });
+	if ('unreadable' in checked) {
 		throw operationError(
 			this,
-			(error as Error).message,
+			checked.unreadable.message,
 			itemIndex,
 			'Nothing was sent. Options → Check Account Limits First reads GET /account/limits and sends no order it cannot check against them.',
 		);
 	}
+	const problems = checked.breaches;
 	if (problems.length > 0) {
 		throw operationError(
 			this,

@@ -9,10 +9,10 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../shared/amounts';
-import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
+import { createdByThisRequest, type Lineage, relativeExpiry } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, sendKeyed } from '../keyedWrite';
+import { type KeyedAnswer, type KeyedWrite, keyedWrite, sendKeyed } from '../keyedWrite';
 import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
@@ -21,21 +21,10 @@ import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOu
 import { guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
 import { DEFAULT_REUSE_WINDOW_HOURS, existingOrderFinding, type FoundCheck, foundOrderProblem } from './foundOrder';
-import {
-	businessKeyColumn,
-	DEFAULT_KEY_FIELD,
-	FIELD_ALIASES,
-	inputValue,
-	KEY_ALIASES,
-	keyedRow,
-	type KeyedRow,
-	OPTIONAL_INPUT_FIELDS,
-	orderFieldsFromItem,
-	REQUIRED_INPUT_FIELDS,
-	rowsSharingKey,
-} from './inputItem';
+import { DEFAULT_KEY_FIELD, FIELD_ALIASES, KEY_ALIASES, OPTIONAL_INPUT_FIELDS, REQUIRED_INPUT_FIELDS } from './inputItem';
 import { orderAmount } from './orderAmount';
-import { DEFINED_BELOW_LABELS, differingFields, MAPPED_LABELS, type UserField } from './sameOrder';
+import { mappedOrderFields, orderHoldingKey, refuseSharedKey, runBusinessKeys } from './runKeys';
+import { DEFINED_BELOW_LABELS, MAPPED_LABELS, type UserField } from './sameOrder';
 
 /** Under the Business Key: the one trap of keys in scheduled workflows. */
 const RECURRING_HINT =
@@ -280,6 +269,8 @@ function definedBelow(fields: INodeProperties[]): INodeProperties[] {
 export { preflight } from '../spendLimits';
 // The orders already made or found, for the error of a run whose later row failed.
 export { succeededRows } from './createOutput';
+// How a person knows a row in an error: its Business Key, else its memo.
+export { rowReference } from './runKeys';
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['create'] } }, properties);
 
@@ -314,13 +305,11 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 	let businessKey: { value: unknown; label: string } | undefined;
 	const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
 	if (mapped) {
-		const keyField = keyMode(ctx, itemIndex) === 'custom' ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
 		let fields;
 		try {
-			const sender = String(ctx.getNodeParameter('senderForAllRows', itemIndex, '') ?? '');
-			fields = orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, sender);
+			fields = mappedOrderFields(ctx, itemIndex);
 		} catch (error) {
-			// orderFieldsFromItem throws only InputFieldError, whose message names the field.
+			// An InputFieldError names the field; else Sender User ID for Rows Without One did not resolve.
 			throw operationError(
 				ctx,
 				(error as Error).message,
@@ -338,7 +327,8 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 			memo: fields.memo,
 			mode,
 		};
-		if (keyField !== undefined) {
+		// A column is read for the key only with Idempotency Key → Business Key.
+		if (fields.businessKeyColumn !== undefined) {
 			businessKey = { value: fields.businessKey, label: `Input field "${fields.businessKeyColumn}"` };
 			refuseSharedKey(ctx, itemIndex);
 		}
@@ -531,136 +521,4 @@ function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: nu
 function checkFoundOrder(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, found: FoundCheck, skewMs: number): void {
 	const problem = foundOrderProblem(order, found, skewMs);
 	if (problem) throw operationError(ctx, problem.message, itemIndex, problem.description);
-}
-
-/**
- * The Business Keys of every item of this run that has a readable one (the mapped input field, or
- * the Business Key parameter), for the one listing per run that answers the service's 409s.
- */
-function runBusinessKeys(ctx: IExecuteFunctions): string[] {
-	const keys: string[] = [];
-	const items = ctx.getInputData();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			if (keyMode(ctx, itemIndex) !== 'custom') continue;
-			const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-			const json = items[itemIndex].json;
-			keys.push(
-				validateIdempotencyKey(
-					mapped
-						? json[businessKeyColumn(json, String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? ''))]
-						: itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
-				),
-			);
-		} catch {
-			// that item fails on its own, with its own message
-		}
-	}
-	return keys;
-}
-
-/**
- * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
- * such as the expiry differ); throws naming each differing field when it is another payment.
- * Undefined when it is not found: the caller reports the 409 as it is.
- */
-async function orderHoldingKey(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	key: string,
-	sent: IDataObject,
-	labels: Record<UserField, string>,
-): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const found = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(sent.subaccountId), itemIndex });
-	if (!found) return undefined;
-	const { order } = found;
-	const differences = differingFields(order, sent, labels);
-	if (differences.length > 0) {
-		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
-		throw operationError(
-			this,
-			`This item's Business Key "${key}" already belongs to payment order ${String(order.id)} with other values: ${list}`,
-			itemIndex,
-			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
-		);
-	}
-	return found;
-}
-
-/** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
-export function rowReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
-	const mapped = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-	const json = this.getInputData()[itemIndex]?.json ?? {};
-	const candidates: unknown[] = [];
-	if (keyMode(this, itemIndex) === 'custom') {
-		candidates.push(
-			mapped ? mappedKey(json, this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(this, 'idempotencyKey', itemIndex, ''),
-		);
-	}
-	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(this, 'memo', itemIndex, ''));
-	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
-	if (found === undefined) return undefined;
-	const text = String(found).trim();
-	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
-}
-
-/** A mapped row's business key as found (through its column), undefined when it has none. */
-function mappedKey(json: IDataObject, keyField: unknown): unknown {
-	try {
-		return json[businessKeyColumn(json, String(keyField ?? ''))];
-	} catch {
-		return undefined;
-	}
-}
-
-/** Per run: the mapped rows with a Business Key, grouped by key (read once, for refuseSharedKey). */
-const keyedRuns = new WeakMap<IExecuteFunctions, { byKey: Map<string, KeyedRow[]>; byIndex: Map<number, KeyedRow> }>();
-
-/**
- * Map Automatically with a Business Key: a row whose key another row of this run carries fails before
- * anything is sent (each of them does). The service pays a key once: for another payment it would pay
- * the row that arrives first and refuse the other (which one is chance); for the same payment listed
- * twice both rows would show one order as made, and the person would count two.
- */
-function refuseSharedKey(ctx: IExecuteFunctions, itemIndex: number): void {
-	let run = keyedRuns.get(ctx);
-	if (!run) {
-		run = { byKey: new Map(), byIndex: new Map() };
-		const items = ctx.getInputData();
-		for (let index = 0; index < items.length; index++) {
-			let row: KeyedRow | undefined;
-			try {
-				if (keyMode(ctx, index) !== 'custom' || ctx.getNodeParameter('dataMode', index, 'defineBelow') !== 'autoMapInputData') continue;
-				const field = String(ctx.getNodeParameter('businessKeyField', index, DEFAULT_KEY_FIELD) ?? '');
-				row = keyedRow(index, items[index].json, field, String(ctx.getNodeParameter('senderForAllRows', index, '') ?? ''));
-			} catch {
-				// that item fails on its own, with its own message
-			}
-			if (!row) continue;
-			run.byIndex.set(index, row);
-			run.byKey.set(row.key, [...(run.byKey.get(row.key) ?? []), row]);
-		}
-		keyedRuns.set(ctx, run);
-	}
-	const mine = run.byIndex.get(itemIndex);
-	if (!mine) return;
-	const others = rowsSharingKey(run.byKey.get(mine.key) ?? [], mine);
-	if (others.length === 0) return;
-	const rows = others.map((o) => `row ${o.index + 1}`).join(', ');
-	const differing = others.find((o) => o.differing.length > 0)?.differing;
-	throw operationError(
-		ctx,
-		`Nothing was sent for this row: its Business Key "${mine.key}" (column "${mine.column}") is also the key of ${rows} of this run, ` +
-			(differing ? `for another payment (${differing.join('; ')})` : 'for the same payment (a row listed twice?)'),
-		itemIndex,
-		'One Business Key names one payment, and the service pays a key once. If these rows are two payments, give each its own key (a column with a unique reference per row, named in Business Key Field); if they are one payment, remove the extra row. Nothing was sent for any of these rows.',
-	);
-}
-
-function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
-	try {
-		return inputValue(json, field);
-	} catch {
-		return undefined;
-	}
 }

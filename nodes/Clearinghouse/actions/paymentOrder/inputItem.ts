@@ -171,10 +171,12 @@ export interface KeyedRow {
 	payment: Record<OrderField, string>;
 }
 
-/** The row's key and payment; undefined when the row cannot be read (it fails on its own, with its own message). */
-export function keyedRow(index: number, json: IDataObject, keyField: string, sender = ''): KeyedRow | undefined {
+/**
+ * The row's key and payment from its order fields (read with the Business Key's column); undefined
+ * when it has no valid key or amount (the row fails on its own, with its own message).
+ */
+export function keyedRow(index: number, fields: InputOrderFields): KeyedRow | undefined {
 	try {
-		const fields = orderFieldsFromItem(json, keyField, sender);
 		const { fromUserId, toAddress, toChain, asset, memo } = fields;
 		return {
 			index,

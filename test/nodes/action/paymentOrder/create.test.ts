@@ -2,7 +2,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, walletOf, useEnv } from '../support';
+import { instantQuote, orderCount, payment, walletOf, useEnv } from '../support';
 import { sleeps } from '../../../support/sleep';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
@@ -186,19 +186,11 @@ describe('Create', () => {
 	});
 
 	test('instant order from a quote: quoteId sent, no expiresAt', async () => {
-		const [quote] = await env.run({
-			resource: 'quote',
-			operation: 'create',
-			toChain: 'ethereum',
-			asset: 'USDC',
-			amountUsd: '50',
-			additionalFields: { toAddress: walletOf(env.bob, 'ethereum') },
-		});
-		expect(quote.json.mode).toBe('instant');
+		const quoteId = await instantQuote(env);
 		await env.mark();
-		const [item] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId: quote.json.quoteId as string }));
+		const [item] = await env.run(payment(env, { mode: 'instant', amountUsd: '50', quoteId }));
 		const [req] = await env.requests();
-		expect(req.body).toMatchObject({ mode: 'instant', quoteId: quote.json.quoteId, amountUsd: 50 });
+		expect(req.body).toMatchObject({ mode: 'instant', quoteId, amountUsd: 50 });
 		expect(req.body).not.toHaveProperty('expiresAt');
 		expect(item.json.mode).toBe('instant');
 	});
