@@ -1,7 +1,10 @@
 /**
  * The transport over real HTTP: a scripted server started here answers each request as the test
- * says, and the transport runs inside n8n-core's real ExecuteContext with the real credential.
+ * says, and the transport runs inside n8n-core's real ExecuteContext with the real credential. The
+ * waits between retries are recorded, not waited (test/support/sleep.ts): each test checks what it asked.
  */
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../support/sleep')>('../support/sleep').n8nWorkflowWithRecordedSleep());
+
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,6 +15,7 @@ import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, pars
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
 import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
 import { probeNode } from '../support/probeNode';
+import { sleeps } from '../support/sleep';
 
 const API_KEY = 'sk_test_transport_secret_value';
 const fast: RetryPolicy = { maxAttempts: 4, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000 };
@@ -354,9 +358,12 @@ describe('retries', () => {
 
 	test('retries are bounded', async () => {
 		handler = reply(503, { error: 'down' });
+		sleeps.asked = [];
 		const error = await sendError({ method: 'GET', path: '/supported-assets' });
 		expect(error.httpCode).toBe('503');
 		expect(seen).toHaveLength(fast.maxAttempts);
+		// The policy's backoff between the tries: doubling from baseDelayMs, capped at maxDelayMs.
+		expect(sleeps.asked).toEqual([5, 10, 20]);
 	});
 
 	test('4xx other than 429 is not retried, even for reads', async () => {
@@ -366,15 +373,22 @@ describe('retries', () => {
 	});
 
 	test('429 waits for Retry-After before the retry', async () => {
-		const times: number[] = [];
 		handler = (req, res, n) => {
-			times.push(Date.now());
 			if (n === 1) reply(429, { error: 'slow down' }, { 'retry-after': '1' })(req, res);
 			else reply(200, { ok: true })(req, res);
 		};
-		await send({ method: 'PUT', path: '/payment-orders/po/return-details', headers: { 'Idempotency-Key': 'r1' }, idempotent: true, body: {} });
+		sleeps.asked = [];
+		const requestsDuringTheWait: number[] = [];
+		sleeps.meanwhile = () => void requestsDuringTheWait.push(seen.length);
+		try {
+			await send({ method: 'PUT', path: '/payment-orders/po/return-details', headers: { 'Idempotency-Key': 'r1' }, idempotent: true, body: {} });
+		} finally {
+			sleeps.meanwhile = undefined;
+		}
 		expect(seen).toHaveLength(2);
-		expect(times[1] - times[0]).toBeGreaterThanOrEqual(950);
+		// One wait, of the 1 s Retry-After asked (not the policy's 5 ms backoff), between the 429 and the retry.
+		expect(sleeps.asked).toEqual([1000]);
+		expect(requestsDuringTheWait).toEqual([1]);
 	});
 
 	test('a Retry-After longer than we will wait fails at once with the 429', async () => {
