@@ -6,7 +6,8 @@
  *
  *   jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../support/sleep')>('../../support/sleep').n8nWorkflowWithRecordedSleep());
  *
- * Every module that file loads (the nodes, n8n-core) then gets n8n-workflow with this `sleep`.
+ * Every module of ours that file loads (the nodes, the harness) then gets n8n-workflow with this `sleep`;
+ * n8n-core, loaded once per worker (test/support/oncePerWorker/environment.js), keeps the real one.
  */
 export const sleeps = {
 	instant: true,

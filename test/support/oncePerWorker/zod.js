@@ -1,0 +1,2 @@
+// Loaded once per jest worker: see environment.js.
+module.exports = globalThis.__requireOncePerWorker('zod');
