@@ -23,7 +23,7 @@ export interface ResponseLike {
 }
 
 /** How often a run in flight is looked at, for the case where `finish` never comes. */
-export const POLL_MS = 500;
+let pollMs = 500;
 /**
  * A run whose answer never comes (its process lost the execution) counts as failed after this, so
  * a retry runs it again. Keep workflows with this acknowledgement far shorter.
@@ -68,7 +68,7 @@ export function trackRun(trigger: string, keys: readonly string[], res: Response
 	};
 	res.once('finish', settle);
 	void (async () => {
-		for (let waited = 0; !settled && !res.writableEnded && waited < IN_FLIGHT_MAX_MS; waited += POLL_MS) await sleep(POLL_MS);
+		for (let waited = 0; !settled && !res.writableEnded && waited < IN_FLIGHT_MAX_MS; waited += pollMs) await sleep(pollMs);
 		settle();
 	})();
 }
@@ -76,6 +76,11 @@ export function trackRun(trigger: string, keys: readonly string[], res: Response
 /** For tests: forget every run in flight, as a restart would. */
 export function forgetInFlight(): void {
 	inFlight.clear();
+}
+
+/** For tests: look at runs in flight this often (the tests of a hung-up caller wait for a few looks). */
+export function setInFlightPollMs(ms: number): void {
+	pollMs = ms;
 }
 
 /** With "When Finished", the answer carries no workflow data (and an empty last node is no error). */

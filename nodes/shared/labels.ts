@@ -69,7 +69,7 @@ export const FIELD_LABELS: Record<string, string> = {
 	metadata: 'Metadata',
 	label: 'Label',
 	wallets: 'Wallets',
-	returnWallets: 'Default Return Wallets',
+	returnWallets: 'Return Wallets',
 	userId: 'Return User ID',
 	transactions: 'Transactions',
 	hash: 'Transaction Hash',
@@ -93,16 +93,26 @@ export const FIELD_LABELS: Record<string, string> = {
 };
 
 /**
- * The panel label of an error path: `toChain` → Chain, `wallets[1].address` → Wallets → item 2 →
- * Address, `definition.payout.tiers[1].from` → Definition (at payout.tiers[1].from). A path the
- * node does not know keeps its API name, so nothing is lost.
+ * Fields one request sends under an API name the panel shows under another label (request path →
+ * API name → label): Set Return Details sends its Return Wallets as `wallets`, which elsewhere (User →
+ * Create or Update) are the user's own Wallets.
  */
-export function fieldLabelOfPath(path: string): string {
-	if (FIELD_LABELS[path]) return FIELD_LABELS[path];
+const REQUEST_FIELD_LABELS: Array<{ path: RegExp; labels: Record<string, string> }> = [{ path: /\/return-details$/, labels: { wallets: 'Return Wallets' } }];
+
+/**
+ * The panel label of an error path: `toChain` → Chain, `wallets[1].address` → Wallets → item 2 →
+ * Address, `definition.payout.tiers[1].from` → Definition (at payout.tiers[1].from). `requestPath`:
+ * the path the request was sent to (below /api/v1), for a name whose label depends on the request. A
+ * path the node does not know keeps its API name, so nothing is lost.
+ */
+export function fieldLabelOfPath(path: string, requestPath = ''): string {
+	const ofRequest = REQUEST_FIELD_LABELS.find((entry) => entry.path.test(requestPath))?.labels ?? {};
+	const labelOf = (name: string): string | undefined => ofRequest[name] ?? FIELD_LABELS[name];
+	if (labelOf(path)) return labelOf(path)!;
 	const match = /^([A-Za-z]+)(?:\[(\d+)\])?(?:\.(.+))?$/.exec(path);
 	if (!match) return path;
 	const [, top, index, rest] = match;
-	const label = FIELD_LABELS[top];
+	const label = labelOf(top);
 	if (!label) return path;
 	if (index !== undefined && rest && FIELD_LABELS[rest]) return `${label} → item ${Number(index) + 1} → ${FIELD_LABELS[rest]}`;
 	if (index !== undefined && !rest) return `${label} → item ${Number(index) + 1}`;

@@ -169,16 +169,20 @@ export interface SentPair {
 /**
  * Why GET /supported-assets (`assets`) does not allow this pair, in panel words with the valid
  * values, or undefined when it does. Chains compare exactly, asset symbols in any case.
+ * `requestPath`: where the pair is sent (a field's label can depend on it).
  */
-export function unsupportedPair(pair: SentPair, assets: SupportedAsset[]): { message: string; path: string } | undefined {
+export function unsupportedPair(pair: SentPair, assets: SupportedAsset[], requestPath?: string): { message: string; path: string } | undefined {
 	if (!assets.some((a) => a.chain === pair.chain)) {
-		return { path: pair.chainPath, message: `${fieldLabelOfPath(pair.chainPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}` };
+		return {
+			path: pair.chainPath,
+			message: `${fieldLabelOfPath(pair.chainPath, requestPath)}${quoted(pair.chain)} is not supported. Valid chains: ${chainList(assets)}`,
+		};
 	}
 	if (pair.asset !== undefined && pair.assetPath && !assets.some((a) => a.chain === pair.chain && a.symbol.toUpperCase() === pair.asset!.toUpperCase())) {
 		const on = chainDisplayName(pair.chain);
 		return {
 			path: pair.assetPath,
-			message: `${fieldLabelOfPath(pair.assetPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
+			message: `${fieldLabelOfPath(pair.assetPath, requestPath)}${quoted(pair.asset)} is not supported on ${on}. Assets on ${on}: ${assetsOn(assets, pair.chain).join(', ')}`,
 		};
 	}
 	return undefined;
@@ -188,7 +192,7 @@ export function unsupportedPair(pair: SentPair, assets: SupportedAsset[]): { mes
 function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
 	if (!assets || assets.length === 0) return undefined;
 	for (const pair of sentPairs(request)) {
-		const problem = unsupportedPair(pair, assets);
+		const problem = unsupportedPair(pair, assets, request?.path);
 		if (problem) return problem;
 	}
 	return undefined;
@@ -314,7 +318,7 @@ export function describeServiceError(
 	const path = unsupported?.path ?? text(payload.path);
 	const value = valueAtPath(request, path);
 	const chain = text(payload.chain) || text(value !== undefined && CHAIN_FIELDS.test(path) ? value : '') || text(body.toChain) || text(body.deliveredChain);
-	const label = path !== '' ? fieldLabelOfPath(path) : CODE_LABELS[apiCode];
+	const label = path !== '' ? fieldLabelOfPath(path, request?.path) : CODE_LABELS[apiCode];
 	const amount = typeof body.amountUsd === 'number' ? parseUsdAmountOrUndefined(body.amountUsd) : undefined;
 	// The limits a refused order breached, as an explanation only: the service already refused it, so a
 	// limit the node cannot read exactly explains nothing and the service's own refusal is said instead.

@@ -14,10 +14,14 @@ import { operationError } from './parameters';
 
 const runs = new WeakMap<object, Promise<SupportedAsset[]>>();
 
-/** `writer`: the operation in the panel's words and what it sends, e.g. `Payment Order → Create`, `order`. */
+/**
+ * `writer`: the operation in the panel's words and what it sends, e.g. `Payment Order → Create`,
+ * `order`; `path`: where it sends it, when a field's label depends on it (shared/labels.ts).
+ */
 export interface Writer {
 	operation: string;
 	sends: string;
+	path?: string;
 }
 
 function pairCheck({ operation, sends }: Writer): string {
@@ -61,7 +65,7 @@ export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: numb
 	}
 	const supported = await assets;
 	for (const pair of pairs) {
-		const unsupported = unsupportedPair(pair, supported);
+		const unsupported = unsupportedPair(pair, supported, writer.path);
 		if (!unsupported) continue;
 		const error = operationError(ctx, unsupported.message, itemIndex, `Nothing was sent for this item. ${pairCheck(writer)}`);
 		// The panel field: the path itself (Chain), else the list it is in (Wallets for wallets[0].chain).

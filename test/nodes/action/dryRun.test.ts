@@ -187,6 +187,14 @@ describe('Payment Order → Create, dry run', () => {
 		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
 	});
 
+	test('a dry run stops at an account limit it cannot read exactly, naming it', async () => {
+		await env.op('POST', '/sandbox/account', { limits: { maxValuePerDayUsd: 1000.00001 } });
+		await expect(env.run(payment(env, { options: { dryRun: true } }))).rejects.toThrow(
+			/^The account limit maxValuePerDayUsd could not be read exactly \(its limit is 1000\.00001, not a number of at most 4 decimal places\)/,
+		);
+		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
+	});
+
 	test('a dry run still refuses what a real run would refuse, and says why', async () => {
 		await env.mark();
 		const items = [{ json: { chain: 'ethereum' } }, { json: { chain: 'nochain' } }];

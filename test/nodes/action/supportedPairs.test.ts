@@ -115,7 +115,7 @@ describe('User → Create or Update', () => {
 			returnWalletsMode: 'replace',
 			returnWallets: { wallet: [{ chain: 'tron', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7' }] },
 		});
-		expect(error.message).toMatch(/Return Wallets → item 1 → Chain "tron" is not supported\. Valid chains: /);
+		expect(error.message).toMatch(/^Return Wallets → item 1 → Chain "tron" is not supported\. Valid chains: /);
 		expect(error.context.parameter).toBe('returnWallets');
 		expect((await env.requests()).filter((r) => r.method === 'POST')).toEqual([]);
 	});
@@ -133,7 +133,7 @@ test('Payment Order → Set Return Details: a wallet on an unsupported chain fai
 	});
 	await env.mark();
 	const error = await refusal(returnDetails('tron', 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7'));
-	expect(error.message).toBe(`Wallets → item 1 → Chain "tron" is not supported. ${VALID_CHAINS}`);
+	expect(error.message).toBe(`Return Wallets → item 1 → Chain "tron" is not supported. ${VALID_CHAINS}`);
 	expect(error.description).toMatch(/^Nothing was sent for this item\. Payment Order → Set Return Details reads the supported chains and assets/);
 	expect(error.context.parameter).toBe('wallets');
 	expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 
 import { waitFor } from '../../../harness/wait';
-import { forgetInFlight, isInFlight, trackRun, type ResponseLike } from '../../../nodes/ClearinghouseTrigger/acknowledgement';
+import { forgetInFlight, isInFlight, setInFlightPollMs, trackRun, type ResponseLike } from '../../../nodes/ClearinghouseTrigger/acknowledgement';
 
 /** The parts of an Express response the tracker reads, driven by hand. */
 class FakeResponse extends EventEmitter implements ResponseLike {
@@ -22,6 +22,11 @@ function tracked(eventId: string): { res: FakeResponse; outcomes: boolean[] } {
 	trackRun('t', [eventId], res, (ok) => outcomes.push(ok));
 	return { res, outcomes };
 }
+
+// The tracker looks at a run whose caller hung up every 50 ms here (500 ms shipped): the waits below cover several looks.
+const POLL_MS = 50;
+beforeAll(() => setInFlightPollMs(POLL_MS));
+afterAll(() => setInFlightPollMs(500));
 
 describe('acknowledgement when the workflow has finished: runs in flight', () => {
 	beforeEach(() => forgetInFlight());
@@ -44,7 +49,7 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 
 	test('the caller hung up (the service timed out, even before the trigger ran): still in flight until n8n ends the response, then its status counts', async () => {
 		const { res, outcomes } = tracked('evt_3');
-		await new Promise((done) => setTimeout(done, 700));
+		await new Promise((done) => setTimeout(done, 4 * POLL_MS));
 		expect(isInFlight('t', 'evt_3')).toBe(true);
 		expect(outcomes).toEqual([]);
 		res.answer(200, false);
@@ -56,7 +61,7 @@ describe('acknowledgement when the workflow has finished: runs in flight', () =>
 	test('the outcome is reported once, by finish or by the poll, whichever sees it first', async () => {
 		const { res, outcomes } = tracked('evt_4');
 		res.answer(204);
-		await new Promise((done) => setTimeout(done, 1_200));
+		await new Promise((done) => setTimeout(done, 4 * POLL_MS));
 		expect(outcomes).toEqual([true]);
 	});
 

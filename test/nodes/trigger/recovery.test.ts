@@ -157,8 +157,9 @@ test('a recovery whose lease another one took over late (its marker written afte
 	const logged = (await deliveries(id)).length;
 	const { traffic } = sb.services;
 	const mark = await new SandboxClient(sb).mark();
-	// Each replay takes 300 ms at the service: a recovery's replays are spread over seconds.
-	traffic.faults.push({ method: 'POST', path: /\/replay$/, pathSource: '/replay$', count: 1000, delayMs: 300 });
+	// Each replay takes 100 ms at the service: the catch-up is still replaying (12 events) when Recover's marker
+	// lands, and stops within one replay, well inside the 2 s before Recover reads its marker back and replays.
+	traffic.faults.push({ method: 'POST', path: /\/replay$/, pathSource: '/replay$', count: 1000, delayMs: 100 });
 	// Recover reads the description (no marker), then its marker write is held: it lands only after the
 	// catch-up wrote its own, read it back 2 s later and began replaying (the API has no compare-and-set).
 	let release = () => {};

@@ -3,7 +3,8 @@
  * may repeat it (connection error, 429, 500, 503), a retry of the execution sends the same key and
  * request, and the service answers a repeat with the order it already made, never a second one.
  * The file holds the fields, then `execute` as its steps (read the order's fields, guard, send keyed,
- * present the order); how the order is shown is in createOutput.ts.
+ * present the order); how the order is shown is in createOutput.ts, what is read across the run's
+ * rows (their fields once per run, a shared Business Key, the run's keys for a 409) in runKeys.ts.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';

@@ -92,7 +92,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} as const;
 	// The key first (a Derived key refused in this run stops here), then each wallet's chain against GET /supported-assets.
 	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details' });
+	await checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
 	const { response, sent } = await sendKeyed(this, itemIndex, { ...request, key });
 	// The revision the first try expected (a retry sends the first try's request).
 	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
