@@ -196,6 +196,8 @@ export class Engine {
 		const now = core.now();
 		const expiresAt = core.iso(now + 30 * 86400_000);
 		const chains = ['ethereum', 'solana', 'base'];
+		// bob's address on each chain, derived once (a hash each, and base58 for solana), not once per order.
+		const toAddresses = chains.map((chain) => seedWallet('bob', chain));
 		for (let n = 0; n < count; n++) {
 			const toChain = chains[n % 3];
 			const o = newOrder({
@@ -205,7 +207,7 @@ export class Engine {
 				mode: 'standard',
 				asset: 'USDC',
 				toChain,
-				toAddress: seedWallet('bob', toChain),
+				toAddress: toAddresses[n % 3],
 				amountUsd: 1 + (n % 1000) / 100,
 				memo: `bulk ${n}`,
 				createdAt: core.iso(now - count + n),
