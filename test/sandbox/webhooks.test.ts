@@ -361,8 +361,16 @@ describe('delivery semantics', () => {
 		await clearEndpoints();
 		const hang = await new Receiver().start();
 		// The first attempt gets no answer (the sandbox gives up after its attempt timeout); the retry is answered.
+		// The first attempt waits 1 s for it; once it has arrived, the file's 2 s hold again for the retry (an
+		// attempt reads the timeout when it starts), so a slow machine does not time the retry out too.
+		const { opts } = env.sb.services.core;
+		const fileTimeout = opts.attemptTimeoutMs;
+		opts.attemptTimeoutMs = 1_000;
 		let answered = 0;
-		hang.respond = () => (++answered === 1 ? 'hang' : 200);
+		hang.respond = () => {
+			opts.attemptTimeoutMs = fileTimeout;
+			return ++answered === 1 ? 'hang' : 200;
+		};
 		const e = await addEndpoint(env, hang.url);
 		await order();
 		const [d] = await waitFor(
@@ -372,7 +380,7 @@ describe('delivery semantics', () => {
 			},
 			10_000,
 			'delivery after a timeout',
-		);
+		).finally(() => (opts.attemptTimeoutMs = fileTimeout));
 		const { attempts } = (await env.api.get(`/webhooks/deliveries/${d.id}`)).body;
 		expect(attempts.map((a: any) => [a.statusCode, a.error])).toEqual([
 			[null, 'timeout'],
