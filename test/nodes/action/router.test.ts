@@ -8,6 +8,28 @@ import { orderCount, payment, walletOf, useEnv } from './support';
 
 const env = useEnv();
 
+/**
+ * Holds the first payment request the sandbox receives (its body read) until `others` later ones are
+ * answered, or 20 s pass: an order of answers, no timing bound. Gives how many were answered meanwhile.
+ */
+function holdFirstPayment(others: number): () => number {
+	const { traffic } = env.sb.services;
+	const since = traffic.seq;
+	const answeredPosts = () => traffic.requests.filter((r) => r.seq > since && r.method === 'POST' && r.path === '/api/v1/payment').length;
+	let answeredWhileHeld = -1;
+	const hold = new Promise<void>((release) => {
+		const deadline = Date.now() + 20_000;
+		const poll = setInterval(() => {
+			if (answeredPosts() < others && Date.now() < deadline) return;
+			clearInterval(poll);
+			answeredWhileHeld = answeredPosts();
+			release();
+		}, 20);
+	});
+	traffic.faults.push({ method: 'POST', path: /^\/api\/v1\/payment$/, pathSource: '^/api/v1/payment$', count: 1, hold });
+	return () => answeredWhileHeld;
+}
+
 describe('Continue On Fail and concurrency', () => {
 	test('Continue On Fail: the bad item carries its error, the others go on', async () => {
 		const items = [{ json: { amount: '10' } }, { json: { amount: '1.000001' } }, { json: { amount: '30' } }];
@@ -56,10 +78,11 @@ describe('Continue On Fail and concurrency', () => {
 	});
 
 	test('concurrency: a slow first item does not reorder the output', async () => {
-		// The first request to reach the sandbox is held 400 ms; the others answer at once.
-		await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 1, delayMs: 400 });
+		// The first request to reach the sandbox is held until the five others are answered.
+		const answeredWhileHeld = holdFirstPayment(5);
 		const items = Array.from({ length: 6 }, (_, n) => ({ json: { amount: String(n + 1) } }));
 		const out = await env.run(payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 3 } }), { items });
+		expect(answeredWhileHeld()).toBe(5);
 		// The sandbox logs a request when it answers: item 0 was answered after later items.
 		const answered = (await env.requests()).map((r) => r.body.amountUsd);
 		expect(answered.indexOf(1)).toBeGreaterThan(0);
@@ -68,23 +91,9 @@ describe('Continue On Fail and concurrency', () => {
 	});
 
 	test('concurrency keeps output order and paired items, and runs items in parallel', async () => {
-		// The first payment request the sandbox receives is held until nine others are answered (or 20 s
-		// pass). One item at a time, none could be answered while it waits; five at a time, all the others
-		// are: an order of answers, no timing bound.
-		const { traffic } = env.sb.services;
-		const since = traffic.seq;
-		const answeredPosts = () => traffic.requests.filter((r) => r.seq > since && r.method === 'POST' && r.path === '/api/v1/payment').length;
-		let answeredWhileHeld = -1;
-		const hold = new Promise<void>((release) => {
-			const deadline = Date.now() + 20_000;
-			const poll = setInterval(() => {
-				if (answeredPosts() < 9 && Date.now() < deadline) return;
-				clearInterval(poll);
-				answeredWhileHeld = answeredPosts();
-				release();
-			}, 20);
-		});
-		traffic.faults.push({ method: 'POST', path: /^\/api\/v1\/payment$/, pathSource: '^/api/v1/payment$', count: 1, hold });
+		// The first payment request the sandbox receives is held until nine others are answered. One item
+		// at a time, none could be answered while it waits; five at a time, all the others are.
+		const answeredWhileHeld = holdFirstPayment(9);
 		const items = Array.from({ length: 10 }, (_, n) => ({ json: { amount: String(n + 1) } }));
 		const params = payment(env, { amountUsd: '={{ $json.amount }}', options: { concurrency: 5 } });
 		await env.mark();
@@ -94,7 +103,7 @@ describe('Continue On Fail and concurrency', () => {
 		expect(out.map((o) => o.pairedItem)).toEqual(items.map((_, n) => ({ item: n })));
 		const posts = (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
 		expect(posts).toHaveLength(10);
-		expect(answeredWhileHeld).toBe(9);
+		expect(answeredWhileHeld()).toBe(9);
 		// The same run one at a time gives the same keys: they depend on the item, not on timing.
 		await env.op('DELETE', '/faults');
 		const sequential = await env.run({ ...params, options: { concurrency: 1 } }, { items, runExecutionData: data });
