@@ -103,11 +103,12 @@ platform() {
   echo "node-$os-$arch"
 }
 
-path_node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+# The major of the Node on PATH, asked once (each `node -p` starts a Node; PATH changes only in use_node).
+PATH_NODE_MAJOR="$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)"
 
 # The Node on PATH serves when its major is the one asked (or newer, where newer is fine).
 path_node_fits() {
-  local major; major="$(path_node_major)"
+  local major="$PATH_NODE_MAJOR"
   [ "$major" = "$NODE_MAJOR" ] || { [ -n "$NODE_NEWER_OK" ] && [ "$major" -ge "$NODE_MAJOR" ]; }
 }
 

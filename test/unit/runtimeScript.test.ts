@@ -4,9 +4,10 @@
  * for which n8n, that sourcing it leaves the caller's shell options alone, and that a failure returns
  * from `source` instead of ending an interactive shell. Nothing is installed: a stand-in `node` (which
  * reports the major it is told), `uname` (an unknown CPU) and `npm` (which fails) make every install
- * path stop before any download, in a cache folder of the test's own.
+ * path stop before any download, in a cache folder of the test's own. The tests of a group run at once
+ * (test.concurrent): each is a few short processes that mostly wait to be scheduled.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,54 +32,67 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function shell(script: string, env: Record<string, string> = {}) {
+/** Runs `script` in bash with the stand-ins first on PATH and a cache folder of its own. */
+function shell(script: string, env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string; cache: string }> {
 	const base = { ...process.env };
 	for (const key of Object.keys(base)) if (key.startsWith('CLEARINGHOUSE_') || key === 'RUNTIME_NODE_DIR' || key === 'N8N_BIN') delete base[key];
 	const cache = join(dir, `cache-${Math.random().toString(36).slice(2)}`);
-	const result = spawnSync('bash', ['-c', script], {
+	const options = {
 		cwd: root,
-		encoding: 'utf8',
+		encoding: 'utf8' as const,
 		env: { ...base, PATH: `${fakeBin}:${process.env.PATH}`, CLEARINGHOUSE_RUNTIME_CACHE: cache, FAKE_NODE_MAJOR: '20', ...env },
+	};
+	return new Promise((resolve) => {
+		const child = execFile('bash', ['-c', script], options, (error, stdout, stderr) => {
+			resolve({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr, cache });
+		});
+		child.stdin?.end();
 	});
-	return { ...result, cache };
 }
 
 /** The script stopped with exit 1 and said why on stderr. */
-function expectStopped(run: ReturnType<typeof shell>, message: string): void {
+function expectStopped(run: Awaited<ReturnType<typeof shell>>, message: string): void {
 	expect(run.status).toBe(1);
 	expect(run.stderr).toContain(message);
 }
 
 describe('which Node runs which n8n', () => {
-	test('n8n 2.x (the default): Node 24, fetched when the Node on PATH is older', () => {
-		expectStopped(shell('bash scripts/runtime.sh node-only'), 'unsupported CPU sparc64: install Node 24 yourself');
+	test.concurrent('n8n 2.x (the default): Node 24, fetched when the Node on PATH is older', async () => {
+		expectStopped(await shell('bash scripts/runtime.sh node-only'), 'unsupported CPU sparc64: install Node 24 yourself');
 	});
 
-	test('n8n 2.x: a newer Node on PATH is used as it is', () => {
-		const run = shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '26' });
+	test.concurrent('n8n 2.x: a newer Node on PATH is used as it is', async () => {
+		const run = await shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '26' });
 		expect(run.stderr).toBe('');
 		expect(run.stdout).toBe(`NODE=${fakeBin}/node\nN8N=${run.cache}/n8n-2.40.7/node_modules/.bin/n8n\n`);
 		expect(existsSync(run.cache)).toBe(false);
 	});
 
-	test('n8n 1.x: Node 22 exactly, not the newer Node on PATH', () => {
-		expectStopped(shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '24', CLEARINGHOUSE_N8N_VERSION: '1.123.81' }), 'install Node 22 yourself');
+	test.concurrent('n8n 1.x: Node 22 exactly, not the newer Node on PATH', async () => {
+		expectStopped(
+			await shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '24', CLEARINGHOUSE_N8N_VERSION: '1.123.81' }),
+			'install Node 22 yourself',
+		);
 	});
 
-	test('CLEARINGHOUSE_NODE_MAJOR chooses another Node; the n8n folder is per version', () => {
-		const run = shell('bash scripts/runtime.sh node-only', { FAKE_NODE_MAJOR: '20', CLEARINGHOUSE_NODE_MAJOR: '20', CLEARINGHOUSE_N8N_VERSION: '1.90.2' });
+	test.concurrent('CLEARINGHOUSE_NODE_MAJOR chooses another Node; the n8n folder is per version', async () => {
+		const run = await shell('bash scripts/runtime.sh node-only', {
+			FAKE_NODE_MAJOR: '20',
+			CLEARINGHOUSE_NODE_MAJOR: '20',
+			CLEARINGHOUSE_N8N_VERSION: '1.90.2',
+		});
 		expect(run.stderr).toBe('');
 		expect(run.stdout).toBe(`NODE=${fakeBin}/node\nN8N=${run.cache}/n8n-1.90.2/node_modules/.bin/n8n\n`);
 	});
 });
 
 describe('sourced', () => {
-	test.each([
+	test.concurrent.each([
 		['none set', 'set +euo pipefail'],
 		['set -e only', 'set +uo pipefail; set -e'],
-	])("exports the runtime and leaves the caller's shell options as they were (%s)", (_name, setup) => {
+	])("exports the runtime and leaves the caller's shell options as they were (%s)", async (_name, setup) => {
 		const options = 'echo "$-" "$(shopt -po errexit nounset pipefail | xargs)"';
-		const run = shell(
+		const run = await shell(
 			`${setup}; ${options}; source scripts/runtime.sh node-only; ${options}; echo "$RUNTIME_NODE_DIR|$N8N_RUNTIME_VERSION|\${PATH%%:*}|$npm_config_yes"`,
 			{
 				FAKE_NODE_MAJOR: '24',
@@ -89,19 +103,21 @@ describe('sourced', () => {
 		expect(exported).toBe(`${dir}|2.40.7|${fakeBin}|true`);
 	});
 
-	test('a failure returns 1 from `source` and the shell goes on; under set -e the script stops there', () => {
-		const interactive = shell('source scripts/runtime.sh node-only; echo "returned $?"; echo still here');
+	test.concurrent('a failure returns 1 from `source` and the shell goes on; under set -e the script stops there', async () => {
+		const [interactive, strict] = await Promise.all([
+			shell('source scripts/runtime.sh node-only; echo "returned $?"; echo still here'),
+			shell('set -e; source scripts/runtime.sh node-only; echo not reached'),
+		]);
 		expect(interactive.stdout).toBe('returned 1\nstill here\n');
 		expect(interactive.stderr).toContain('[runtime] error: unsupported CPU sparc64');
 
-		const strict = shell('set -e; source scripts/runtime.sh node-only; echo not reached');
 		expect(strict.status).toBe(1);
 		expect(strict.stdout).toBe('');
 	});
 
-	test("only `node-only` is read from the arguments: a calling script's own arguments are not", () => {
+	test.concurrent("only `node-only` is read from the arguments: a calling script's own arguments are not", async () => {
 		// A script sourcing it without arguments passes on its own ("$@" of the script).
-		const run = shell('set -- --selectProjects compat; source scripts/runtime.sh; echo "returned $?"', { FAKE_NODE_MAJOR: '24' });
+		const run = await shell('set -- --selectProjects compat; source scripts/runtime.sh; echo "returned $?"', { FAKE_NODE_MAJOR: '24' });
 		expect(run.stdout).toBe('returned 1\n');
 		// It went on to n8n (not node-only), which the stand-in npm stops at the download (or a missing compiler before it).
 		expect(run.stderr).toMatch(/n8n 2\.40\.7: downloading|missing: /);
