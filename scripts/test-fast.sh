@@ -2,12 +2,13 @@
 # `npm run test:fast`: the edit loop. The unit, sandbox and node tests (as `npm run test:unit`) less the
 # files tagged `@slow` in their opening comment (each says why it is slow); `npm run test:unit` and CI
 # still run those. Two jest workers (jest's default on 2 cores is one): the files are independent (own
-# sandbox on free ports each) and most of their time is loading n8n-core into each file's module registry.
-# Jest transpiles only (tsconfig.dev.json: isolatedModules); the type check is `npx tsc -p tsconfig.dev.json`
-# (in `npm run lint`). On the project's Node 24 (scripts/runtime.sh node-only: the Node on PATH when it is
-# 24 or newer, else the cached one, fetched once; without it, the Node on PATH), the Node that `npm test` and
-# n8n 2.x run on: jest loads each file's modules (n8n-core's ~2,000 for every node test) in about half the CPU
-# time Node 20 takes.
+# sandbox on free ports each), and much of a file's time is waiting (its sandbox's timers, a recovery's
+# lease read-back), which the other worker fills. n8n's packages are loaded once per worker, not once per
+# file (test/support/oncePerWorker). Jest transpiles only (tsconfig.dev.json: isolatedModules); the type
+# check is `npx tsc -p tsconfig.dev.json` (in `npm run lint`). On the project's Node 24 (scripts/runtime.sh
+# node-only: the Node on PATH when it is 24 or newer, else the cached one, fetched once; without it, the
+# Node on PATH), the Node that `npm test` and n8n 2.x run on: jest loads modules in about half the CPU time
+# Node 20 takes.
 # Extra arguments go to jest; `-i`/`--runInBand` or `--maxWorkers` replace the two workers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
