@@ -17,6 +17,8 @@
  *   Node's. n8n runs in one realm, where n8n-workflow's NodeError keeps the message of an error our code
  *   threw (`error instanceof Error`). So `instanceof Error` is bridged both ways for the file's duration
  *   (test/unit/routerErrors.test.ts fails without it: the wrapped error lost its message).
+ * - jest's fake timers would not reach these packages (they use Node's timers): no test uses them; a
+ *   test that needs n8n-workflow's `sleep` not to wait mocks it (test/support/sleep.ts).
  */
 const { TestEnvironment } = require('jest-environment-node');
 
