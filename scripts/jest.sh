@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 export JEST_SUMMARY_FILE
 JEST_SUMMARY_FILE="$(mktemp)"
 status=0
-npx jest --ci "$@" || status=$?
+# jest's own bin, not npx: half a second less per run.
+node node_modules/jest/bin/jest.js --ci "$@" || status=$?
 echo
 cat "$JEST_SUMMARY_FILE" 2>/dev/null || echo "jest: no summary (jest did not finish its run)"
 rm -f "$JEST_SUMMARY_FILE"
