@@ -14,7 +14,7 @@ export const node = new Clearinghouse();
 
 // Webhook Endpoint → Recover reads its lease marker back 2 s after writing it, for another process's recovery
 // writing at the same moment. These tests run one recovery at a time: it reads back after 100 ms (the same
-// requests). Two recoveries at once: test/nodes/trigger/recovery.test.ts, with the real 2 s.
+// requests). Two recoveries at once: test/nodes/trigger/recovery.test.ts, with 1 s.
 setLeaseSettleMs(100);
 
 export interface NodeEnv {

@@ -15,8 +15,12 @@ jest.setTimeout(120_000);
 
 const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000 });
 
-/** Two recoveries at once: the lease's shipped read-back wait, 2 s (support.ts shortens it where one recovery runs at a time). */
-const twoAtOnce = () => setLeaseSettleMs(2_000);
+/**
+ * Two recoveries at once: the lease's read-back wait at 1 s (support.ts shortens it to 100 ms where one recovery
+ * runs at a time). In one process the two write their markers within milliseconds of each other; the shipped 2 s
+ * is for recoveries in separate processes (the queue suite runs two there).
+ */
+const twoAtOnce = () => setLeaseSettleMs(1_000);
 afterEach(() => setLeaseSettleMs(100));
 
 const published = async () => await publishAlone(sb, receiver, 'rc');
@@ -158,10 +162,10 @@ test('a recovery whose lease another one took over late (its marker written afte
 	const { traffic } = sb.services;
 	const mark = await new SandboxClient(sb).mark();
 	// Each replay takes 100 ms at the service: the catch-up is still replaying (12 events) when Recover's marker
-	// lands, and stops within one replay, well inside the 2 s before Recover reads its marker back and replays.
+	// lands, and stops within one replay, well inside the 1 s before Recover reads its marker back and replays.
 	traffic.faults.push({ method: 'POST', path: /\/replay$/, pathSource: '/replay$', count: 1000, delayMs: 100 });
 	// Recover reads the description (no marker), then its marker write is held: it lands only after the
-	// catch-up wrote its own, read it back 2 s later and began replaying (the API has no compare-and-set).
+	// catch-up wrote its own, read it back 1 s later and began replaying (the API has no compare-and-set).
 	let release = () => {};
 	const late = {
 		method: 'PATCH',

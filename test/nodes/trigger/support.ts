@@ -25,7 +25,7 @@ setRetireGrace(0);
 // A recovery reads its lease marker back 2 s after writing it, so that another process's recovery writing its
 // own at the same moment is seen. Where a test runs one recovery at a time there is no other writer to wait
 // for: it reads back after 100 ms (the same requests). The tests of two recoveries at once (recovery.test.ts)
-// set the real 2 s.
+// set 1 s.
 setLeaseSettleMs(100);
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
