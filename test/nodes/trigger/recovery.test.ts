@@ -9,7 +9,7 @@ import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../../harness/n8nContexts';
 import { SandboxClient } from '../../../harness/sandboxClient';
 import { setLeaseSettleMs } from '../../../nodes/shared/endpointRecovery';
-import { activate, allRunOnce as allRunOnceIn, api, deliveriesOf, flush, LONG, newOrder, outage, publishAlone, until, useTriggerSandbox } from './support';
+import { activate, allRunOnce as allRunOnceIn, api, deliveriesOf, deposit, flush, LONG, newOrder, outage, publishAlone, until, useTriggerSandbox } from './support';
 
 jest.setTimeout(120_000);
 
@@ -215,6 +215,58 @@ test('a catch-up that meets a delivery already replayed by hand replays nothing 
 	expect(t.staticData.node().lastRecovery).toMatchObject({ eventsMissed: events, replayed: events });
 	const counted = await allRunOnce(id);
 	expect(counted.runs).toBe(counted.events);
+});
+
+/**
+ * What a recovery can and cannot give back (docs/queue-mode.md, docs/trigger.md): the service replays the events, but
+ * with confirmation each is emitted as the order is NOW. Orders created while n8n was down and funded meanwhile run
+ * only the state they are in (FUNDED): their AWAITING_FUNDS step never runs. With Confirm Events off and Drop Stale Events off, every state runs, as of its event.
+ */
+async function statesAfterOutage(options: Record<string, boolean>): Promise<{ orders: string[]; statesRun: Map<string, string[]> }> {
+	const t = await published();
+	t.parameters = { options };
+	const id = String(t.staticData.node().endpointId);
+	receiver.unserve(t);
+	const orders = [];
+	for (const amountUsd of [21, 22]) {
+		const o = await newOrder(sb, amountUsd, LONG);
+		await deposit(sb, o.id, amountUsd);
+		orders.push(o);
+	}
+	// Every delivery of the outage has ended (FAILED after its compressed retries) and both orders are funded.
+	await until(async () => {
+		const all = await deliveries(id);
+		const done = all.every((d) => d.status !== 'PENDING' && d.status !== 'DISPATCHED');
+		const statuses = await Promise.all(orders.map(async (o) => (await api(sb, 'GET', `/payment-orders/${o.id}`)).body.status));
+		return done && statuses.every((s) => s === 'FUNDED');
+	}, 60_000);
+	expect(receiver.emitted()).toHaveLength(0);
+	receiver.serve(t);
+	expect(await activate(sb, receiver, t)).toBe('kept');
+	// Every event of the log answered 2xx by the trigger (run, or dropped as stale or deposit-only).
+	await until(async () => {
+		await flush(sb);
+		const byEvent = new Map<string, boolean>();
+		for (const d of await deliveries(id)) byEvent.set(String(d.eventId), byEvent.get(String(d.eventId)) === true || d.status === 'DELIVERED');
+		return [...byEvent.values()].every(Boolean);
+	}, 60_000);
+	const statesRun = new Map<string, string[]>();
+	for (const item of receiver.emitted()) {
+		const order = item.json.paymentOrder as { id: string; status: string };
+		if (item.json.kind !== 'status' || !orders.some((o) => o.id === order.id)) continue;
+		statesRun.set(order.id, [...(statesRun.get(order.id) ?? []), order.status]);
+	}
+	return { orders: orders.map((o) => String(o.id)), statesRun };
+}
+
+test('after an outage, with confirmation (the default) an order that left a state meanwhile never runs that state: only the state it is in now runs, once', async () => {
+	const { orders, statesRun } = await statesAfterOutage({});
+	for (const o of orders) expect(statesRun.get(o)).toEqual(['FUNDED']);
+});
+
+test('after an outage, with Confirm Events off and Drop Stale Events off every state an order passed through runs once, as of its event', async () => {
+	const { orders, statesRun } = await statesAfterOutage({ confirmWithApi: false, dropStaleEvents: false });
+	for (const o of orders) expect([...(statesRun.get(o) ?? [])].sort()).toEqual(['AWAITING_FUNDS', 'FUNDED']);
 });
 
 test('When Received: a delivery n8n failed to start a run for (500) is not marked seen, and the service retry runs it once', async () => {
