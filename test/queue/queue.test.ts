@@ -422,6 +422,25 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			expect(cluster.store.staticData(IDS.trigger)).toBeTruthy();
 		});
 
+		test("the recipe's claim as shipped: the first event of a state gets it, a retry of that event gets it again until the state is marked done (a crash between the step and the mark runs the step again), another event of the state never", () => {
+			const recipe = JSON.parse(readFileSync(RECIPE, 'utf8')) as WorkflowInput;
+			const queryOf = (name: string) => String((recipe.nodes.find((n) => n.name === name)!.parameters as { query: string }).query);
+			const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+			// n8n's Postgres node binds Query Parameters as $1, $2, $3: here as literals, in the statements exactly as shipped.
+			const bind = (query: string, values: string[]) => values.reduce((q, v, i) => q.split(`$${i + 1}`).join(literal(v)), query);
+			const state = `claim-test-${randomUUID()}:FUNDED`;
+			const claim = (eventId: string) =>
+				cluster.store.json<string[]>(`WITH c AS (${bind(queryOf('Claim the order state'), ['wf', state, eventId])}) SELECT coalesce(json_agg(key), '[]') FROM c`);
+			const markDone = () => cluster.store.run(bind(queryOf('Mark the order state done'), ['wf', state]));
+			expect(claim('evt_a')).toEqual([`wf:${state}`]);
+			expect(claim('evt_b')).toEqual([]);
+			// evt_a's run failed after the business step (a worker crash before the done mark): the service retries evt_a.
+			expect(claim('evt_a')).toEqual([`wf:${state}`]);
+			markDone();
+			expect(claim('evt_a')).toEqual([]);
+			expect(claim('evt_b')).toEqual([]);
+		});
+
 		let attempt: { headers: Record<string, string>; body: string };
 
 		test('signed sandbox deliveries pass nginx to the webhook process their event id hashes to, are verified and run on the workers', async () => {
@@ -892,6 +911,8 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				// Once both have answered (a 502 is nginx failing to reach one), every copy of an event reaches one
 				// process: that is the hash's claim.
 				const answeredBy = (b: number) => Math.min(...routed.filter((r) => r.backend === b && r.status !== 502).map((r) => r.endedMs));
+				// Both processes answered something other than 502 (else bothIn would be Infinity and the check below vacuous).
+				expect([answeredBy(0), answeredBy(1)].every(Number.isFinite)).toBe(true);
 				const bothIn = Math.max(answeredBy(0), answeredBy(1));
 				let moved = 0;
 				for (const id of outage.ids) {

@@ -3,6 +3,11 @@
  * place a user edits once, and nothing in them asks a no-code person to read or write JavaScript.
  * (test/e2e/examples.test.ts and the other e2e files run them in a real n8n.)
  */
+import { readFileSync } from 'fs';
+import { join } from 'path';
+
+import { Clearinghouse } from '../../nodes/Clearinghouse/Clearinghouse.node';
+import { ClearinghouseTrigger } from '../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { exampleFiles, loadExample, OUTBOX_NODE, withOutbox } from '../../harness/examples';
 import type { WorkflowInput } from '../../harness/n8nProcess';
 
@@ -145,5 +150,26 @@ describe('examples: editable without JavaScript', () => {
 			expect({ code, found: javascriptIn('x.json', workflow(`=Text {{ ${code} }} and more`)) }).toEqual({ code, found: [] });
 		// Not an expression: text a node shows as it is.
 		expect(javascriptIn('x.json', workflow('(o) => o ? 1 : 2'))).toEqual([]);
+	});
+});
+
+describe('the queue-mode recipe (examples/queue/payment-order-events-once.json)', () => {
+	const recipe = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'queue', 'payment-order-events-once.json'), 'utf8')) as WorkflowInput;
+
+	test("its Clearinghouse nodes are at today's versions (a trigger added today: Pass Unknown Statuses off)", () => {
+		const newest: Record<string, number | undefined> = {
+			'n8n-nodes-clearinghouse.clearinghouse': new Clearinghouse().description.defaultVersion,
+			'n8n-nodes-clearinghouse.clearinghouseTrigger': new ClearinghouseTrigger().description.defaultVersion,
+		};
+		const ours = recipe.nodes.filter((n) => n.type in newest);
+		expect(ours.map((n) => n.type).sort()).toEqual(Object.keys(newest).sort());
+		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest[node.type] });
+	});
+
+	test('the CREATE TABLE its claim needs is on the page users follow (docs/queue-mode.md), as the recipe note says it', () => {
+		const claim = recipe.nodes.find((n) => n.name === 'Claim the order state');
+		const statement = /CREATE TABLE[^\n]*;/.exec(String(claim?.notes))?.[0];
+		expect(statement).toBeDefined();
+		expect(readFileSync(join(__dirname, '..', '..', 'docs', 'queue-mode.md'), 'utf8')).toContain(statement);
 	});
 });
