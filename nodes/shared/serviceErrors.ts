@@ -188,6 +188,28 @@ export function unsupportedPair(pair: SentPair, assets: SupportedAsset[], reques
 	return undefined;
 }
 
+/**
+ * A chain and asset as the service lists them (GET /supported-assets), matched as Map Automatically
+ * matches columns: a chain in any case or by its display name (labels.ts: `Ethereum`, `BNB Smart
+ * Chain`), an asset symbol in any case on that chain. Only a match with exactly one listed value is
+ * taken; anything else comes back as given (and is refused, with the valid values, by unsupportedPair).
+ */
+export function matchedPair(chain: string, asset: string | undefined, assets: SupportedAsset[]): { chain: string; asset?: string } {
+	const squash = (value: string) => value.toLowerCase().replace(/[^a-z0-9]/g, '');
+	const chains = [...new Set(assets.map((a) => a.chain))];
+	let toChain = chain;
+	if (!chains.includes(chain)) {
+		const wanted = squash(chain);
+		const found = wanted === '' ? [] : chains.filter((c) => squash(c) === wanted || squash(chainDisplayName(c)) === wanted);
+		if (found.length === 1) toChain = found[0];
+	}
+	if (asset === undefined) return { chain: toChain };
+	const symbols = [...new Set(assets.filter((a) => a.chain === toChain).map((a) => a.symbol))];
+	if (symbols.includes(asset)) return { chain: toChain, asset };
+	const found = symbols.filter((s) => s.toLowerCase() === asset.trim().toLowerCase());
+	return { chain: toChain, asset: found.length === 1 ? found[0] : asset };
+}
+
 /** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
 function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
 	if (!assets || assets.length === 0) return undefined;
