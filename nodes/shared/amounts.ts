@@ -29,7 +29,11 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	} else if (typeof input === 'string') {
 		text = input.trim();
 		const why = notPlainDecimal(text);
-		if (why) throw new FieldError(field, `must be plain decimal text such as 1250.50: ${why} (got "${input}")${plainFix(text)}`);
+		if (why) {
+			// The exact text to write leads when the form tells it; the rule follows.
+			const fix = plainFix(text);
+			throw new FieldError(field, fix ? `must be plain decimal text: write ${fix} (got "${input}"; ${why.replace(/ \(.*\)$/, "")})` : `must be plain decimal text such as 1250.50: ${why} (got "${input}")`);
+		}
 	} else {
 		throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
 	}
@@ -109,14 +113,14 @@ export function pipsValue(pips: bigint): number {
  */
 function plainFix(text: string): string {
 	const grouped = /^(\d{1,3})((?:[,'\u2019\s\u00a0\u2009\u202f]\d{3})+)(\.\d+)?$/.exec(text);
-	if (grouped && (grouped[3] !== undefined || !text.includes(','))) return `: write ${text.replace(/[,'\u2019\s\u00a0\u2009\u202f]/g, '')}`;
+	if (grouped && (grouped[3] !== undefined || !text.includes(','))) return text.replace(/[,'\u2019\s\u00a0\u2009\u202f]/g, '');
 	const european = /^(\d{1,3})((?:\.\d{3})+),(\d+)$/.exec(text);
-	if (european) return `: write ${european[1]}${european[2].replace(/\./g, '')}.${european[3]}`;
+	if (european) return `${european[1]}${european[2].replace(/\./g, '')}.${european[3]}`;
 	if (grouped) {
 		const digits = text.replace(/,/g, '');
-		return `: write ${digits} if the comma groups thousands, or ${text.replace(',', '.')} if it marks the decimals`;
+		return `${digits} if the comma groups thousands, or ${text.replace(',', '.')} if it marks the decimals`;
 	}
-	if (/^\d+,\d{1,2}$/.test(text)) return `: write ${text.replace(',', '.')}`;
+	if (/^\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
 	return '';
 }
 

@@ -211,13 +211,14 @@ export function batchRefusal(
 		return rowList(indexes.slice(0, 20), rowName).replace(/^r/, 'R') + (indexes.length > 20 ? ` and ${indexes.length - 20} more` : '');
 	};
 	const entries = [...groups.entries()];
-	const listed = entries.slice(0, ROWS_IN_MESSAGE).map(([text, indexes]) => `${who(indexes)}: ${clip(text, 160)}`);
+	const listed = entries.slice(0, ROWS_IN_MESSAGE).map(([text, indexes]) => `${who(indexes)}: ${clip(text, 200)}`);
 	const more = entries.length > ROWS_IN_MESSAGE ? ` (and ${entries.length - ROWS_IN_MESSAGE} more, all in the details)` : '';
 	const count = rows.length === total ? `all ${total} rows need` : `${rows.length} of ${total} rows need`;
 	const message = `Nothing was sent: ${count} a fix first. ${listed.map((l) => l.replace(/[.;]$/, '')).join('; ')}${more}`;
 	const lines = entries.slice(0, ROWS_IN_DETAILS).map(([text, indexes]) => {
 		const fix = fixOf(refused.get(indexes[0])!.description);
-		return `${who(indexes)}: ${clip(text, 300)}${fix ? ` Fix: ${fix}` : ''}`;
+		const said = clip(text, 300);
+		return `${who(indexes)}: ${said}${fix ? `${/[.!?…)]$/.test(said) ? '' : '.'} Fix: ${fix}` : ''}`;
 	});
 	if (entries.length > ROWS_IN_DETAILS) lines.push(`…and ${entries.length - ROWS_IN_DETAILS} more problems.`);
 	const description = `Every row was checked before any was sent (columns, amount, chain and asset, spend limits, keys), and nothing was written. Fix these rows and run the node again; with Settings → On Error → Continue (using error output), the good rows are sent and each bad row becomes its own error item.\n\n${lines.join('\n')}`;
