@@ -32,7 +32,12 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 		if (why) {
 			// The exact text to write leads when the form tells it; the rule follows.
 			const fix = plainFix(text);
-			throw new FieldError(field, fix ? `must be plain decimal text: write ${fix} (got "${input}"; ${why.replace(/ \(.*\)$/, "")})` : `must be plain decimal text such as 1250.50: ${why} (got "${input}")`);
+			throw new FieldError(
+				field,
+				fix
+					? `must be plain decimal text: write ${fix} (got "${input}"; ${why.replace(/ \(.*\)$/, '')})`
+					: `must be plain decimal text such as 1250.50: ${why} (got "${input}")`,
+			);
 		}
 	} else {
 		throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
@@ -48,7 +53,10 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	const whole = match[1];
 	const fraction = (match[2] ?? '').replace(/0+$/, '');
 	if (fraction.length > 4) {
-		throw new FieldError(field, `must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")${roundingHint(input, whole, fraction)}`);
+		throw new FieldError(
+			field,
+			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")${roundingHint(input, whole, fraction)}`,
+		);
 	}
 	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
 	if (pips <= 0n) throw new FieldError(field, 'must be greater than 0');

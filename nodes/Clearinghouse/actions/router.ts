@@ -304,9 +304,16 @@ export function withProgress(
 	// Every row not paid is named too: a person who reads only the rows that succeeded would take the
 	// others for paid (other rows that failed while this one ran, rows never started).
 	const notPaid = [
-		...failed.slice(0, 20).map((index) => `${rowName(index).replace(/ of \d+/, '')} also failed: ${clip(outcomes[index] && 'error' in outcomes[index] ? outcomes[index].error.message : '', 200)}`),
+		...failed
+			.slice(0, 20)
+			.map(
+				(index) =>
+					`${rowName(index).replace(/ of \d+/, '')} also failed: ${clip(outcomes[index] && 'error' in outcomes[index] ? outcomes[index].error.message : '', 200)}`,
+			),
 		failed.length > 20 ? `${failed.length - 20} more rows also failed` : '',
-		notStarted.length === 0 ? '' : `${notStarted.length <= 20 ? rowList(notStarted, rowName).replace(/^r/, 'R') : `${notStarted.length} rows`} ${notStarted.length === 1 ? 'was' : 'were'} not sent (not started after the failure)`,
+		notStarted.length === 0
+			? ''
+			: `${notStarted.length <= 20 ? rowList(notStarted, rowName).replace(/^r/, 'R') : `${notStarted.length} rows`} ${notStarted.length === 1 ? 'was' : 'were'} not sent (not started after the failure)`,
 	].filter(Boolean);
 	const others = notPaid.length > 0 ? `${notPaid.join('. ')}.` : '';
 	if (succeeded.length === 0) {
