@@ -60,7 +60,7 @@ describe('Continue On Fail and concurrency', () => {
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(out).toHaveLength(2);
 		expect(out[0].json.paymentOrderId).toBeDefined();
-		expect(out[1].json.error).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet of the credential's own account/);
+		expect(out[1].json.error).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not a registered wallet of the credential's own account/);
 		expect(out[1].pairedItem).toEqual({ item: 1 });
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringMatching(/HTTP 400/) });
 		expect(out[1].error).toBeUndefined(); // an item-level error would make n8n drop the input's fields on the error output
