@@ -64,7 +64,11 @@ test("laterNow: whichever of n8n's clock and the service's is later, so a laggin
 
 test('a Date header a month behind n8n: the month-old order is refused, and the description names both clocks', () => {
 	const order = { id: 'po_1', status: 'AWAITING_FUNDS', createdAt: '2026-05-01T12:00:00Z' };
-	const problem = foundOrderProblem(order, { key: 'EMP-1', keyKind: 'custom', reuseWindowHours: 12, lineage: { nonce: 'n', anchorMs: NOW, executionId: '1' } }, -31 * 86_400_000);
+	const problem = foundOrderProblem(
+		order,
+		{ key: 'EMP-1', keyKind: 'custom', reuseWindowHours: 12, lineage: { nonce: 'n', anchorMs: NOW, executionId: '1' } },
+		-31 * 86_400_000,
+	);
 	expect(problem?.message).toMatch(/^Business Key "EMP-1" was already used 31 days before this execution began/);
 	expect(problem?.description).toMatch(/^By n8n's clock; by the service's Date header it was made 0 minutes before: the two clocks differ by 31 days\./);
 	// When both clocks call it old, the description says nothing about clocks.

@@ -691,7 +691,9 @@ describe('redirects: the key stays on its origin', () => {
 			`The Clearinghouse API answered 302, a redirect to ${origin}/login?next=%2Fapi: not followed`,
 		);
 		handler = reply(302, {}, { location: `http://someone:pw@127.0.0.1:1/x` });
-		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe('The Clearinghouse API answered 302, a redirect to http://127.0.0.1:1/x: not followed');
+		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe(
+			'The Clearinghouse API answered 302, a redirect to http://127.0.0.1:1/x: not followed',
+		);
 		handler = reply(303, {});
 		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe(
 			'The Clearinghouse API answered 303, a redirect to (no Location header): not followed',

@@ -289,7 +289,9 @@ describe("a found order's age is judged by the clock that makes it older (issue 
 		const gateway = await dateShiftingGateway(env.sb.mainUrl, -31 * DAY * 1000);
 		try {
 			await expect(env.run(payroll(farExpiry()), { items: payees('LAG', 1), executionId: '2', ...through(gateway) })).rejects.toMatchObject({
-				message: expect.stringMatching(new RegExp(`^Business Key "LAG-1" was already used 31 days before this execution began, by payment order ${String(earlier.id)} `)),
+				message: expect.stringMatching(
+					new RegExp(`^Business Key "LAG-1" was already used 31 days before this execution began, by payment order ${String(earlier.id)} `),
+				),
 				description: expect.stringMatching(
 					/^By n8n's clock; by the service's Date header it was made 0 minutes before: the two clocks differ by 31 days\. The node judges an order's age by the later of the two/,
 				),
@@ -306,8 +308,12 @@ describe("a found order's age is judged by the clock that makes it older (issue 
 		const gateway = await dateShiftingGateway(env.sb.mainUrl, 31 * DAY * 1000);
 		try {
 			await expect(env.run(params, { items: payees('LEAD', 1), executionId: '2', ...through(gateway) })).rejects.toMatchObject({
-				message: expect.stringMatching(new RegExp(`^Business Key "LEAD-1" was already used 31 days before this execution began, by payment order ${String(first.id)} `)),
-				description: expect.stringMatching(/^By the service's clock \(the Date header of its answers\); by n8n's clock it was made 0 minutes before: the two clocks differ by 31 days\./),
+				message: expect.stringMatching(
+					new RegExp(`^Business Key "LEAD-1" was already used 31 days before this execution began, by payment order ${String(first.id)} `),
+				),
+				description: expect.stringMatching(
+					/^By the service's clock \(the Date header of its answers\); by n8n's clock it was made 0 minutes before: the two clocks differ by 31 days\./,
+				),
 			});
 		} finally {
 			await gateway.close();
