@@ -195,7 +195,7 @@ describe.each([
 	});
 
 	test("a key refused at run time says what the credential's Test says, before anything is sent", async () => {
-		const credentials = { apiKey: 'sk_live_pasted_from_elsewhere', baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' };
+		const credentials = { apiKey: 'sk_live_pasted_from_elsewhere', baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' as const };
 		const error = await failure(env, payment(env), { credentials });
 		expect(error.message.startsWith(CREDENTIAL_TEST_SAYS[401])).toBe(true);
 		expect(error.message).not.toMatch(/sk_live_pasted_from_elsewhere/);
