@@ -76,12 +76,13 @@ export const CREDENTIAL_TEST_SAYS = {
 } as const;
 
 /**
- * A 401, or a 403 for a request that names no Subaccount ID and no field, in the credential Test's
+ * A 401, or a 403 for a request that names no Subaccount ID, no field and no other cause, in the credential Test's
  * words; a 403 may also mean that an ID given belongs to another account, which the message adds.
  */
-function credentialRefusal(statusCode: number, request: FailedRequest | undefined, path: string): string | undefined {
+function credentialRefusal(statusCode: number, request: FailedRequest | undefined, path: string, apiCode: string): string | undefined {
 	if (statusCode === 401) return `${CREDENTIAL_TEST_SAYS[401]} Then open the Clearinghouse credential and press Test.`;
-	if (statusCode === 403 && path === '' && !sentSubaccount(request)) {
+	// A code that names another cause (a paused subaccount: forbidden) keeps its own words.
+	if (statusCode === 403 && path === '' && !sentSubaccount(request) && (apiCode === '' || apiCode === 'account_not_active')) {
 		return `${CREDENTIAL_TEST_SAYS[403]} If the credential's Test passes, an ID this request gives belongs to another account: check it is this account's (its Get Many operation lists them).`;
 	}
 	return undefined;
@@ -396,7 +397,7 @@ export function describeServiceError(
 	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
 	let ownWords = true;
 	const party = unsupported || breaches.length > 0 ? undefined : partyMessage(apiCode, path, statusCode, request);
-	const credential = unsupported ? undefined : credentialRefusal(statusCode, request, path);
+	const credential = unsupported ? undefined : credentialRefusal(statusCode, request, path, apiCode);
 	if (unsupported) {
 		message = unsupported.message;
 	} else if (credential) {

@@ -20,9 +20,15 @@ test.each([
 });
 
 test("a 403 naming no Subaccount ID leads with the Test's words and adds the other cause; one with a Subaccount ID names it", () => {
-	const plain = describeServiceError(403, { error: 'Declined' }, { method: 'GET', path: '/account/limits' });
-	expect(plain.message.startsWith(CREDENTIAL_TEST_SAYS[403])).toBe(true);
-	expect(plain.message).toContain('belongs to another account');
-	const sub = describeServiceError(403, { error: 'Declined' }, { method: 'GET', path: '/account/limits', qs: { subaccountId: 'a-sub' } });
+	for (const payload of [{ error: 'Declined by the server' }, { error: 'account_not_active', message: 'Account is not active' }]) {
+		const plain = describeServiceError(403, payload, { method: 'GET', path: '/account/limits' });
+		expect(plain.message.startsWith(CREDENTIAL_TEST_SAYS[403])).toBe(true);
+		expect(plain.message).toContain('belongs to another account');
+	}
+	// A code naming another cause keeps its own words (a paused subaccount).
+	expect(describeServiceError(403, { error: 'forbidden', message: 'Subaccount is paused' }, { method: 'GET' }).message).toBe(
+		'Subaccount ID: subaccount is paused',
+	);
+	const sub = describeServiceError(403, { error: 'Declined by the server' }, { method: 'GET', path: '/account/limits', qs: { subaccountId: 'a-sub' } });
 	expect(sub.message).not.toContain(CREDENTIAL_TEST_SAYS[403]);
 });
