@@ -1,5 +1,7 @@
 /** A run refused for its API key says what the credential's Test button says (shared/serviceErrors.ts CREDENTIAL_TEST_SAYS). */
 import { ClearinghouseApi } from '../../credentials/ClearinghouseApi.credentials';
+import type { JsonObject } from 'n8n-workflow';
+
 import { CREDENTIAL_TEST_SAYS, describeServiceError } from '../../nodes/shared/serviceErrors';
 
 const rules = (new ClearinghouseApi().test.rules ?? []) as Array<{ properties: { value: number; message: string } }>;
@@ -20,7 +22,8 @@ test.each([
 });
 
 test("a 403 naming no Subaccount ID leads with the Test's words and adds the other cause; one with a Subaccount ID names it", () => {
-	for (const payload of [{ error: 'Declined by the server' }, { error: 'account_not_active', message: 'Account is not active' }]) {
+	const payloads: JsonObject[] = [{ error: 'Declined by the server' }, { error: 'account_not_active', message: 'Account is not active' }];
+	for (const payload of payloads) {
 		const plain = describeServiceError(403, payload, { method: 'GET', path: '/account/limits' });
 		expect(plain.message.startsWith(CREDENTIAL_TEST_SAYS[403])).toBe(true);
 		expect(plain.message).toContain('belongs to another account');
