@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 
 import { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
+import { maskedSecret } from '../../harness/sandboxClient';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 
 jest.setTimeout(240_000);
@@ -67,7 +68,7 @@ describe('credential Test button inside n8n', () => {
 		expect(result).toMatchObject({ status: 'OK' });
 		const requests = await stage.operator.requests(mark);
 		expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/account/limits 200']);
-		expect(requests[0].headers['x-api-key']).toBe(stage.sandbox.apiKey);
+		expect(requests[0].headers['x-api-key']).toBe(maskedSecret(stage.sandbox.apiKey));
 	});
 
 	test('a wrong key fails the test (the sandbox answers 401 to every ask)', async () => {

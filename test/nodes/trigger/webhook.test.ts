@@ -28,6 +28,7 @@ import {
 } from './support';
 import { webhookContext } from '../../../harness/n8nContexts';
 import { hmac, nowSeconds } from '../../../harness/signer';
+import { maskedSecret } from '../../../harness/sandboxClient';
 
 jest.setTimeout(30_000);
 
@@ -687,7 +688,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 			reads.mockRestore();
 		}
 		const gets = await confirmationGets(since, order.id);
-		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, sb.apiKey]));
+		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, maskedSecret(sb.apiKey)]));
 	});
 
 	it('the key the delivery opened reaches no answer, item, static data or log line, whatever the API request meets', async () => {
