@@ -132,7 +132,7 @@ function repeatedRun(ctx: IExecuteFunctions): string | undefined {
  * Sandbox (no real money; the transport sends no write before the server proved it; a loopback URL
  * alone counts for nothing), or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
  */
-async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
+export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	const started = repeatedRun(ctx);
 	if (!started) return;
 	if (switchParameter(ctx, 'allowDerivedInNewRuns', itemIndex, false, 'Allow Derived Keys in Editor and Sub-Workflow Runs', 'exemption')) return;
