@@ -89,7 +89,7 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 	if (composed) {
 		throw new FieldError(
 			field,
-			`must be in Unicode's composed form (NFC), so that keys that look alike are the same key: at position ${composed.position} it holds ${composed.holds}, which NFC writes as ${composed.nfc}. Nothing was sent. Normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
+			`must be in Unicode's composed form (NFC), so that keys that look alike are the same key: at position ${composed.position} it holds ${composed.holds}, which NFC writes as ${composed.nfc}; nothing was sent: normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
 		);
 	}
 	if (NUMBER_LIKE.test(text)) {

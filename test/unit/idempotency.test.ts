@@ -123,7 +123,7 @@ describe('Business Keys and Unicode normalisation (issue 46): keys that look ali
 	])('%s is refused, naming the position, what it holds and what NFC writes', (_what, key, position, holds, nfc) => {
 		expect(notNfc(key)).toEqual({ position, holds, nfc });
 		expect(() => validateIdempotencyKey(key, 'Business Key')).toThrow(
-			`Business Key: ${NFC_RULE}: at position ${position} it holds ${holds}, which NFC writes as ${nfc}. Nothing was sent. Normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
+			`Business Key: ${NFC_RULE}: at position ${position} it holds ${holds}, which NFC writes as ${nfc}; nothing was sent: normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
 		);
 		// Followed: the normalised key passes, and it is the key the NFC-written twin gives.
 		expect(validateIdempotencyKey(key.normalize('NFC'))).toBe(key.normalize('NFC'));
