@@ -24,6 +24,8 @@ const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 /** A workflow saved before typeVersion 2: published by the last test only. */
 const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 /** A workflow that pays on an event, then fails (under When Finished): published by its own test only. */
+/** A Schedule Trigger's run with a Derived key: published by its own test only. */
+const SCHEDULED = { id: 'e2eSchedulePays1', memo: 'e2e scheduled firing' };
 const REDELIVERED = { id: 'e2eTriggerPays01', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0021', memo: 'e2e redelivered event' };
 
 describe('Clearinghouse Trigger in a running n8n', () => {
@@ -121,10 +123,26 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 			],
 			credential,
 		);
+		const scheduled = graph(
+			SCHEDULED.id,
+			'e2e: pays on a schedule (Derived)',
+			[
+				{
+					name: 'Every 2 seconds',
+					type: 'n8n-nodes-base.scheduleTrigger',
+					typeVersion: 1.2,
+					parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 2 }] } },
+				},
+				create('Pay by derived key', { idempotencyKeyMode: 'derived', memo: SCHEDULED.memo }),
+			],
+			[['Every 2 seconds', 'Pay by derived key']],
+			credential,
+		);
 		await n8n.importWorkflows([
 			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID, 2),
 			workflow(V1.id, 'e2e: payment-order events, trigger v1', V1.webhookId, 1),
 			pays,
+			scheduled,
 		]);
 		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
 		await n8n.start({ timeoutMs: 300_000 });
@@ -346,5 +364,15 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		expect(paid[0].idempotencyKey).toBe(first.orderStateKey);
 		await n8n.unpublish(REDELIVERED.id);
 		await waitForLiveEndpoints(1);
+	});
+
+	test("a Schedule Trigger's run keeps its Derived key: n8n names the trigger that started it, and a firing never comes again", async () => {
+		await n8n.publish(SCHEDULED.id);
+		const [fired] = await n8n.waitForExecutions(SCHEDULED.id, 1, 60_000);
+		await n8n.unpublish(SCHEDULED.id);
+		expect(fired).toMatchObject({ mode: 'trigger', status: 'success' });
+		const [paid] = nodeItems(fired.data, 'Pay by derived key');
+		expect(paid).toMatchObject({ created: true, memo: SCHEDULED.memo });
+		expect(String(paid.idempotencyKey)).toMatch(/^n8n-[0-9a-f]{48}$/);
 	});
 });
