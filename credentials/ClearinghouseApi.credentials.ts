@@ -85,6 +85,8 @@ export class ClearinghouseApi implements ICredentialType {
 				'={{ (/^https:\\/\\//i.test($credentials.baseUrl.trim()) || ($credentials.environment === "sandbox" && /^http:\\/\\/[^\\s/?#]/i.test($credentials.baseUrl.trim())) || /^http:\\/\\/(localhost|127\\.\\d+\\.\\d+\\.\\d+|\\[::1\\])(:\\d+)?(\\/|$)/i.test($credentials.baseUrl.trim())) && !/[?#]/.test($credentials.baseUrl) ? $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1$/, "") : "https://base-url-must-be-https-with-no-query.invalid" }}/api/v1',
 			url: '/account/limits',
 			method: 'GET',
+			// As the nodes' transport: a redirect would carry the x-api-key header to wherever it points.
+			disableFollowRedirect: true,
 		},
 		rules: [
 			{

@@ -474,6 +474,9 @@ export async function apiRequestWithStatus(
 		json: true,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		// The key goes only to the credential's origin: a redirect (to another host, or to http://)
+		// would carry the x-api-key header, and a 307/308 the write's body, wherever Location says.
+		disableFollowRedirect: true,
 		// Repeated query keys as `status=A&status=B`, the form list filters take.
 		arrayFormat: 'repeat',
 	};
@@ -502,6 +505,7 @@ export async function apiRequestWithStatus(
 			const date = response.headers?.date;
 			return { statusCode, body: response.body, date: typeof date === 'string' ? date : undefined };
 		}
+		if (statusCode >= 300 && statusCode < 400) throw redirectRefused(this, response, request, target.url);
 		if (safeToRepeat && attempt < policy.maxAttempts && RETRYABLE_STATUSES.has(statusCode)) {
 			const asked = parseRetryAfter(response.headers?.['retry-after']);
 			if (asked === undefined || asked <= policy.maxRetryAfterMs) {
@@ -511,6 +515,42 @@ export async function apiRequestWithStatus(
 		}
 		throw await apiError(this, statusCode, response.body, request);
 	}
+}
+
+/**
+ * A 3xx answer: never followed (the request options turn n8n's redirect following off), an error
+ * naming where it pointed. Its Location as an absolute URL without any user name or password, cut
+ * to 300 characters; the API key is never part of it.
+ */
+export function redirectTarget(location: unknown, requestUrl: string): string {
+	const raw = Array.isArray(location) ? location[0] : location;
+	if (typeof raw !== 'string' || raw.trim() === '') return '(no Location header)';
+	try {
+		const url = new URL(raw.trim(), requestUrl);
+		url.username = '';
+		url.password = '';
+		return url.href.slice(0, 300);
+	} catch {
+		return JSON.stringify(raw.slice(0, 300));
+	}
+}
+
+function redirectRefused(ctx: ApiContext, response: RawResponse, request: ApiRequest, requestUrl: string): NodeApiError {
+	const { statusCode } = response;
+	const location = redirectTarget(response.headers?.location, requestUrl);
+	const isWrite = request.method !== 'GET';
+	return new NodeApiError(
+		ctx.getNode(),
+		{ error: 'REDIRECT_NOT_FOLLOWED', status: statusCode, location },
+		{
+			message: `The Clearinghouse API answered ${statusCode}, a redirect to ${location}: not followed`,
+			description:
+				`${request.method} ${request.path} was answered with a redirect. The node follows no redirect: it sends the API key${isWrite ? ' and the request body' : ''} only to the credential's ${request.api === 'rewards' ? 'Rewards URL' : 'Base URL'}, so nothing went to ${location}. ` +
+				"If the API has moved, set the credential's URL to its new origin (https://, without /api/v1); if something in front of the API redirects (a proxy, a login page), point the credential past it.",
+			httpCode: String(statusCode),
+			itemIndex: request.itemIndex,
+		},
+	);
 }
 
 function backoff(policy: RetryPolicy, attempt: number): number {

@@ -1,5 +1,5 @@
 /** The pure rules for an order found by its key: dead or live, how old, what funds were seen, the service's clock. */
-import { clockSkew, foundOrderProblem, fundsSeen, inWords, madeBefore, orderState } from '../../nodes/Clearinghouse/actions/paymentOrder/foundOrder';
+import { clockSkew, foundOrderProblem, fundsSeen, inWords, laterNow, madeBefore, orderState } from '../../nodes/Clearinghouse/actions/paymentOrder/foundOrder';
 
 const NOW = Date.parse('2026-06-01T12:00:00Z');
 
@@ -54,6 +54,25 @@ test("clockSkew: the service's clock from its Date header; within the header's w
 	expect(clockSkew('Wed, 01 Jul 2026 12:00:00 GMT', NOW)).toBe(30 * 86_400_000);
 	expect(clockSkew(undefined, NOW)).toBe(0);
 	expect(clockSkew('not a date', NOW)).toBe(0);
+});
+
+test("laterNow: whichever of n8n's clock and the service's is later, so a lagging Date header never makes an order younger", () => {
+	expect(laterNow(NOW, 30 * 86_400_000)).toBe(NOW + 30 * 86_400_000);
+	expect(laterNow(NOW, -30 * 86_400_000)).toBe(NOW);
+	expect(laterNow(NOW, 0)).toBe(NOW);
+});
+
+test('a Date header a month behind n8n: the month-old order is refused, and the description names both clocks', () => {
+	const order = { id: 'po_1', status: 'AWAITING_FUNDS', createdAt: '2026-05-01T12:00:00Z' };
+	const problem = foundOrderProblem(
+		order,
+		{ key: 'EMP-1', keyKind: 'custom', reuseWindowHours: 12, lineage: { nonce: 'n', anchorMs: NOW, executionId: '1' } },
+		-31 * 86_400_000,
+	);
+	expect(problem?.message).toMatch(/^Business Key "EMP-1" was already used 31 days before this execution began/);
+	expect(problem?.description).toMatch(/^By n8n's clock; by the service's Date header it was made 0 minutes before: the two clocks differ by 31 days\./);
+	// When both clocks call it old, the description says nothing about clocks.
+	expect(foundOrderProblem(order, { key: 'EMP-1', keyKind: 'custom', reuseWindowHours: 12 }, 0)?.description).toMatch(/^A key names one payment/);
 });
 
 test('an order of a status the node does not know: the advice names the key the item has (a Business Key, or Derived)', () => {

@@ -645,3 +645,58 @@ describe('one credential read per run of the node', () => {
 		}
 	});
 });
+
+describe('redirects: the key stays on its origin', () => {
+	/** A second origin on this machine: whatever reaches it is recorded (the test wants nothing). */
+	let elsewhere: Server;
+	let elsewhereOrigin: string;
+	let reached: Seen[] = [];
+	beforeAll(async () => {
+		elsewhere = createServer((req, res) => {
+			const chunks: Buffer[] = [];
+			req.on('data', (c) => chunks.push(c));
+			req.on('end', () => {
+				reached.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks).toString() });
+				res.setHeader('content-type', 'application/json');
+				res.end('{"paymentOrderId":"po_elsewhere"}');
+			});
+		});
+		await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+		elsewhereOrigin = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+	});
+	afterAll(() => new Promise((resolve) => elsewhere.close(resolve)));
+	beforeEach(() => {
+		reached = [];
+	});
+
+	test.each([
+		[302, 'GET', '/account/limits', undefined],
+		[301, 'GET', '/payment-orders/po_1', undefined],
+		[307, 'POST', '/payment', { idempotencyKey: 'k-redirect', amountUsd: '10' }],
+		[308, 'POST', '/payment', { idempotencyKey: 'k-redirect', amountUsd: '10' }],
+	] as const)('%i to another origin on %s %s: an error naming the Location; the other origin receives nothing', async (status, method, path, body) => {
+		handler = reply(status, {}, { location: `${elsewhereOrigin}/api/v1${path}?moved=1` });
+		const error = await sendError({ method, path, body: body ? { ...body } : undefined, idempotent: method === 'POST' });
+		expect(error).toBeInstanceOf(NodeApiError);
+		expect(error.message).toBe(`The Clearinghouse API answered ${status}, a redirect to ${elsewhereOrigin}/api/v1${path}?moved=1: not followed`);
+		expect(error.description).toContain(`nothing went to ${elsewhereOrigin}/api/v1${path}?moved=1`);
+		expect(seen).toHaveLength(1); // asked once: a redirect is not retried either
+		expect(reached).toEqual([]);
+		expect(JSON.stringify(error)).not.toContain(API_KEY);
+	});
+
+	test('a relative Location is named as the URL it resolves to, without any user name or password a Location carries', async () => {
+		handler = reply(302, {}, { location: '/login?next=%2Fapi' });
+		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe(
+			`The Clearinghouse API answered 302, a redirect to ${origin}/login?next=%2Fapi: not followed`,
+		);
+		handler = reply(302, {}, { location: `http://someone:pw@127.0.0.1:1/x` });
+		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe(
+			'The Clearinghouse API answered 302, a redirect to http://127.0.0.1:1/x: not followed',
+		);
+		handler = reply(303, {});
+		expect((await sendError({ method: 'GET', path: '/account/limits' })).message).toBe(
+			'The Clearinghouse API answered 303, a redirect to (no Location header): not followed',
+		);
+	});
+});

@@ -13,6 +13,7 @@ import { itemParameter, operationError, subaccountQuery } from '../parameters';
 import { validateIdempotencyKey } from '../../../shared/idempotency';
 import { findOrdersByKey, KEY_LOOKUP_DAYS } from '../paymentOrder/findOrders';
 import { keyStateOf } from '../paymentOrder/findByKeys.operation';
+import { laterNow } from '../paymentOrder/foundOrder';
 import { orderAmount } from '../paymentOrder/orderAmount';
 import { checkBatch } from './batchLimits';
 
@@ -123,7 +124,7 @@ async function keysUsed(this: IExecuteFunctions, keys: string[], options: IDataO
 			paymentOrderId: order.id ?? null,
 			status: order.status ?? null,
 			createdAt: order.createdAt ?? null,
-			...keyStateOf(order, Date.now() + index.skewMs),
+			...keyStateOf(order, laterNow(Date.now(), index.skewMs)),
 		});
 	});
 	const dead = usedKeys.filter((u) => u.keyState === 'dead').length;

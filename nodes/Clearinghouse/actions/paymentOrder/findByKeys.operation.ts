@@ -6,7 +6,7 @@ import { FieldError } from '../../../shared/fieldError';
 import { optionsCollection, pageSizeOption, subaccountReadOption } from '../fields';
 import { itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
-import { orderState } from './foundOrder';
+import { laterNow, orderState } from './foundOrder';
 
 /**
  * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
@@ -111,7 +111,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			note: `No payment order was created with this key since ${createdAfter} (${index.listed} orders looked through). Nothing in that window was paid with it: Payment Order → Create with it makes a new order.`,
 		};
 	}
-	return { found: true, businessKey: key, ...keyStateOf(order, Date.now() + index.skewMs), searchedFrom: createdAfter, ...order };
+	return { found: true, businessKey: key, ...keyStateOf(order, laterNow(Date.now(), index.skewMs)), searchedFrom: createdAfter, ...order };
 }
 
 /**

@@ -119,7 +119,9 @@ export async function orderByKeyInRun(
 	if (search.alsoRecent === false) return undefined;
 	const recent = await findOrdersByKey.call(this, {
 		keys: [search.key],
-		createdAfter: new Date(shared.startedMs + index.skewMs - LISTING_MARGIN_MS).toISOString(),
+		// From the earlier of the two clocks (n8n's, the service's by its Date header): a Date that
+		// leads must not hide an order this run made.
+		createdAfter: new Date(shared.startedMs + Math.min(0, index.skewMs) - LISTING_MARGIN_MS).toISOString(),
 		...scope,
 		itemIndex: search.itemIndex,
 	});

@@ -92,7 +92,7 @@ export function fundsSeen(order: IDataObject): { fundsSeen: boolean; fundsSeenUs
 /**
  * The service's clock less this computer's (ms), from an answer's HTTP Date header (RFC 9110: every
  * origin server with a clock sends it); 0 without a readable one. Ages and expiries of found orders
- * are judged on the service's clock, so n8n's own clock being off never makes an old key look new.
+ * are judged by `laterNow`, never by the header alone.
  */
 export function clockSkew(date: unknown, localMs: number): number {
 	const serviceMs = typeof date === 'string' ? Date.parse(date) : NaN;
@@ -100,6 +100,16 @@ export function clockSkew(date: unknown, localMs: number): number {
 	// The header has whole seconds: a difference within them is no difference.
 	const skew = serviceMs - localMs;
 	return Math.abs(skew) < 2_000 ? 0 : skew;
+}
+
+/**
+ * `localMs` moved onto whichever clock is later, n8n's or the service's (`skewMs`, from its Date
+ * header): a found order is judged by the clock that makes it older, an expiry by the one that has
+ * passed it sooner. Either clock may be the wrong one: n8n's own can lag, and so can the Date header
+ * of a gateway or cache in front of the service, which would make last month's order look recent.
+ */
+export function laterNow(localMs: number, skewMs: number): number {
+	return localMs + Math.max(0, skewMs);
 }
 
 /** What the found-order checks need of an item. */
@@ -122,7 +132,7 @@ export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs:
 	const status = String(order.status ?? '(none)');
 	const made = `made ${String(order.createdAt ?? 'at an unknown time')}`;
 	const keyName = found.keyKind === 'custom' ? `Business Key "${key}"` : `idempotency key ${key}`;
-	const { state, why } = orderState(order, Date.now() + skewMs);
+	const { state, why } = orderState(order, laterNow(Date.now(), skewMs));
 	if (state === 'dead') {
 		return {
 			message: `Payee unpaid: this item's ${keyName} belongs to payment order ${id} (${made}), which can no longer pay: ${why}`,
@@ -136,14 +146,22 @@ export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs:
 		};
 	}
 	if (found.keyKind !== 'custom') return undefined;
-	// This execution's start on the service's clock (n8n's retries of it keep it).
-	const before = madeBefore(order, (found.lineage?.anchorMs ?? Date.now()) + skewMs);
+	// This execution's start (n8n's retries of it keep it), on the later clock: the order at its oldest.
+	const startMs = found.lineage?.anchorMs ?? Date.now();
+	const before = madeBefore(order, laterNow(startMs, skewMs));
 	const windowMs = found.reuseWindowHours * 3_600_000;
 	if (before === undefined || before > windowMs) {
 		const when = before === undefined ? 'at a time the service did not give' : `${inWords(before)} before this execution began`;
+		// By the other clock the order would have counted as this payment: say that the clocks disagree.
+		const byOther = madeBefore(order, startMs + Math.min(0, skewMs));
+		const clocks =
+			byOther !== undefined && byOther <= windowMs
+				? `By ${skewMs > 0 ? "the service's clock (the Date header of its answers)" : "n8n's clock"}; by ${skewMs > 0 ? "n8n's clock" : "the service's Date header"} it was made ${inWords(byOther)} before: the two clocks differ by ${inWords(Math.abs(skewMs))}. The node judges an order's age by the later of the two, so a clock that lags (n8n's, or the Date of a gateway or cache in front of the service) never makes an old order count as this payment. Set the clock that is wrong (n8n's host, or what sits in front of the Base URL). `
+				: '';
 		return {
 			message: `Business Key "${key}" was already used ${when}, by payment order ${id} (${made}, status ${status}): nothing new was paid for this item`,
 			description:
+				clocks +
 				`A key names one payment: running it again returns that order. If this is a new period's payment, put the period or the invoice number in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}. ` +
 				`If this run finishes that same batch (a re-run after a fix, a crash or an outage), set Options → Reuse Orders Made Within (Hours) above ${Math.ceil((before ?? 0) / 3_600_000)} (now ${found.reuseWindowHours}).`,
 		};

@@ -6,10 +6,15 @@
  * Find by Keys and Check Batch Against Limits say the same as data. Real HTTP against the sandbox,
  * whose clock is moved forward to make orders old (its Date header tells the nodes its time).
  */
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { waitFor } from '../../../../harness/wait';
 import { json, orderCount, payment, useEnv, walletOf } from '../support';
+
+const pick = (o: IDataObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 
 const env = useEnv();
 
@@ -237,5 +242,89 @@ describe('before paying: which keys are already used', () => {
 			await env.run({ resource: 'account', operation: 'checkBatch', amountUsd: '={{ $json.amount }}' } as never, { items: payees('CB', 3) }),
 		);
 		expect(plain.keysUsed).toBeUndefined();
+	});
+});
+
+/**
+ * A gateway in front of the service whose Date header is off by `shiftMs` (a lagging cache, a proxy
+ * with a wrong clock): it forwards every request to the sandbox and changes nothing but that header.
+ */
+async function dateShiftingGateway(target: string, shiftMs: number): Promise<{ url: string; close: () => Promise<void> }> {
+	const upstream = new URL(target);
+	const server = createServer((req, res) => {
+		const forward = httpRequest(
+			{ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+			(answer) => {
+				const headers = { ...answer.headers, date: new Date(Date.parse(String(answer.headers.date)) + shiftMs).toUTCString() };
+				res.writeHead(answer.statusCode ?? 502, headers);
+				answer.pipe(res);
+			},
+		);
+		forward.on('error', () => res.writeHead(502).end());
+		req.pipe(forward);
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	return {
+		url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+		close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+	};
+}
+
+describe("a found order's age is judged by the clock that makes it older (issue 46)", () => {
+	const through = (gateway: { url: string }) => ({
+		credentials: { apiKey: env.sb.apiKey, baseUrl: gateway.url, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' as const },
+	});
+
+	test("a Date header that lags a month: last month's order is still last month's (the item fails, naming both clocks; nothing is paid)", async () => {
+		// Last month's run made the order: the sandbox's clock is set a month back for it, then moved back to now.
+		env.sb.services.core.scheduler.offsetMs = -31 * DAY * 1000;
+		// The same payment values as this run sends (its expiresAt aside): the service answers the run's key with 409, the node finds the order.
+		const { paymentOrder: earlier } = await env.client.api('POST', '/payment', {
+			...pick(payment(env), ['fromUserId', 'toAddress', 'toChain', 'asset', 'memo']),
+			amountUsd: 10,
+			expiresAt: farExpiry().expiresAt,
+			idempotencyKey: 'LAG-1',
+		});
+		await advance(31 * DAY);
+		const gateway = await dateShiftingGateway(env.sb.mainUrl, -31 * DAY * 1000);
+		try {
+			await expect(env.run(payroll(farExpiry()), { items: payees('LAG', 1), executionId: '2', ...through(gateway) })).rejects.toMatchObject({
+				message: expect.stringMatching(
+					new RegExp(`^Business Key "LAG-1" was already used 31 days before this execution began, by payment order ${String(earlier.id)} `),
+				),
+				description: expect.stringMatching(
+					/^By n8n's clock; by the service's Date header it was made 0 minutes before: the two clocks differ by 31 days\. The node judges an order's age by the later of the two/,
+				),
+			});
+		} finally {
+			await gateway.close();
+		}
+		expect(await orderCount(env)).toBe(1);
+	});
+
+	test('a Date header that leads a month: the order made minutes ago counts as a month old (loud, never silent)', async () => {
+		const params = payroll(farExpiry());
+		const [first] = json(await env.run(params, { items: payees('LEAD', 1), executionId: '1' }));
+		const gateway = await dateShiftingGateway(env.sb.mainUrl, 31 * DAY * 1000);
+		try {
+			await expect(env.run(params, { items: payees('LEAD', 1), executionId: '2', ...through(gateway) })).rejects.toMatchObject({
+				message: expect.stringMatching(
+					new RegExp(`^Business Key "LEAD-1" was already used 31 days before this execution began, by payment order ${String(first.id)} `),
+				),
+				description: expect.stringMatching(
+					/^By the service's clock \(the Date header of its answers\); by n8n's clock it was made 0 minutes before: the two clocks differ by 31 days\./,
+				),
+			});
+		} finally {
+			await gateway.close();
+		}
+		expect(await orderCount(env)).toBe(1);
+	});
+
+	test('without a gateway the clocks agree: the same re-run returns the order, quietly', async () => {
+		const params = payroll(farExpiry());
+		const [first] = json(await env.run(params, { items: payees('SAME', 1), executionId: '1' }));
+		const [again] = json(await env.run(params, { items: payees('SAME', 1), executionId: '2' }));
+		expect(again).toMatchObject({ id: first.id, created: false, replayed: true });
 	});
 });
