@@ -322,7 +322,7 @@ export function makeHandler(o: ServeOptions) {
 					const headers: Record<string, string> = fault.retryAfter !== undefined ? { 'retry-after': String(fault.retryAfter) } : {};
 					return {
 						status: fault.status,
-						body: { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' },
+						body: fault.body ?? { error: fault.status === 429 ? 'rate_limited' : fault.status === 503 ? 'service_unavailable' : 'injected_fault' },
 						headers,
 					};
 				}

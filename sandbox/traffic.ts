@@ -29,6 +29,8 @@ export interface Fault {
 	/** In-process tests only: the request (its body read) waits until this settles, an order of answers with no timing. */
 	hold?: Promise<unknown>;
 	commitThen500?: boolean;
+	/** In-process tests only: the body of the fault's answer instead of `{error: code}` (a service worded unlike the sandbox). */
+	body?: unknown;
 }
 export interface LoggedRequest {
 	seq: number;

@@ -29,7 +29,16 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	} else if (typeof input === 'string') {
 		text = input.trim();
 		const why = notPlainDecimal(text);
-		if (why) throw new FieldError(field, `must be plain decimal text such as 1250.50: ${why} (got "${input}")`);
+		if (why) {
+			// The exact text to write leads when the form tells it; the rule follows.
+			const fix = plainFix(text);
+			throw new FieldError(
+				field,
+				fix
+					? `must be plain decimal text: write ${fix} (got "${input}"; ${why.replace(/ \(.*\)$/, '')})`
+					: `must be plain decimal text such as 1250.50: ${why} (got "${input}")`,
+			);
+		}
 	} else {
 		throw new FieldError(field, 'is required (a number of US dollars, e.g. 125.50)');
 	}
@@ -44,7 +53,10 @@ export function parseUsdAmount(input: unknown, field = 'amountUsd'): UsdAmount {
 	const whole = match[1];
 	const fraction = (match[2] ?? '').replace(/0+$/, '');
 	if (fraction.length > 4) {
-		throw new FieldError(field, `must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")`);
+		throw new FieldError(
+			field,
+			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${String(input)}")${roundingHint(input, whole, fraction)}`,
+		);
 	}
 	const pips = BigInt(whole) * PIPS_PER_USD + BigInt(fraction.padEnd(4, '0') || '0');
 	if (pips <= 0n) throw new FieldError(field, 'must be greater than 0');
@@ -102,6 +114,35 @@ export function pipsValue(pips: bigint): number {
  * never guessed: "1,000" is a thousand in one locale and one in another, "1_0" and "1e3" are
  * programming notations a spreadsheet cell should not carry into a payment.
  */
+/**
+ * The exact text to write instead of an amount with grouping or a decimal comma, when its form says
+ * which it is ("1,250.00" → 1250.00, "12,50" → 12.50); both readings when it does not ("1,250").
+ * Only a suggestion in the error: the amount itself is still refused.
+ */
+function plainFix(text: string): string {
+	const grouped = /^(\d{1,3})((?:[,'\u2019\s\u00a0\u2009\u202f]\d{3})+)(\.\d+)?$/.exec(text);
+	if (grouped && (grouped[3] !== undefined || !text.includes(','))) return text.replace(/[,'\u2019\s\u00a0\u2009\u202f]/g, '');
+	const european = /^(\d{1,3})((?:\.\d{3})+),(\d+)$/.exec(text);
+	if (european) return `${european[1]}${european[2].replace(/\./g, '')}.${european[3]}`;
+	if (grouped) {
+		const digits = text.replace(/,/g, '');
+		return `${digits} if the comma groups thousands, or ${text.replace(',', '.')} if it marks the decimals`;
+	}
+	if (/^\d+,\d{1,2}$/.test(text)) return text.replace(',', '.');
+	return '';
+}
+
+/**
+ * For an amount with too many decimals, what rounding it gives: a number computed in floating point
+ * (88.55000000000001) is most often an amount in cents that picked up an error on the way.
+ */
+function roundingHint(input: unknown, whole: string, fraction: string): string {
+	const computed = typeof input === 'number' || /^\d+\.\d*(0{6,}|9{6,})\d$/.test(String(input).trim());
+	if (!computed) return '';
+	const cents = (Math.round(Number(`${whole}.${fraction}`) * 100) / 100).toFixed(2);
+	return `: round it to cents where it is computed (${cents}), e.g. with .toFixed(2) in the expression or column that makes it`;
+}
+
 function notPlainDecimal(text: string): string | undefined {
 	if (text.includes('_')) return 'no underscores';
 	if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(text)) return 'no exponent (e notation)';

@@ -65,6 +65,29 @@ const STATUS_HINTS: Record<number, string> = {
 	422: 'The request is well-formed but breaks a rule of the service (see the message and path).',
 };
 
+/**
+ * What the credential's Test button says of a 401 and a 403 (credentials/ClearinghouseApi.credentials.ts,
+ * which may import nothing of the nodes: test/unit/credentialWords.test.ts checks the two agree). A run
+ * refused for its key says the same, so a person meets one explanation wherever the key fails.
+ */
+export const CREDENTIAL_TEST_SAYS = {
+	401: 'The API key was not accepted (401). Copy it again from the developer console; for the local sandbox use the key that the sandbox prints when it starts (npx n8n-nodes-clearinghouse-sandbox, or npm start in a clone; the demo key is sk_sandbox_demo_key unless --api-key says otherwise).',
+	403: 'The API key is valid, but the account may not use the API yet (403): it must be ACTIVE with KYB APPROVED. Ask the service to finish the account review.',
+} as const;
+
+/**
+ * A 401, or a 403 for a request that names no Subaccount ID, no field and no other cause, in the credential Test's
+ * words; a 403 may also mean that an ID given belongs to another account, which the message adds.
+ */
+function credentialRefusal(statusCode: number, request: FailedRequest | undefined, path: string, apiCode: string): string | undefined {
+	if (statusCode === 401) return `${CREDENTIAL_TEST_SAYS[401]} Then open the Clearinghouse credential and press Test.`;
+	// A code that names another cause (a paused subaccount: forbidden) keeps its own words.
+	if (statusCode === 403 && path === '' && !sentSubaccount(request) && (apiCode === '' || apiCode === 'account_not_active')) {
+		return `${CREDENTIAL_TEST_SAYS[403]} If the credential's Test passes, an ID this request gives belongs to another account: check it is this account's (its Get Many operation lists them).`;
+	}
+	return undefined;
+}
+
 /** The idempotency key a request carried (its body's `idempotencyKey` or the `Idempotency-Key` header). */
 function sentKey(request: FailedRequest | undefined): string {
 	const header = Object.entries(request?.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
@@ -188,6 +211,28 @@ export function unsupportedPair(pair: SentPair, assets: SupportedAsset[], reques
 	return undefined;
 }
 
+/**
+ * A chain and asset as the service lists them (GET /supported-assets), matched as Map Automatically
+ * matches columns: a chain in any case or by its display name (labels.ts: `Ethereum`, `BNB Smart
+ * Chain`), an asset symbol in any case on that chain. Only a match with exactly one listed value is
+ * taken; anything else comes back as given (and is refused, with the valid values, by unsupportedPair).
+ */
+export function matchedPair(chain: string, asset: string | undefined, assets: SupportedAsset[]): { chain: string; asset?: string } {
+	const squash = (value: string) => value.toLowerCase().replace(/[^a-z0-9]/g, '');
+	const chains = [...new Set(assets.map((a) => a.chain))];
+	let toChain = chain;
+	if (!chains.includes(chain)) {
+		const wanted = squash(chain);
+		const found = wanted === '' ? [] : chains.filter((c) => squash(c) === wanted || squash(chainDisplayName(c)) === wanted);
+		if (found.length === 1) toChain = found[0];
+	}
+	if (asset === undefined) return { chain: toChain };
+	const symbols = [...new Set(assets.filter((a) => a.chain === toChain).map((a) => a.symbol))];
+	if (symbols.includes(asset)) return { chain: toChain, asset };
+	const found = symbols.filter((s) => s.toLowerCase() === asset.trim().toLowerCase());
+	return { chain: toChain, asset: found.length === 1 ? found[0] : asset };
+}
+
 /** The first chain or asset the request sent that GET /supported-assets does not list, said in panel words. */
 function unsupportedSent(request: FailedRequest | undefined, assets: SupportedAsset[] | undefined): { message: string; path: string } | undefined {
 	if (!assets || assets.length === 0) return undefined;
@@ -226,7 +271,9 @@ function partyMessage(apiCode: string, path: string, statusCode: number, request
 	const chain = text(body.toChain);
 	const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
 	if (path === 'toAddress' || (path === '' && apiCode === 'recipient_not_active')) {
-		return `Recipient Address${quoted(body.toAddress)}${onChain} is not an ACTIVE wallet of ${payingAccount(body)}, the account this order is paid from. ${accountFix(body, 'recipient')}`;
+		// The usual cause first (a payee never registered), with its fix; then the other ones: the
+		// payee's wallet belongs to another account, or was registered moments ago.
+		return `Recipient Address${quoted(body.toAddress)}${onChain} is not a registered wallet of ${payingAccount(body)}, or is not an ACTIVE wallet yet: register it to a user of that account (User → Create or Update User), or remove this row. ${accountFix(body, 'recipient')}`;
 	}
 	if (path === 'fromUserId') {
 		return `Sender User ID${quoted(body.fromUserId)} is not a user of ${payingAccount(body)}, the account this order is paid from. ${accountFix(body, 'sender')}`;
@@ -239,6 +286,26 @@ function partyMessage(apiCode: string, path: string, statusCode: number, request
 		);
 	}
 	return undefined;
+}
+
+/**
+ * The field a sentence names by its API name (the spec fixes them: `quoteId`, `fromUserId`,
+ * `toAddress`, …), among the fields this request sent: the first one the sentence names, or '' when it
+ * names none. Only camelCase names count (`quoteId`, not `mode` or `asset`, which are also plain words),
+ * so a sentence is never read for its wording, only for a name the request itself carries.
+ */
+export function fieldNamedIn(sentence: string, request: FailedRequest | undefined): string {
+	const names = [...Object.keys(request?.body ?? {}), ...Object.keys(request?.qs ?? {})].filter((name) => /^[a-z]+[A-Z][A-Za-z]*$/.test(name));
+	let first = '';
+	let at = Infinity;
+	for (const name of names) {
+		const index = sentence.search(new RegExp(`(^|[^A-Za-z0-9_])${name}($|[^A-Za-z0-9_])`));
+		if (index >= 0 && index < at) {
+			at = index;
+			first = name;
+		}
+	}
+	return first;
 }
 
 /** An answer with neither a field path nor a code (the spec's bare `{error: sentence}`). */
@@ -315,7 +382,8 @@ export function describeServiceError(
 	const body = request?.body ?? {};
 	const refused = statusCode === 400 || statusCode === 422;
 	const unsupported = refused ? unsupportedSent(request, assets) : undefined;
-	const path = unsupported?.path ?? text(payload.path);
+	// The field the answer names: its path, else a request field its sentence names by the API name.
+	const path = unsupported?.path ?? (text(payload.path) || fieldNamedIn(sentence, request));
 	const value = valueAtPath(request, path);
 	const chain = text(payload.chain) || text(value !== undefined && CHAIN_FIELDS.test(path) ? value : '') || text(body.toChain) || text(body.deliveredChain);
 	const label = path !== '' ? fieldLabelOfPath(path, request?.path) : CODE_LABELS[apiCode];
@@ -329,8 +397,11 @@ export function describeServiceError(
 	// Whether the message is the node's own sentence (cause and action) or the service's rule beside a label.
 	let ownWords = true;
 	const party = unsupported || breaches.length > 0 ? undefined : partyMessage(apiCode, path, statusCode, request);
+	const credential = unsupported ? undefined : credentialRefusal(statusCode, request, path, apiCode);
 	if (unsupported) {
 		message = unsupported.message;
+	} else if (credential) {
+		message = credential;
 	} else if (party) {
 		message = party;
 	} else if (apiCode === 'limit_exceeded' || breaches.length > 0) {

@@ -106,7 +106,7 @@ describe('example workflows in a real n8n', () => {
 			byStatus: [{ status: 'AWAITING_FUNDS', createdThisRun: true, orders: 3, totalUsd: 477.75, list: expect.any(Array) }],
 		});
 		const firstOrders = first.summary.byStatus[0].list as any[];
-		const refused = /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet of the credential's own account/;
+		const refused = /^Recipient Address "0x0+dead" on Ethereum is not a registered wallet of the credential's own account/;
 		// n8n's error output keeps the payee's CSV row beside the error.
 		expect(first.failedPayees).toEqual([
 			expect.objectContaining({

@@ -28,6 +28,33 @@ describe('parseUsdAmount', () => {
 	});
 
 	test.each([
+		['1,250.00', 'must be plain decimal text: write 1250.00 (got "1,250.00"; no thousands separators, spaces or decimal commas)'],
+		['12,50', 'write 12.50 (got "12,50"'],
+		['1.250,75', 'write 1250.75 (got "1.250,75"'],
+		["1'000", 'write 1000 (got'],
+		['1\u202f000.5', 'write 1000.5 (got'],
+		// A comma without decimals may group thousands or mark decimals: both readings are given, neither is taken.
+		['1,250', 'write 1250 if the comma groups thousands, or 1.250 if it marks the decimals (got "1,250"'],
+	])('refuses %p with the exact text to write instead', (input, fix) => {
+		expect(() => parseUsdAmount(input, 'Amount (USD)')).toThrow(fix);
+	});
+
+	test.each([
+		[88.55000000000001, '88.55000000000001', '88.55'],
+		['88.55000000000001', '88.55000000000001', '88.55'],
+		[0.1 + 0.2, '0.30000000000000004', '0.30'],
+		['19.989999999999998', '19.989999999999998', '19.99'],
+	])('refuses the float %p with the rounding to make', (input, got, cents) => {
+		expect(() => parseUsdAmount(input, 'Amount (USD)')).toThrow(
+			`must have at most 4 decimal places, i.e. whole hundredths of a cent (got "${got}"): round it to cents where it is computed (${cents})`,
+		);
+	});
+
+	test('an amount with more decimals typed on purpose gets no rounding hint (which rounding is meant is not guessed)', () => {
+		expect(() => parseUsdAmount('1.23456', 'Amount (USD)')).toThrow(/\(got "1\.23456"\)$/);
+	});
+
+	test.each([
 		['0', 'must be greater than 0'],
 		['0.00001', 'at most 4 decimal places'],
 		['-5', 'must be greater than 0'],

@@ -157,13 +157,7 @@ describe('403, 409 and 412 are said for what this request sent: one sentence of 
 			['or it is paused', 'Correct the Subaccount ID, or run this again once the subaccount is active'],
 			['idempotency'],
 		],
-		[
-			'403, no Subaccount ID',
-			403,
-			{ method: 'GET' },
-			['belongs to another account, or the account is not ACTIVE with KYB APPROVED'],
-			['Subaccount', 'webhook', 'idempotency'],
-		],
+		// 403 naming no Subaccount ID: said in the credential Test's words (test/unit/credentialWords.test.ts).
 		[
 			'409, a keyed write',
 			409,

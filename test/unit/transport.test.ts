@@ -14,6 +14,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
 import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { CREDENTIAL_TEST_SAYS } from '../../nodes/shared/serviceErrors';
 import { probeNode } from '../support/probeNode';
 import { sleeps } from '../support/sleep';
 
@@ -268,8 +269,9 @@ describe('error mapping', () => {
 		[
 			401,
 			{ error: 'missing or malformed x-api-key' },
-			'The Clearinghouse service refused the request: missing or malformed x-api-key',
-			/API Key of the Clearinghouse credential/,
+			// What the credential's Test says (test/unit/credentialWords.test.ts), the service's words in the description.
+			`${CREDENTIAL_TEST_SAYS[401]} Then open the Clearinghouse credential and press Test.`,
+			/The service said: "missing or malformed x-api-key"/,
 		],
 		[404, { error: 'payment_order_not_found', message: 'Payment order po_1 not found' }, 'Payment Order po_1 not found', /not visible/],
 		[

@@ -230,7 +230,7 @@ function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
  * for runs a person repeats by hand only, the user turned on Allow Derived Keys in Editor and
  * Sub-Workflow Runs.
  */
-async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
+export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	const refusal = derivedRefusal(ctx);
 	if (!refusal) return;
 	if (

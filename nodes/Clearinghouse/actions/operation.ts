@@ -11,6 +11,13 @@ export interface Operation {
 	 */
 	preflight?(this: IExecuteFunctions, itemCount: number): Promise<void>;
 	/**
+	 * Optional: the row's own checks (its fields, amount, chain and asset, spend limits, key), run by
+	 * the router for every row before any row is sent. Sends no write (a read such as GET
+	 * /supported-assets is allowed). A throw is the row's problem: without Continue On Fail the run
+	 * sends nothing and one error lists every such row; with it, the row fails and the others run.
+	 */
+	checkRow?(this: IExecuteFunctions, itemIndex: number): Promise<void>;
+	/**
 	 * Optional: how a person knows the item's row (a Business Key, a memo), for errors that name a
 	 * row. Undefined when the item has none; never throws.
 	 */

@@ -85,6 +85,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const worker = async () => {
 		while (!stopped && next < items.length) {
 			const itemIndex = next++;
+			if (outcomes[itemIndex]) continue; // refused by its own checks (Continue On Fail)
 			try {
 				const result = await operation.execute.call(this, itemIndex);
 				outcomes[itemIndex] = { records: Array.isArray(result) ? result : [result] };
@@ -114,6 +115,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			if (!continueOnFail) throw batchError;
 			return [items.map((_, itemIndex) => ({ json: failedItemJson(batchError), pairedItem: { item: itemIndex } }))];
 		}
+		// Every row's own checks before any row is sent: a batch with bad rows sends nothing and says
+		// all of them at once (Continue On Fail: each bad row fails, the good ones run).
+		if (operation.checkRow) {
+			const refused = await checkRows(this, operation, items.length);
+			if (refused.size > 0 && !continueOnFail) throw batchRefusal(this, operation, refused, items.length);
+			for (const [itemIndex, error] of refused) outcomes[itemIndex] = { error };
+		}
 		await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	} finally {
 		endDryRun(this);
@@ -134,6 +142,87 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		for (const json of outcome.records) output.push({ json, pairedItem: { item: itemIndex } });
 	}
 	return [output];
+}
+
+/**
+ * Runs the operation's checkRow for every row, one at a time (they send no write; a read they share,
+ * such as the supported assets, is read once). A failure to read what the checks need (the service
+ * answering an error) is not a row's problem: it fails the run as it is.
+ */
+async function checkRows(ctx: IExecuteFunctions, operation: Operation, total: number): Promise<Map<number, NodeApiError | NodeOperationError>> {
+	const refused = new Map<number, NodeApiError | NodeOperationError>();
+	for (let itemIndex = 0; itemIndex < total; itemIndex++) {
+		try {
+			await operation.checkRow!.call(ctx, itemIndex);
+		} catch (error) {
+			if (error instanceof NodeApiError) throw asNodeError(ctx, error, itemIndex);
+			refused.set(itemIndex, asNodeError(ctx, error, itemIndex));
+		}
+	}
+	return refused;
+}
+
+/** At most this many rows are named in the message; the description lists up to ROWS_IN_DETAILS. */
+const ROWS_IN_MESSAGE = 3;
+const ROWS_IN_DETAILS = 50;
+
+/** The first sentence of a row's fix (its description), without the "nothing was sent" the headline already says. */
+function fixOf(description: string | null | undefined): string {
+	const sentences = (description ?? '').split(/(?<=[.:]) (?=[A-Z])|\n+/).map((s) => s.trim());
+	const fix = sentences.find((s) => s !== '' && !/^Nothing was sent/i.test(s) && !/reads the supported chains/.test(s));
+	if (!fix) return '';
+	return fix.length > 240 ? `${fix.slice(0, 240)}…` : fix;
+}
+
+function clip(text: string, length: number): string {
+	return text.length > length ? `${text.slice(0, length)}…` : text;
+}
+
+/**
+ * One error for a batch whose rows failed their own checks: nothing was sent. The message names the
+ * first rows with their problem; the description lists every bad row (up to 50) with its problem and fix.
+ */
+export function batchRefusal(
+	ctx: IExecuteFunctions,
+	operation: Operation,
+	refused: Map<number, NodeApiError | NodeOperationError>,
+	total: number,
+): NodeApiError | NodeOperationError {
+	const rows = [...refused.keys()].sort((a, b) => a - b);
+	if (rows.length === 1) {
+		// One bad row: its own error (its field, its item for n8n), saying that no other row was sent either.
+		const [itemIndex] = rows;
+		const error = refused.get(itemIndex)!;
+		if (total > 1) {
+			if (!/^Row \d/.test(error.message)) error.message = `${nameOfRow(ctx, operation, itemIndex, total)}, n8n item ${itemIndex}: ${error.message}`;
+			const others = `Nothing was sent for any row: every row is checked before the first is sent, and the other ${total - 1} passed.`;
+			error.description = error.description ? `${others}\n\n${error.description}` : others;
+		}
+		return error;
+	}
+	const problem = (itemIndex: number) => refused.get(itemIndex)!.message.replace(/^Nothing was sent for this (row|item)[:.]\s*/i, '');
+	// Rows with the same problem (a column every row lacks) are said once, with their row numbers.
+	const groups = new Map<string, number[]>();
+	for (const itemIndex of rows) groups.set(problem(itemIndex), [...(groups.get(problem(itemIndex)) ?? []), itemIndex]);
+	const rowName = (index: number) => nameOfRow(ctx, operation, index, total);
+	const who = (indexes: number[]) => {
+		if (indexes.length === 1) return rowName(indexes[0]).replace(/ of \d+/, '');
+		if (indexes.length === total) return `All ${total} rows`;
+		return rowList(indexes.slice(0, 20), rowName).replace(/^r/, 'R') + (indexes.length > 20 ? ` and ${indexes.length - 20} more` : '');
+	};
+	const entries = [...groups.entries()];
+	const listed = entries.slice(0, ROWS_IN_MESSAGE).map(([text, indexes]) => `${who(indexes)}: ${clip(text, 200)}`);
+	const more = entries.length > ROWS_IN_MESSAGE ? ` (and ${entries.length - ROWS_IN_MESSAGE} more, all in the details)` : '';
+	const count = rows.length === total ? `all ${total} rows need` : `${rows.length} of ${total} rows need`;
+	const message = `Nothing was sent: ${count} a fix first. ${listed.map((l) => l.replace(/[.;]$/, '')).join('; ')}${more}`;
+	const lines = entries.slice(0, ROWS_IN_DETAILS).map(([text, indexes]) => {
+		const fix = fixOf(refused.get(indexes[0])!.description);
+		const said = clip(text, 300);
+		return `${who(indexes)}: ${said}${fix ? `${/[.!?…)]$/.test(said) ? '' : '.'} Fix: ${fix}` : ''}`;
+	});
+	if (entries.length > ROWS_IN_DETAILS) lines.push(`…and ${entries.length - ROWS_IN_DETAILS} more problems.`);
+	const description = `Every row was checked before any was sent (columns, amount, chain and asset, spend limits, keys), and nothing was written. Fix these rows and run the node again; with Settings → On Error → Continue (using error output), the good rows are sent and each bad row becomes its own error item.\n\n${lines.join('\n')}`;
+	return new NodeOperationError(ctx.getNode(), message, { description });
 }
 
 /**
@@ -201,20 +290,43 @@ export function withProgress(
 	}
 	const succeeded: number[] = [];
 	const records: IDataObject[] = [];
-	outcomes.forEach((outcome, itemIndex) => {
-		if (outcome && 'records' in outcome) {
+	const failed: number[] = [];
+	const notStarted: number[] = [];
+	for (let itemIndex = 0; itemIndex < total; itemIndex++) {
+		const outcome = outcomes[itemIndex];
+		if (outcome === undefined) notStarted.push(itemIndex);
+		else if ('records' in outcome) {
 			succeeded.push(itemIndex);
 			records.push(...outcome.records);
-		}
-	});
-	if (succeeded.length === 0) return error;
+		} else if (itemIndex !== row?.itemIndex) failed.push(itemIndex);
+	}
 	const rowName = row?.rowName ?? ((index: number) => `Row ${index + 1}`);
+	// Every row not paid is named too: a person who reads only the rows that succeeded would take the
+	// others for paid (other rows that failed while this one ran, rows never started).
+	const notPaid = [
+		...failed
+			.slice(0, 20)
+			.map(
+				(index) =>
+					`${rowName(index).replace(/ of \d+/, '')} also failed: ${clip(outcomes[index] && 'error' in outcomes[index] ? outcomes[index].error.message : '', 200)}`,
+			),
+		failed.length > 20 ? `${failed.length - 20} more rows also failed` : '',
+		notStarted.length === 0
+			? ''
+			: `${notStarted.length <= 20 ? rowList(notStarted, rowName).replace(/^r/, 'R') : `${notStarted.length} rows`} ${notStarted.length === 1 ? 'was' : 'were'} not sent (not started after the failure)`,
+	].filter(Boolean);
+	const others = notPaid.length > 0 ? `${notPaid.join('. ')}.` : '';
+	if (succeeded.length === 0) {
+		if (others) error.description = error.description ? `${others}\n\n${error.description}` : others;
+		return error;
+	}
 	// The message counts the rows; the details say which (up to 20), without repeating the count.
 	const which = succeeded.length <= 20 ? `${rowList(succeeded, rowName).replace(/^r/, 'R')} succeeded: ` : '';
 	const told = operation.succeededRows?.call(ctx, records);
 	const summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded${told ? `: ${told.made}` : ''}`;
 	let detail = `${which}${told?.detail ?? 'their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.'}`;
 	detail = detail[0].toUpperCase() + detail.slice(1);
+	if (others) detail = `${detail}\n\nBesides this row: ${others}`;
 	error.message = `${error.message} (${summary})`;
 	error.description = error.description ? `${detail}\n\n${error.description}` : detail;
 	return error;

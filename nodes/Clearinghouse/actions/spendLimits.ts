@@ -185,6 +185,19 @@ export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, orde
 	for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
 }
 
+/**
+ * One order against the spend limits without a dry run's notes: a row's own check, run for every row
+ * before any row is sent (checkSpendLimits checks it again just before the row is sent).
+ */
+export function refuseOverSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms): void {
+	const run = runLimits(ctx);
+	try {
+		checkOrder(run.limits, order);
+	} catch (error) {
+		throw limitError(ctx, error, itemIndex);
+	}
+}
+
 /** A check's breaches; a limit not read exactly stops the dry run as it stops Check Account Limits First. */
 function breachesOf(ctx: IExecuteFunctions, itemIndex: number, checked: ReturnType<typeof limitBreaches>): string[] {
 	if ('unreadable' in checked) throw operationError(ctx, checked.unreadable.message, itemIndex);

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { sentPairs, supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../shared/serviceErrors';
+import { matchedPair, sentPairs, supportedAssetsOf, unsupportedPair, type SupportedAsset } from '../../shared/serviceErrors';
 import { apiRequest } from '../../shared/transport';
 import { operationError } from './parameters';
 
@@ -50,6 +50,29 @@ async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, wr
 	return assets;
 }
 
+/** The run's supported pairs, read once (one promise: items running concurrently share it). */
+async function supportedOf(ctx: IExecuteFunctions, itemIndex: number, writer: Writer): Promise<SupportedAsset[]> {
+	let assets = runs.get(ctx);
+	if (!assets) {
+		assets = readSupportedAssets(ctx, itemIndex, writer);
+		runs.set(ctx, assets);
+	}
+	return await assets;
+}
+
+/**
+ * An order's Chain and Asset as the service names them, matched as columns are: in any case, and a
+ * chain by its display name too (`Ethereum`, `Base`, `BNB Smart Chain`), when exactly one listed
+ * value matches. Rewrites `body.toChain` and `body.asset` in place; a value that matches none, or
+ * more than one, is left as it is (checkChainAndAsset then refuses it with the valid values).
+ */
+export async function matchChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, writer: Writer): Promise<void> {
+	if (typeof body.toChain !== 'string') return;
+	const matched = matchedPair(String(body.toChain), typeof body.asset === 'string' ? body.asset : undefined, await supportedOf(ctx, itemIndex, writer));
+	body.toChain = matched.chain;
+	if (matched.asset !== undefined) body.asset = matched.asset;
+}
+
 /**
  * Refuses, before it is sent, a write whose chain and asset (an order's or quote's, a ruleset's, each
  * wallet's chain: every pair of `body`) the service does not list: the message names the panel field
@@ -58,12 +81,7 @@ async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, wr
 export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, writer: Writer): Promise<void> {
 	const pairs = sentPairs({ body });
 	if (pairs.length === 0) return;
-	let assets = runs.get(ctx);
-	if (!assets) {
-		assets = readSupportedAssets(ctx, itemIndex, writer);
-		runs.set(ctx, assets);
-	}
-	const supported = await assets;
+	const supported = await supportedOf(ctx, itemIndex, writer);
 	for (const pair of pairs) {
 		const unsupported = unsupportedPair(pair, supported, writer.path);
 		if (!unsupported) continue;

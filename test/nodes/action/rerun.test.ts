@@ -11,7 +11,7 @@ import { createRunExecutionData } from 'n8n-workflow';
 import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { Receiver } from '../../../harness/receiver';
 import { runNode } from '../../../harness/n8nContexts';
-import { json, node, orderCount, payment, walletOf, useEnv } from './support';
+import { json, node, orderCount, payment, UNKNOWN_WALLET, walletOf, useEnv } from './support';
 
 const env = useEnv();
 
@@ -136,13 +136,15 @@ describe('Derived keys in runs a person repeats by hand', () => {
 describe('node identity: a node replaced by a pasted copy before "Retry with currently saved workflow"', () => {
 	test('version 2: the copy (same name, new id) sends the same Derived keys; no second order', async () => {
 		const data = createRunExecutionData();
-		const batch = payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
-		const items = (chains: string[]) => chains.map((chain) => ({ json: { amount: '2', chain } }));
-		await expect(env.run(batch, { items: items(['ethereum', 'nochain']), mode: 'webhook', runExecutionData: data, nodeId: 'original' })).rejects.toMatchObject({
-			message: expect.stringContaining('Chain "nochain" is not supported'),
+		// Item 2's payee is refused by the service alone (a row the node can check stops the batch before anything is sent).
+		const batch = payment(env, { amountUsd: '={{ $json.amount }}', toAddress: '={{ $json.to }}', options: { concurrency: 1 } });
+		const items = (to: string[]) => to.map((address) => ({ json: { amount: '2', to: address } }));
+		const bob = walletOf(env.bob, 'ethereum');
+		await expect(env.run(batch, { items: items([bob, UNKNOWN_WALLET]), mode: 'webhook', runExecutionData: data, nodeId: 'original' })).rejects.toMatchObject({
+			message: expect.stringContaining('Recipient Address "0x000000000000000000000000000000000000dead"'),
 		});
 		const out = await env.run(batch, {
-			items: items(['ethereum', 'ethereum']),
+			items: items([bob, bob]),
 			mode: 'retry',
 			executionId: '2',
 			runExecutionData: data,
@@ -163,14 +165,17 @@ describe('node identity: a node replaced by a pasted copy before "Retry with cur
 });
 
 describe('a Business Key batch is finishable by running it again', () => {
+	// The bad row's payee is refused by the service alone (a row the node can check stops the batch before anything is sent).
 	const batch = () =>
-		v2Payment({ amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', idempotencyKey: '={{ $json.reference }}', options: { concurrency: 1 } });
+		v2Payment({ amountUsd: '={{ $json.amount }}', toAddress: '={{ $json.to }}', idempotencyKey: '={{ $json.reference }}', options: { concurrency: 1 } });
 	const rows = (bad?: number) =>
-		Array.from({ length: 5 }, (_, n) => ({ json: { reference: `PAY-${n + 1}`, amount: `${n + 1}`, chain: n + 1 === bad ? 'nochain' : 'ethereum' } }));
+		Array.from({ length: 5 }, (_, n) => ({
+			json: { reference: `PAY-${n + 1}`, amount: `${n + 1}`, to: n + 1 === bad ? UNKNOWN_WALLET : walletOf(env.bob, 'ethereum') },
+		}));
 
 	test('item 3 fails; a new run with the default expiry finishes items 3-5 and pays nothing twice', async () => {
 		await expect(env.run(batch(), { items: rows(3), executionId: '1' })).rejects.toMatchObject({
-			message: expect.stringContaining('Chain "nochain" is not supported'),
+			message: expect.stringContaining('Recipient Address "0x000000000000000000000000000000000000dead"'),
 		});
 		expect(await orderCount(env)).toBe(2);
 		await new Promise((resolve) => setTimeout(resolve, 1100)); // a later start: another expiresAt

@@ -31,7 +31,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 		expect(error.context.itemIndex).toBe(2);
 		// The row as a person sees it (from 1, with its memo) and n8n's own zero-based number for it, once.
 		expect(error.message).toMatch(
-			/^Row 3 of 3 \(invoice 42\), n8n item 2: Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .* \(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
+			/^Row 3 of 3 \(invoice 42\), n8n item 2: Recipient Address "0x0+dead" on Ethereum is not a registered wallet .* \(2 other rows of this run already succeeded: 2 payment orders made or found\)$/,
 		);
 		expect(error.description).toMatch(
 			/^Rows 1 and 2 \(invoice 42, invoice 42\) succeeded: 2 payment orders made by this run and 0 found from an earlier run \(same key\)\. They exist in the service .*Payment Order → Find by Keys .*Do not run the whole batch anew with Derived keys/,
@@ -66,7 +66,7 @@ describe('a node error after some items succeeded says what this run did', () =>
 
 	test('the first item failing: no progress note (nothing succeeded)', async () => {
 		const error = await failure(env.run(payment(env, { toAddress: dead })));
-		expect(error.message).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet .*once the service has made it ACTIVE\.$/);
+		expect(error.message).toMatch(/^Recipient Address "0x0+dead" on Ethereum is not a registered wallet .*once the service has made it ACTIVE\.$/);
 		expect(error.description).not.toMatch(/succeeded/);
 	});
 
@@ -100,12 +100,12 @@ describe('strict input: refused before any request', () => {
 	});
 
 	test.each([
-		['1_000', 'no underscores'],
-		['1e3', 'no exponent'],
-		['1,000.50', 'no thousands separators'],
+		['1_000', 'such as 1250.50: no underscores'],
+		['1e3', 'such as 1250.50: no exponent'],
+		['1,000.50', 'write 1000.50 \\(got "1,000.50"; no thousands separators'],
 	])('Create with the amount "%s" sends nothing', async (amountUsd, rule) => {
 		const error = await failure(env.run(payment(env, { amountUsd })));
-		expect(error.message).toMatch(new RegExp(`^Amount \\(USD\\) must be plain decimal text such as 1250.50: ${rule}`));
+		expect(error.message).toMatch(new RegExp(`^Amount \\(USD\\) must be plain decimal text:? ${rule}`));
 		expect(await env.requests()).toEqual([]);
 	});
 

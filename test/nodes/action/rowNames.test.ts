@@ -36,8 +36,16 @@ const definition = {
 	limits: [{ type: 'cap_per_period', amount: '50.00' }],
 };
 
+test('Payment Order → Create names the bad row "Row 2 of 2 (its Business Key)", in at most two sentences, and sends no row', async () => {
+	// Create checks every row before it sends the first: the row with the bad key stops the whole batch.
+	const message = await failedRow(payment(env, byKey()));
+	expect(message.startsWith(`Row 2 of 2 (${BAD_KEY}), n8n item 1: `)).toBe(true);
+	expect(message).toMatch(/invisible/);
+	expect(sentences(message).length).toBeLessThanOrEqual(2);
+	expect(await env.requests()).toEqual([]);
+});
+
 test.each([
-	['Payment Order → Create', async () => payment(env, byKey())],
 	['Payment Order → Set Return Details', async () => returnDetails(env, await createOrder(env), byKey())],
 	['Receive Ruleset → Create', async () => ruleset(env, byKey())],
 	[

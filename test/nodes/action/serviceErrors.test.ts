@@ -12,14 +12,15 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { payment, walletOf, useEnv, type NodeEnv } from './support';
 import { repeatedInDescription } from '../../support/repeats';
 import { userOf } from '../../../harness/sandboxClient';
+import { CREDENTIAL_TEST_SAYS } from '../../../nodes/shared/serviceErrors';
 
 /** API names and codes that must never lead an error: they are the service's words, not the panel's. */
 const API_WORDS =
 	/\b(toChain|fromUserId|toAddress|amountUsd|expiresAt|quoteId|subaccountId|deliveredChain|deliveredAsset|idempotencyKey|returnWallets|validation_error|recipient_not_active|limit_exceeded|HTTP \d{3})\b/;
 
-async function failure(env: NodeEnv, parameters: Record<string, unknown>): Promise<NodeApiError> {
+async function failure(env: NodeEnv, parameters: Record<string, unknown>, extra: Parameters<NodeEnv['run']>[1] = {}): Promise<NodeApiError> {
 	try {
-		await env.run(parameters as never);
+		await env.run(parameters as never, extra);
 	} catch (error) {
 		// Every error here: the details (shown under the headline) do not say the headline again.
 		expect(repeatedInDescription((error as NodeApiError).message, (error as NodeApiError).description)).toEqual([]);
@@ -73,7 +74,7 @@ describe.each([
 		expect(carol.accountId).toBe(subaccountId);
 		const error = await failure(env, payment(env, { toAddress: walletOf(carol, 'ethereum') }));
 		const said = structured
-			? /^Recipient Address "0x[0-9a-f]{40}" on Ethereum is not an ACTIVE wallet of the credential's own account/
+			? /^Recipient Address "0x[0-9a-f]{40}" on Ethereum is not a registered wallet of the credential's own account/
 			: /^The service refused this order's Sender User ID "[^"]+" or Recipient Address "0x[0-9a-f]{40}" on Ethereum: both must belong to the credential's own account/;
 		expect(error.message).toMatch(said);
 		expect(error.message).toContain('set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it');
@@ -84,16 +85,14 @@ describe.each([
 		expect(order.json.status).toBe('AWAITING_FUNDS');
 	});
 
-	test('a sender of the subaccount with the main account names Sender User ID (the sandbox says which field) and the fix pays', async () => {
+	test('a sender of the subaccount with the main account names Sender User ID (the service names the field, by its path or by its API name in its sentence) and the fix pays', async () => {
 		const carol = userOf(env.state, 'carol');
 		const subaccountId = env.state.subaccounts[0].id;
 		const error = await failure(env, payment(env, { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum') }));
-		if (structured) {
-			expect(error.message).toMatch(/^Sender User ID "[0-9a-f-]{36}" is not a user of the credential's own account/);
-			expect(error.context.parameter).toBe('fromUserId');
-		} else {
-			expect(error.message).toMatch(/^The service refused this order's Sender User ID/);
-		}
+		// Both servers name fromUserId: the sandbox by its field path, the other one only in its sentence.
+		if (!structured) expect(error.description).toMatch(/^The service said: "Declined by the server, status 400; .*\bfromUserId\b/);
+		expect(error.message).toMatch(/^Sender User ID "[0-9a-f-]{36}" is not a user of the credential's own account/);
+		expect(error.context.parameter).toBe('fromUserId');
 		expect(error.message).toContain('Additional Fields → Subaccount ID');
 		const [order] = await env.run(payment(env, { fromUserId: carol.id, toAddress: walletOf(carol, 'ethereum'), additionalFields: { subaccountId } }));
 		expect(order.json.status).toBe('AWAITING_FUNDS');
@@ -195,14 +194,69 @@ describe.each([
 		expect(got.json.status).toBe('EXPIRED');
 	});
 
+	test("a key refused at run time says what the credential's Test says, before anything is sent", async () => {
+		const credentials = { apiKey: 'sk_live_pasted_from_elsewhere', baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' as const };
+		const error = await failure(env, payment(env), { credentials });
+		expect(error.message.startsWith(CREDENTIAL_TEST_SAYS[401])).toBe(true);
+		expect(error.message).not.toMatch(/sk_live_pasted_from_elsewhere/);
+		expect(await env.requests()).toEqual([]);
+	});
+
 	test('Continue On Fail keeps the panel-worded error on the item', async () => {
 		const items = [{ json: { to: walletOf(env.bob, 'ethereum') } }, { json: { to: '0x000000000000000000000000000000000000dead' } }];
 		const out = await env.run(payment(env, { toAddress: '={{ $json.to }}' }), { items, continueOnFail: true });
 		expect(String(out[1].json.error)).toMatch(
-			structured ? /^Recipient Address "0x0+dead" on Ethereum is not an ACTIVE wallet/ : /^The service refused this order's Sender User ID/,
+			structured
+				? /^Recipient Address "0x0+dead" on Ethereum is not a registered wallet of the credential's own account \(no Subaccount ID given\), or is not an ACTIVE wallet yet: register it to a user of that account \(User → Create or Update User\), or remove this row\./
+				: /^The service refused this order's Sender User ID/,
 		);
 		expect(out[1].json.details).toEqual({ httpCode: '400', description: expect.stringContaining('HTTP 400') });
 		// The error output's fields do not repeat the headline either.
 		expect(repeatedInDescription(String(out[1].json.error), (out[1].json.details as { description: string }).description)).toEqual([]);
+	});
+});
+
+/**
+ * A service worded unlike the sandbox whose sentence names the request field by its API name (the spec
+ * fixes the names), with no code or path: the headline names that panel field, never a guess that
+ * contradicts it. The answer is a sandbox fault with its own body (sandbox/traffic.ts `Fault.body`).
+ */
+describe('a refusal whose sentence names the field by its API name', () => {
+	const refuseWith = (sentence: string) =>
+		sandboxWords.sb.services.traffic.faults.push({
+			method: 'POST',
+			path: /^\/api\/v1\/payment$/,
+			pathSource: '^/api/v1/payment$',
+			count: 1,
+			status: 400,
+			body: { error: sentence },
+		});
+
+	test('an instant order whose quote the service does not know is headlined Quote ID, not Sender User ID or Recipient Address', async () => {
+		const env = sandboxWords;
+		refuseWith('quoteId does not name a quote of this account');
+		const quoteId = '4b1e2c3d-7a6f-4d18-b2c9-5e0f1a2b3c4d';
+		const error = await failure(env, payment(env, { mode: 'instant', quoteId }));
+		expect(error.message).toMatch(/^Quote ID does not name a quote of this account/);
+		expect(error.message).not.toMatch(/Sender User ID|Recipient Address/);
+		expect(error.context.parameter).toBe('quoteId');
+	});
+
+	test('an unknown payee named only in the sentence (toAddress) leads with "not a registered wallet" and the fix', async () => {
+		const env = sandboxWords;
+		refuseWith('Payment declined: toAddress is unknown to us');
+		const error = await failure(env, payment(env, { toAddress: '0x000000000000000000000000000000000000dead' }));
+		expect(error.message).toMatch(
+			/^Recipient Address "0x0+dead" on Ethereum is not a registered wallet of the credential's own account \(no Subaccount ID given\), or is not an ACTIVE wallet yet: register it to a user of that account \(User → Create or Update User\), or remove this row\./,
+		);
+		expect(error.description).toContain('The service said: "Payment declined: toAddress is unknown to us"');
+		expect(error.context.parameter).toBe('toAddress');
+	});
+
+	test('a sentence that names no field of the request keeps the guess, which lists what it could be', async () => {
+		const env = sandboxWords;
+		refuseWith('Payment declined');
+		const error = await failure(env, payment(env));
+		expect(error.message).toMatch(/^The service refused this order's Sender User ID "[^"]+" or Recipient Address "0x[0-9a-f]{40}" on Ethereum/);
 	});
 });

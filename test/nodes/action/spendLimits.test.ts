@@ -153,7 +153,7 @@ describe('An AI agent cannot fill or get around the limits', () => {
 
 	test('a limit that is not an amount is refused naming the field', async () => {
 		await expect(env.run(payment(env, { spendLimits: { maxTotalPerRun: '1,000' } }))).rejects.toThrow(
-			'Spend Limits → Max Total per Run (USD): must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas (one dot for decimals, no grouping) (got "1,000")',
+			'Spend Limits → Max Total per Run (USD): must be plain decimal text: write 1000 if the comma groups thousands, or 1.000 if it marks the decimals (got "1,000"; no thousands separators, spaces or decimal commas)',
 		);
 	});
 });

@@ -146,24 +146,32 @@ export const json = (items: INodeExecutionData[]): IDataObject[] => items.map((i
 export const orderCount = async (env: NodeEnv): Promise<number> => (await env.client.state()).counts.orders as number;
 
 /** Input items of a payment batch: one per amount, on `chains[n]` (default ethereum). */
-export const batchItems = (amounts: string[], chains: string[] = []): INodeExecutionData[] =>
-	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum' } }));
+export const batchItems = (amounts: string[], chains: string[] = [], to: string[] = []): INodeExecutionData[] =>
+	amounts.map((amount, n) => ({ json: { amount, chain: chains[n] ?? 'ethereum', ...(to[n] ? { to: to[n] } : {}) } }));
+
+/** A wallet no account of the sandbox registered: an order to it is refused by the service alone (the node cannot check it). */
+export const UNKNOWN_WALLET = '0x000000000000000000000000000000000000dead';
 
 /** Create Payment Order over a batch, one item at a time: the amount and chain from each item. */
 export const paymentBatch = (env: NodeEnv): INodeParameters =>
-	payment(env, { amountUsd: '={{ $json.amount }}', toChain: '={{ $json.chain }}', options: { concurrency: 1 } });
+	payment(env, {
+		amountUsd: '={{ $json.amount }}',
+		toChain: '={{ $json.chain }}',
+		toAddress: `={{ $json.to || "${walletOf(env.bob, 'ethereum')}" }}`,
+		options: { concurrency: 1 },
+	});
 
 /**
- * n8n's Retry of a batch that failed at its third item (an unsupported chain: 400 after two orders),
+ * n8n's Retry of a batch that failed at its third item (a payee the service does not know: 400 after two orders),
  * as n8n retries: a new execution id, mode "retry", the failed execution's run data, the item fixed.
  * Returns the orders the failed run left, the retry's output and the run data (for a further retry).
  */
 export async function retryBatchFailedAtItem3(env: NodeEnv): Promise<{ ordersAfterFailure: number; out: INodeExecutionData[]; data: IRunExecutionData }> {
 	const data = createRunExecutionData();
-	const input = batchItems(['1.25', '2.5', '3.75'], ['ethereum', 'ethereum', 'nochain']);
+	// Item 3's payee is one only the service can refuse (a row the node can check would stop the whole batch before anything is sent).
+	const input = batchItems(['1.25', '2.5', '3.75'], [], ['', '', UNKNOWN_WALLET]);
 	await expect(env.run(paymentBatch(env), { items: input, executionId: '1', mode: 'webhook', runExecutionData: data })).rejects.toMatchObject({
-		// Refused before it is sent: Create checks Chain against GET /supported-assets.
-		message: expect.stringContaining('Chain "nochain" is not supported'),
+		message: expect.stringMatching(/^Row 3 of 3 \(invoice 42\), n8n item 2: Recipient Address "0x0+dead"/),
 	});
 	const ordersAfterFailure = await orderCount(env);
 	const out = await env.run(paymentBatch(env), { items: batchItems(['1.25', '2.5', '3.75']), executionId: '2', mode: 'retry', runExecutionData: data });

@@ -10,16 +10,16 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../shared/amounts';
-import { createdByThisRequest, type Lineage, relativeExpiry } from '../../../shared/idempotency';
+import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
 import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { type KeyedAnswer, type KeyedWrite, keyedWrite, sendKeyed } from '../keyedWrite';
-import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
+import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, refuseDerivedInNewRuns, sendKeyed } from '../keyedWrite';
+import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
 import { checkAccountLimits } from './accountLimits';
 import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOutput';
-import { guardOrder } from './createGuards';
+import { checkOrderTerms, guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
 import { DEFAULT_REUSE_WINDOW_HOURS, existingOrderFinding, type FoundCheck, foundOrderProblem } from './foundOrder';
 import { DEFAULT_KEY_FIELD, FIELD_ALIASES, KEY_ALIASES, OPTIONAL_INPUT_FIELDS, REQUIRED_INPUT_FIELDS } from './inputItem';
@@ -284,6 +284,28 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const found = await guard(this, itemIndex, body, order.amount, keyed);
 	const sent = await sendOrder(this, itemIndex, body, found, order.labels);
 	return sent.reused ?? (await presentOrder(this, itemIndex, sent, keyed.newKey, found));
+}
+
+/**
+ * The row's own checks, run by the router for every row before any row is sent (actions/router.ts):
+ * its fields (columns), amount, settlement terms, Business Key, spend limits, chain and asset. Sends
+ * nothing but the run's one GET /supported-assets. execute() runs the same checks again for the row.
+ */
+export async function checkRow(this: IExecuteFunctions, itemIndex: number): Promise<void> {
+	const order = readOrderFields(this, itemIndex);
+	if (keyMode(this, itemIndex) === 'custom') {
+		try {
+			if (order.businessKey) validateIdempotencyKey(order.businessKey.value, order.businessKey.label);
+			else validateIdempotencyKey(itemParameter(this, 'idempotencyKey', itemIndex, ''), 'Business Key');
+		} catch (error) {
+			throw itemError(this, error, itemIndex);
+		}
+	} else {
+		await refuseDerivedInNewRuns(this, itemIndex);
+	}
+	const body = withSettlement(this, itemIndex, { ...order, body: { ...order.body } }, undefined);
+	reuseWindow(this, this.getNodeParameter('options', itemIndex, {}) as IDataObject, itemIndex);
+	await checkOrderTerms(this, itemIndex, body, order.amount);
 }
 
 /** What the item gives of its order, checked before the key is taken. */

@@ -2,8 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../shared/amounts';
 import { isDryRun, noteFinding } from '../dryRun';
-import { checkSpendLimits, dryRunAccountLimits } from '../spendLimits';
-import { checkChainAndAsset } from '../supportedAssets';
+import { checkSpendLimits, dryRunAccountLimits, refuseOverSpendLimits } from '../spendLimits';
+import { checkChainAndAsset, matchChainAndAsset } from '../supportedAssets';
 
 const CREATE = { operation: 'Payment Order → Create', sends: 'order' };
 
@@ -13,16 +13,32 @@ const CREATE = { operation: 'Payment Order → Create', sends: 'order' };
  * (actions/supportedAssets.ts) and, in a dry run, the account limits.
  */
 export async function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount): Promise<void> {
-	const order = {
+	// The chain and asset as the service names them first: the spend limits compare the values sent.
+	await matchChainAndAsset(ctx, itemIndex, body, CREATE);
+	const order = termsOf(body, amount);
+	checkSpendLimits(ctx, itemIndex, order);
+	await checkChainAndAsset(ctx, itemIndex, body, CREATE);
+	if (!isDryRun(ctx)) return;
+	noteFinding(ctx, itemIndex, `Supported assets: ${order.asset} on ${order.toChain} is supported`);
+	dryRunAccountLimits(ctx, itemIndex, amount);
+}
+
+/**
+ * The same guards as a row's own check, run for every row before any row is sent (the router's
+ * checkRow): no dry-run notes, no account limits. `body` is a copy: its chain and asset are matched in it.
+ */
+export async function checkOrderTerms(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount): Promise<void> {
+	await matchChainAndAsset(ctx, itemIndex, body, CREATE);
+	refuseOverSpendLimits(ctx, itemIndex, termsOf(body, amount));
+	await checkChainAndAsset(ctx, itemIndex, body, CREATE);
+}
+
+function termsOf(body: IDataObject, amount: UsdAmount) {
+	return {
 		fromUserId: String(body.fromUserId ?? ''),
 		toAddress: String(body.toAddress ?? ''),
 		toChain: String(body.toChain ?? ''),
 		asset: String(body.asset ?? ''),
 		amount,
 	};
-	checkSpendLimits(ctx, itemIndex, order);
-	await checkChainAndAsset(ctx, itemIndex, body, CREATE);
-	if (!isDryRun(ctx)) return;
-	noteFinding(ctx, itemIndex, `Supported assets: ${order.asset} on ${order.toChain} is supported`);
-	dryRunAccountLimits(ctx, itemIndex, amount);
 }

@@ -133,7 +133,7 @@ describe('Create', () => {
 		[{ amountUsd: '0' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '-5' }, 'Amount (USD) must be greater than 0'],
 		[{ amountUsd: '1.23456' }, 'Amount (USD) must have at most 4 decimal places'],
-		[{ amountUsd: '12,50' }, 'Amount (USD) must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas'],
+		[{ amountUsd: '12,50' }, 'Amount (USD) must be plain decimal text: write 12.50 (got "12,50"; no thousands separators, spaces or decimal commas)'],
 		[{ amountUsd: '' }, 'Amount (USD) is required'],
 		[{ expiry: 'at', expiresAt: '2020-01-01T00:00:00Z' }, 'Expires At must be in the future'],
 		[{ expiry: 'at', expiresAt: '' }, 'Expires At is required for standard orders'],
