@@ -23,11 +23,11 @@ export async function getChains(this: ILoadOptionsFunctions): Promise<INodePrope
 
 /**
  * Asset symbols from GET /supported-assets, only those on the chain chosen in the same node (the
- * field `toChain`, or `deliveredChain` for a receive ruleset); all of them while no chain is
+ * field `toChain`, `deliveredChain` for a receive ruleset, or Create's Default Chain); all of them while no chain is
  * chosen or the chain is an expression.
  */
 export async function getAssets(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
-	const chain = [this.getCurrentNodeParameter('toChain'), this.getCurrentNodeParameter('deliveredChain')].find(
+	const chain = [this.getCurrentNodeParameter('toChain'), this.getCurrentNodeParameter('deliveredChain'), this.getCurrentNodeParameter('chainForAllRows')].find(
 		(value): value is string => typeof value === 'string' && value !== '' && !value.startsWith('='),
 	);
 	const pairs = await supportedAssets(this);

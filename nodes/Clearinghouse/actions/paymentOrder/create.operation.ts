@@ -12,7 +12,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
-import { amountField, assetField, chainField, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
+import { amountField, assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, refuseDerivedInNewRuns, sendKeyed } from '../keyedWrite';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
@@ -85,7 +85,7 @@ const properties: INodeProperties[] = [
 			.map((field) => FIELD_ALIASES[field].join(' / '))
 			.join(
 				'; ',
-			)} (memo optional); with Idempotency Key → Business Key, the column named in Business Key Field (left at "${DEFAULT_KEY_FIELD}": ${KEY_ALIASES.join(' / ')}). An item that lacks a required column, or has two for one field, fails before anything is sent.`,
+			)} (memo optional; sender, chain and asset can also be given once below for rows without them); with Idempotency Key → Business Key, the column named in Business Key Field (left at "${DEFAULT_KEY_FIELD}": ${KEY_ALIASES.join(' / ')}). An item that lacks a required column, or has two for one field, fails before anything is sent.`,
 		name: 'autoMapNotice',
 		type: 'notice',
 		default: '',
@@ -101,6 +101,24 @@ const properties: INodeProperties[] = [
 			'System ID of the user who funds the orders of rows that have no sender column (the ID from Create or Update User, never the label). A row with its own sender keeps it.',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
 	},
+	// A payee table rarely has a chain or asset column: given once here, as the sender is.
+	chainField({
+		displayName: 'Default Chain Name or ID',
+		name: 'chainForAllRows',
+		required: false,
+		description: `Chain of the orders of rows that have no chain column (${FIELD_ALIASES.toChain.join(', ')}); a row with its own chain keeps it. ${DYNAMIC_OPTIONS_HINT}.`,
+		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
+	}),
+	assetField(
+		{
+			displayName: 'Default Asset Name or ID',
+			name: 'assetForAllRows',
+			required: false,
+			description: `Asset of the orders of rows that have no asset column (${FIELD_ALIASES.asset.join(', ')}); a row with its own asset keeps it. ${DYNAMIC_OPTIONS_HINT}.`,
+			displayOptions: { show: { dataMode: ['autoMapInputData'] } },
+		},
+		'chainForAllRows',
+	),
 	...definedBelow([
 		{
 			displayName: 'Sender User ID',
@@ -337,7 +355,7 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 				ctx,
 				(error as Error).message,
 				itemIndex,
-				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender can also be given once in Sender User ID for Rows Without One). Nothing was sent for this item.',
+				'Order Fields is set to Map Automatically: each input item needs these columns (the notice above lists the names accepted; a sender, chain or asset can also be given once for all rows: Sender User ID for Rows Without One, Default Chain, Default Asset). Nothing was sent for this item.',
 			);
 		}
 		amount = orderAmount(ctx, itemIndex, true);

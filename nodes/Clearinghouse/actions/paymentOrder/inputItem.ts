@@ -141,15 +141,16 @@ function text(json: IDataObject, name: OrderField, required: boolean, fallback =
 /**
  * The order fields of one input item. `keyField`: the field holding the business key (only with
  * Idempotency Key → Business Key); a missing key fails the item, so it never shares another's key.
- * `sender`: the Sender User ID for rows without one (a node field, given once for all rows).
+ * `sender`: the Sender User ID for rows without one (a node field, given once for all rows); `defaults`:
+ * Default Chain and Default Asset, likewise.
  */
-export function orderFieldsFromItem(json: IDataObject, keyField?: string, sender = ''): InputOrderFields {
+export function orderFieldsFromItem(json: IDataObject, keyField?: string, sender = '', defaults: { toChain?: string; asset?: string } = {}): InputOrderFields {
 	const amount = inputValue(json, 'amountUsd');
 	const fields: InputOrderFields = {
 		fromUserId: text(json, 'fromUserId', true, sender.trim()),
 		toAddress: text(json, 'toAddress', true),
-		toChain: text(json, 'toChain', true),
-		asset: text(json, 'asset', true),
+		toChain: text(json, 'toChain', true, (defaults.toChain ?? '').trim()),
+		asset: text(json, 'asset', true, (defaults.asset ?? '').trim()),
 		amountUsd: amount,
 		memo: text(json, 'memo', false),
 	};

@@ -42,7 +42,7 @@ function runOf(ctx: IExecuteFunctions): RunRows {
 /**
  * A mapped row's order fields (Map Automatically), with its Business Key's column under Idempotency
  * Key → Business Key; read once per run. Throws as orderFieldsFromItem does (InputFieldError), or the
- * error of a Sender User ID for Rows Without One that does not resolve.
+ * error of a Sender User ID for Rows Without One (or Default Chain, Default Asset) that does not resolve.
  */
 export function mappedOrderFields(ctx: IExecuteFunctions, itemIndex: number): InputOrderFields {
 	const run = runOf(ctx);
@@ -50,8 +50,13 @@ export function mappedOrderFields(ctx: IExecuteFunctions, itemIndex: number): In
 	if (!row) {
 		const keyField = keyMode(ctx, itemIndex) === 'custom' ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : undefined;
 		try {
-			const sender = String(ctx.getNodeParameter('senderForAllRows', itemIndex, '') ?? '');
-			row = { fields: orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, sender) };
+			const given = (name: string) => String(ctx.getNodeParameter(name, itemIndex, '') ?? '');
+			row = {
+				fields: orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, given('senderForAllRows'), {
+					toChain: given('chainForAllRows'),
+					asset: given('assetForAllRows'),
+				}),
+			};
 		} catch (error) {
 			row = { error };
 		}

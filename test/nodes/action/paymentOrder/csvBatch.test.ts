@@ -166,3 +166,34 @@ describe('values matched like columns', () => {
 		expect(await env.requests()).toEqual([]);
 	});
 });
+
+describe('defaults for all rows', () => {
+	/** A payee table as it usually is: name, wallet, amount, invoice; no chain, asset or sender column. */
+	const bare = (invoice: string, amount: string, extra: IDataObject = {}): IDataObject => {
+		const row = contractor(invoice, amount, extra);
+		if (!('Chain' in extra)) delete row.Chain;
+		if (!('Asset' in extra)) delete row.Asset;
+		return row;
+	};
+
+	test('Default Chain and Default Asset pay the rows without those columns; a row with its own keeps it', async () => {
+		const items = [{ json: bare('INV-1', '1', { Wallet: walletOf(env.bob, 'base') }) }, { json: bare('INV-2', '2', { Chain: 'ethereum', Asset: 'PYUSD' }) }];
+		const out = await run(fromCsv({ chainForAllRows: 'base', assetForAllRows: 'USDC' }), { items });
+		expect(out.map((o) => [o.json.idempotencyKey, o.json.created])).toEqual([
+			['INV-1', true],
+			['INV-2', true],
+		]);
+		const sent = (await env.requests()).sort((a, b) => a.body.amountUsd - b.body.amountUsd);
+		expect(sent.map((r) => [r.body.fromUserId, r.body.toChain, r.body.asset])).toEqual([
+			[env.alice.id, 'base', 'USDC'],
+			[env.alice.id, 'ethereum', 'PYUSD'],
+		]);
+	});
+
+	test('without them, a row without a chain column is refused naming the column and where to give it once', async () => {
+		const error = await failure(run(fromCsv(), { items: [{ json: bare('INV-1', '1') }] }));
+		expect(error.message).toMatch(/^Input field "toChain" is missing from the input item/);
+		expect(error.description).toContain('Default Chain');
+		expect(await env.requests()).toEqual([]);
+	});
+});
