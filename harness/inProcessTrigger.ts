@@ -6,6 +6,7 @@
  */
 import type { HookContext } from 'n8n-core';
 import type { IDataObject, INodeExecutionData, IWebhookResponseData } from 'n8n-workflow';
+import { ObservableObject } from 'n8n-workflow';
 
 import { ClearinghouseTrigger } from '../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { openSecret } from '../nodes/shared/secretBox';
@@ -23,8 +24,12 @@ export type SandboxAccess = Pick<Sandbox, 'apiKey' | 'mainUrl' | 'rewardsUrl'>;
 
 /**
  * A workflow's static data as n8n 2.40.7 keeps it for a trigger: what create()/delete() write is
- * saved; each delivery works on a fresh copy of what was saved, and that copy is saved again
- * only when the delivery starts no run (when it does, n8n loses the write).
+ * saved; each delivery works on a fresh copy of what was saved, and that copy is saved again, whole,
+ * only when the delivery wrote to it and started no run (when it starts one, n8n loses the write).
+ * "Wrote" as n8n tells it: the copy is an ObservableObject (as `new Workflow()` makes it), whose
+ * `__dataChanged` any write at any depth sets, and n8n saves only then
+ * (`WorkflowStaticDataService.saveStaticData`). A write therefore overwrites whatever another call saved
+ * since the delivery began.
  */
 export class N8nStaticData {
 	saved: IDataObject = {};
@@ -36,11 +41,11 @@ export class N8nStaticData {
 
 	forDelivery(): IDataObject {
 		// n8n keeps it as JSON in the database row.
-		return JSON.parse(JSON.stringify(this.saved)) as IDataObject;
+		return ObservableObject.create(JSON.parse(JSON.stringify(this.saved)) as IDataObject, undefined, { ignoreEmptyOnFirstChild: true });
 	}
 
 	afterDelivery(copy: IDataObject, startedRun: boolean): void {
-		if (!startedRun) this.saved = copy;
+		if (!startedRun && (copy as { __dataChanged?: boolean }).__dataChanged === true) this.saved = JSON.parse(JSON.stringify(copy)) as IDataObject;
 	}
 
 	node(): IDataObject {

@@ -12,6 +12,9 @@ import type { LoggedRequest as SandboxLoggedRequest } from '../sandbox/traffic';
 /** One entry of the sandbox's request log; tests read its body freely. */
 export type LoggedRequest = SandboxLoggedRequest & { body: any };
 
+/** How the request log shows a key (sandbox/traffic.ts): what a test compares a logged `x-api-key` with. */
+export { maskedSecret } from '../sandbox/traffic';
+
 /** Where a sandbox answers (what `startSandbox` returns, in this process or another). */
 export type SandboxUrls = Pick<Sandbox, 'mainUrl' | 'rewardsUrl' | 'apiKey' | 'operatorUrl'>;
 

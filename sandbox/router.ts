@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Auth, Core } from './core';
 import { consoleAsset } from './console';
 import { clientIsThisMachine } from './edge';
-import { LIMITS, type LoggedRequest, type Traffic } from './traffic';
+import { LIMITS, loggedHeaders, type LoggedRequest, type Traffic } from './traffic';
 import { ApiError, sleep } from './util';
 
 export interface Ctx {
@@ -389,7 +389,8 @@ export function makeHandler(o: ServeOptions) {
 				method,
 				path,
 				query,
-				headers: { ...req.headers },
+				// Credentials masked: the log is readable by anyone on this machine (operator API, console).
+				headers: loggedHeaders(req.headers),
 				body: null,
 				status,
 				at: new Date().toISOString(),

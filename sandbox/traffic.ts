@@ -3,6 +3,7 @@
  * read and kept. The pipeline in router.ts records every request here and applies the faults; the
  * operator API drives them (its routes: operator/traffic.ts).
  */
+import { createHash } from 'node:crypto';
 
 /** Bounds of the request log and of the bodies being read at one time. */
 export const LIMITS = {
@@ -45,6 +46,31 @@ export interface LoggedRequest {
 	/** Size of a body that was read but not kept whole (large, or of a rejected request), and its first KiB. */
 	bodyBytes?: number;
 	bodyHead?: string;
+}
+
+/** Request headers that carry a credential: the log keeps only their last four characters. */
+const SECRET_HEADERS: ReadonlySet<string> = new Set(['x-api-key', 'authorization', 'proxy-authorization', 'cookie']);
+
+/**
+ * How the request log shows a credential: `****`, its last four characters (none when it has fewer
+ * than 12) and the first 8 hex digits of its SHA-256, e.g. `****_key (sha256 8253c4ea)`: enough to tell
+ * which key a client sent (the demo account's and subaccount's keys end alike), never enough to use it.
+ * A client pointed at the sandbox by mistake may send a production key: the log (`GET /sandbox/requests`,
+ * the console) must not hand it on.
+ */
+export function maskedSecret(value: string): string {
+	if (value === '') return '';
+	const fingerprint = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 8);
+	return `****${value.length < 12 ? '' : value.slice(-4)} (sha256 ${fingerprint})`;
+}
+
+/** The headers of a request as the log keeps them: every credential masked (maskedSecret). */
+export function loggedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | string[] | undefined> {
+	const kept: Record<string, string | string[] | undefined> = {};
+	for (const [name, value] of Object.entries(headers)) {
+		kept[name] = !SECRET_HEADERS.has(name.toLowerCase()) || value === undefined ? value : Array.isArray(value) ? value.map(maskedSecret) : maskedSecret(value);
+	}
+	return kept;
 }
 
 /** Faults and the request log, shared by both public servers and driven by the operator API. */

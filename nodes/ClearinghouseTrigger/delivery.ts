@@ -91,16 +91,15 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	return await answerEvent(ctx, event, base, memory, key);
 }
 
-/** Keeps a trace of an event dropped because the API has no such order for this credential (404). */
-const MAX_DROPPED_IDS = 20;
-function noteDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): void {
-	const state = ctx.getWorkflowStaticData('node') as EndpointState;
-	const dropped = state.dropped ?? { count: 0, lastEventIds: [], lastAt: '' };
-	dropped.count = (Number(dropped.count) || 0) + 1;
-	dropped.lastEventIds = [...(Array.isArray(dropped.lastEventIds) ? dropped.lastEventIds : []), eventId].slice(-MAX_DROPPED_IDS);
-	dropped.lastAt = new Date().toISOString();
-	// Saved by n8n: this delivery starts no run.
-	state.dropped = dropped;
+/**
+ * The trace of an event dropped because the API has no such order for this credential (404): n8n's log
+ * at warn, in the process that received it, naming the event, the order, the workflow and the node. Not
+ * static data: n8n saves a delivery's write as the whole copy the delivery loaded when it began, so it
+ * overwrote what an activation or another process saved meanwhile (a new secret, `lastRecovery`), and
+ * with several webhook processes a counter there loses counts anyway. The service keeps the delivery
+ * too (answered 200 with `ignored: order_not_found`).
+ */
+function logDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): void {
 	ctx.logger.warn('Clearinghouse Trigger dropped an event: the API has no such payment order for this credential', {
 		eventId,
 		orderId: typeof orderId === 'string' ? orderId : undefined,
@@ -152,7 +151,7 @@ async function answerEvent(
 		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
 		const confirmation = await confirmOrder(ctx, eventOrder);
 		if (confirmation.outcome === 'not_found') {
-			noteDropped(ctx, event.id, eventOrder.id);
+			logDropped(ctx, event.id, eventOrder.id);
 			return ignored('order_not_found');
 		}
 		// Never emitted unconfirmed, never dropped: the service retries a non-2xx answer.

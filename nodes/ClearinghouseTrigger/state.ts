@@ -16,8 +16,8 @@ export interface EndpointState {
 	memory?: MemorySnapshot;
 	/** What the last catch-up on activation did (see `catchUp`). */
 	lastRecovery?: IDataObject;
-	/** Events acknowledged but dropped because the API has no such order for this credential (404). */
-	dropped?: { count: number; lastEventIds: string[]; lastAt: string };
+	// `dropped` (a counter of events dropped as order_not_found) was written by deliveries before issue 46;
+	// a delivery writes nothing now (delivery.ts, logDropped), and a leftover is neither read nor removed.
 }
 
 /** One trigger node in this process, in one n8n mode ('trigger' for production webhooks, 'manual' for test ones). */

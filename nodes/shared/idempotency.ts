@@ -25,6 +25,36 @@ export function invisibleCharacter(text: string): { position: number; codePoint:
 	return undefined;
 }
 
+/** U+XXXX for each code point of `text`. */
+function codePoints(text: string): string {
+	return [...text].map((char) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
+}
+
+/** A code point that joins the one before it on screen (a combining mark, a Hangul vowel or final jamo). */
+const JOINS_BEFORE = /[\p{M}\u1160-\u11FF\uD7B0-\uD7FF]/u;
+
+/**
+ * Where `text` first differs from its Unicode NFC form (1-based, in characters), what it holds there and
+ * what NFC writes instead (U+XXXX each); undefined when it is in NFC. Two texts that differ only in
+ * normalisation look the same on screen: "é" typed as one character (U+00E9) or as "e" and a combining
+ * accent (U+0065 U+0301, as macOS file names and some exports write it).
+ */
+export function notNfc(text: string): { position: number; holds: string; nfc: string } | undefined {
+	const nfc = text.normalize('NFC');
+	if (nfc === text) return undefined;
+	const given = [...text];
+	const normal = [...nfc];
+	let at = 0;
+	while (at < given.length && at < normal.length && given[at] === normal[at]) at++;
+	// The character there with the marks that join it, in both forms.
+	const cluster = (chars: string[]) => {
+		let end = at + 1;
+		while (end < chars.length && JOINS_BEFORE.test(chars[end])) end++;
+		return chars.slice(at, end).join('');
+	};
+	return { position: at + 1, holds: codePoints(cluster(given)), nfc: codePoints(cluster(normal)) };
+}
+
 /** Text that reads as a number n8n or JavaScript made, not as a business reference. */
 const NUMBER_LIKE = /^[+-]?(NaN|Infinity|(\d+\.?\d*|\.\d+)e[+-]?\d+)$/i;
 
@@ -51,6 +81,15 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 		throw new FieldError(
 			field,
 			`must hold printable characters only: it contains the invisible, space-like or control character ${invisible.codePoint} at position ${invisible.position}`,
+		);
+	}
+	// Keys that look alike must be one key: one written in NFC and one not would name two payments. Refused,
+	// not normalised: a key sent as it was by an earlier version must not silently become another key.
+	const composed = notNfc(text);
+	if (composed) {
+		throw new FieldError(
+			field,
+			`must be in Unicode's composed form (NFC), so that keys that look alike are the same key: at position ${composed.position} it holds ${composed.holds}, which NFC writes as ${composed.nfc}; nothing was sent: normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
 		);
 	}
 	if (NUMBER_LIKE.test(text)) {

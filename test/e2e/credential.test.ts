@@ -8,6 +8,7 @@ import { networkInterfaces } from 'node:os';
 
 import { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
+import { maskedSecret } from '../../harness/sandboxClient';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 
 jest.setTimeout(240_000);
@@ -67,7 +68,7 @@ describe('credential Test button inside n8n', () => {
 		expect(result).toMatchObject({ status: 'OK' });
 		const requests = await stage.operator.requests(mark);
 		expect(requests.map((r) => `${r.method} ${r.path} ${r.status}`)).toEqual(['GET /api/v1/account/limits 200']);
-		expect(requests[0].headers['x-api-key']).toBe(stage.sandbox.apiKey);
+		expect(requests[0].headers['x-api-key']).toBe(maskedSecret(stage.sandbox.apiKey));
 	});
 
 	test('a wrong key fails the test (the sandbox answers 401 to every ask)', async () => {
@@ -88,6 +89,31 @@ describe('credential Test button inside n8n', () => {
 		// that the key went nowhere.
 		expect(result.message).toBe('ENOTFOUND');
 		expect(await stage.operator.requests(mark)).toEqual([]);
+	});
+
+	test('a redirect is not followed: the key never reaches the Location, another origin (issue 46)', async () => {
+		const reached: Array<{ path: string; key: unknown }> = [];
+		const elsewhere = createServer((req, res) => {
+			reached.push({ path: req.url ?? '', key: req.headers['x-api-key'] });
+			res.writeHead(200, { 'content-type': 'application/json', 'x-clearinghouse-sandbox': '1' }).end('{}');
+		});
+		await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+		const elsewhereUrl = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
+		const asked: string[] = [];
+		const redirecting = createServer((req, res) => {
+			asked.push(req.url ?? '');
+			res.writeHead(302, { location: `${elsewhereUrl}${req.url ?? '/'}` }).end();
+		});
+		await new Promise<void>((resolve) => redirecting.listen(0, '127.0.0.1', resolve));
+		try {
+			const result = await pressTest({ ...credential().data, baseUrl: `http://127.0.0.1:${(redirecting.address() as AddressInfo).port}` });
+			expect(result.status).toBe('Error');
+			expect(asked.length).toBeGreaterThan(0);
+			expect(reached).toEqual([]);
+		} finally {
+			await new Promise<void>((resolve) => elsewhere.close(() => resolve()));
+			await new Promise<void>((resolve) => redirecting.close(() => resolve()));
+		}
 	});
 
 	describe('http:// to another machine (a listener on a non-loopback address of this one)', () => {

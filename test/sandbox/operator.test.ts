@@ -1,6 +1,6 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state, what the console says. */
 import { SandboxEnv, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './support';
-import { Client } from '../../harness/sandboxClient';
+import { Client, maskedSecret } from '../../harness/sandboxClient';
 import { nettingView } from '../../sandbox/operator/words';
 
 let env: SandboxEnv;
@@ -123,6 +123,30 @@ describe('faults', () => {
 });
 
 describe('request log', () => {
+	it('never returns a key a client sent: a production key sent here by mistake is logged as its last four characters and a fingerprint (issue 46)', async () => {
+		const since = (await env.op.get('/requests')).body.lastSeq;
+		const production = 'sk_live_4f9a1c7e2b8d6a0f3e5c9b1d';
+		for (const key of [production, env.sb.apiKey]) {
+			await fetch(`${env.sb.mainUrl}/api/v1/account/limits`, { headers: { 'x-api-key': key, authorization: `Bearer ${key}` } });
+		}
+		const answer = await fetch(`${env.sb.operatorUrl}/requests?since=${since}`);
+		const text = await answer.text();
+		expect(text).not.toContain(production);
+		expect(text).not.toContain(env.sb.apiKey);
+		const logged = (JSON.parse(text).requests as Array<{ status: number; headers: Record<string, string> }>).map((r) => [
+			r.status,
+			r.headers['x-api-key'],
+			r.headers.authorization,
+		]);
+		expect(logged).toEqual([
+			[401, maskedSecret(production), maskedSecret(`Bearer ${production}`)],
+			[200, maskedSecret(env.sb.apiKey), maskedSecret(`Bearer ${env.sb.apiKey}`)],
+		]);
+		expect(maskedSecret(production)).toMatch(/^\*\*\*\*9b1d \(sha256 [0-9a-f]{8}\)$/);
+		// Two keys that end alike (the demo account's and its subaccount's) are still told apart.
+		expect(maskedSecret('sk_sandbox_demo_key')).not.toBe(maskedSecret('sk_sandbox_demo_sub_key'));
+	});
+
 	it('records every public request with method, path, query, lowercased headers, parsed body and status', async () => {
 		await env.op.del('/requests');
 		const since = (await env.op.get('/requests')).body.lastSeq;
@@ -141,7 +165,10 @@ describe('request log', () => {
 			status: 200,
 			body: null,
 		});
-		expect(list.headers['x-api-key']).toBe(env.sb.apiKey);
+		// Keys are masked: the last four characters and a fingerprint, never the key (a client may send a production key here).
+		expect(list.headers['x-api-key']).toBe(maskedSecret(env.sb.apiKey));
+		expect(list.headers['x-api-key']).toMatch(/^\*\*\*\*_key \(sha256 [0-9a-f]{8}\)$/);
+		expect(JSON.stringify(r.body)).not.toContain(env.sb.apiKey);
 		expect(add).toMatchObject({ method: 'POST', body: { label: 'logme', wallets: [] }, status: 201 });
 		expect(add.headers['x-custom']).toBe('Yes');
 		expect(noKey.status).toBe(401);

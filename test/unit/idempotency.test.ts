@@ -3,6 +3,7 @@ import {
 	deriveIdempotencyKey,
 	formatLineage,
 	mintLineage,
+	notNfc,
 	parseLineage,
 	relativeExpiry,
 	stableStringify,
@@ -102,6 +103,39 @@ describe('validateIdempotencyKey', () => {
 	])('refuses %p naming the field and the rule', (input, rule) => {
 		expect(() => validateIdempotencyKey(input, 'Business Key')).toThrow(FieldError);
 		expect(() => validateIdempotencyKey(input, 'Business Key')).toThrow(`Business Key: ${rule}`);
+	});
+});
+
+describe('Business Keys and Unicode normalisation (issue 46): keys that look alike are one key, never two payments', () => {
+	const NFC_RULE = "must be in Unicode's composed form (NFC), so that keys that look alike are the same key";
+
+	test('a key in NFC passes as it is, accents, other scripts and emoji included', () => {
+		for (const key of ['Café-7', 'Zoë/2026-05', 'Łódź-12', '請求書-42', '가나-1', 'INV-💸-3', 'ÅSA']) expect(validateIdempotencyKey(key)).toBe(key);
+	});
+
+	test.each([
+		['"e" and a combining acute (macOS file names write it so)', 'Cafe\u0301-7', 4, 'U+0065 U+0301', 'U+00E9'],
+		['two marks on one letter, in an order NFC does not keep', 'Cafe\u0301\u0323', 4, 'U+0065 U+0301 U+0323', 'U+1EB9 U+0301'],
+		['marks in a non-canonical order on a letter NFC has no single character for', 'q\u0307\u0323-1', 2, 'U+0307 U+0323', 'U+0323 U+0307'],
+		['the Angstrom sign, which NFC writes as the letter Å', 'ref-\u212B', 5, 'U+212B', 'U+00C5'],
+		['the Ohm sign, which NFC writes as Greek omega', '\u2126-1', 1, 'U+2126', 'U+03A9'],
+		['Hangul written as conjoining jamo', '\u1100\u1161-9', 1, 'U+1100 U+1161', 'U+AC00'],
+	])('%s is refused, naming the position, what it holds and what NFC writes', (_what, key, position, holds, nfc) => {
+		expect(notNfc(key)).toEqual({ position, holds, nfc });
+		expect(() => validateIdempotencyKey(key, 'Business Key')).toThrow(
+			`Business Key: ${NFC_RULE}: at position ${position} it holds ${holds}, which NFC writes as ${nfc}; nothing was sent: normalise it where it is mapped, e.g. {{ String($json.invoice).normalize('NFC') }}`,
+		);
+		// Followed: the normalised key passes, and it is the key the NFC-written twin gives.
+		expect(validateIdempotencyKey(key.normalize('NFC'))).toBe(key.normalize('NFC'));
+	});
+
+	test('two keys that look alike never pass as two different keys', () => {
+		const composed = 'Café-7';
+		const decomposed = 'Cafe\u0301-7';
+		expect(composed).not.toBe(decomposed);
+		expect(validateIdempotencyKey(composed)).toBe('Café-7');
+		expect(() => validateIdempotencyKey(decomposed)).toThrow(FieldError);
+		expect(notNfc('INV-2026-001')).toBeUndefined();
 	});
 });
 

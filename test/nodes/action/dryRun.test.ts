@@ -216,6 +216,28 @@ describe('Payment Order → Create, dry run', () => {
 		expect((await env.requests()).filter((r) => r.method !== 'GET')).toEqual([]);
 	});
 
+	test('Dry Run set per item: items that disagree are refused before anything is sent, whichever comes first (issue 46)', async () => {
+		const perItem = payment(env, { amountUsd: '={{ $json.amount }}', options: { dryRun: '={{ $json.dry }}' } });
+		const rows = (...dry: boolean[]) => dry.map((d, n) => ({ json: { amount: String(10 + n), dry: d } }));
+		const orders = await orderCount(env);
+		await env.mark();
+		// Before: read from row 1 alone, this batch paid rows 2 and 3, row 2 included, which said true.
+		await expect(env.run(perItem, { items: rows(false, true, false) })).rejects.toMatchObject({
+			message: 'Dry Run must be the same for every item of a run: row 1 (n8n item 0) says off (false), row 2 (n8n item 1) says on (true). Nothing was sent',
+			description: expect.stringContaining('an If node on the same expression before them'),
+		});
+		await expect(env.run(perItem, { items: rows(true, true, false), continueOnFail: true })).rejects.toThrow(
+			'row 1 (n8n item 0) says on (true), row 3 (n8n item 2) says off (false)',
+		);
+		expect(await env.requests({ withSupportedAssets: true })).toEqual([]);
+		expect(await orderCount(env)).toBe(orders);
+		// Agreeing items: a dry run of all, or a real run of all.
+		expect(json(await env.run(perItem, { items: rows(true, true) })).map((o) => o.dryRun)).toEqual([true, true]);
+		expect(await orderCount(env)).toBe(orders);
+		expect(json(await env.run(perItem, { items: rows(false, false) })).map((o) => o.created)).toEqual([true, true]);
+		expect(await orderCount(env)).toBe(orders + 2);
+	});
+
 	test('Dry Run may not be left to an AI model', async () => {
 		await env.mark();
 		await expect(env.run(payment(env, { options: { dryRun: "={{ $fromAI('dryRun', 'dry run?', 'boolean') }}" } }))).rejects.toThrow(

@@ -111,6 +111,11 @@ describe('strict input: refused before any request', () => {
 
 	test.each([
 		['a zero-width space', '={{ "INV-1\u200b" + "001" }}', /invisible, space-like or control character U\+200B/],
+		[
+			'an accent written as a combining mark (not NFC)',
+			'={{ "Cafe\u0301-7" }}',
+			/composed form \(NFC\).*at position 4 it holds U\+0065 U\+0301, which NFC writes as U\+00E9/,
+		],
 		['NaN from an expression', '={{ Number("x") }}', /must be text, or a whole number|must not be "NaN"/],
 		['a huge number from an expression', '={{ 1e21 }}', /must be text, or a whole number up to/],
 	])('Create with a Business Key holding %s sends nothing', async (_what, idempotencyKey, rule) => {

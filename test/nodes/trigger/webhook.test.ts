@@ -28,6 +28,7 @@ import {
 } from './support';
 import { webhookContext } from '../../../harness/n8nContexts';
 import { hmac, nowSeconds } from '../../../harness/signer';
+import { maskedSecret } from '../../../harness/sandboxClient';
 
 jest.setTimeout(30_000);
 
@@ -555,15 +556,50 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		expect(await signed(t, forged)).toEqual({ status: 200, body: { received: true, ignored: 'order_not_found' }, items: undefined });
 	});
 
-	it('a dropped event (no such order) leaves a trace in the saved static data: a counter and the last event ids', async () => {
+	it("a dropped event (no such order) writes no static data: what an activation saved meanwhile survives; the trace is n8n's warn line (issue 46)", async () => {
 		const t = await publishedWithDefaults();
-		const ids = Array.from({ length: 22 }, (_, i) => `evt_dropped_${i}_payment_order`);
-		for (const id of ids) {
-			const body = envelope({ id: `po-missing-${id}`, status: 'FUNDED', version: 2, inboundTransfers: [] }, id);
-			expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'order_not_found' });
+		const saved = JSON.stringify(t.staticData.saved);
+		// The delivery's confirmation read is held until another call has saved static data (as an
+		// activation's catch-up saves lastRecovery, or a renewal a new secret box): n8n saves a delivery's
+		// write as the whole copy the delivery loaded, which would put back what was there before.
+		let reached!: () => void;
+		const confirming = new Promise<void>((resolve) => (reached = resolve));
+		let release!: () => void;
+		const released = new Promise<void>((resolve) => (release = resolve));
+		// A thenable: the sandbox's `await fault.hold` calls then(), which says the request has arrived.
+		const hold = { then: (done: () => void) => (reached(), released.then(done)) } as unknown as Promise<void>;
+		sb.services.traffic.faults.push({ method: 'GET', path: /^\/api\/v1\/payment-orders\/po-missing-race$/, pathSource: 'po-missing-race', count: 1, hold });
+		const logger = webhookContext(trigger, setupFor(sb, t), { headers: {}, rawBody: Buffer.alloc(0) }).context.logger as unknown as {
+			log: (level: string, message: string, metadata?: object) => void;
+		};
+		const logged = jest.spyOn(logger, 'log');
+		const lines: unknown[][] = [];
+		let outcome: Outcome;
+		try {
+			const delivery = signed(t, envelope({ id: 'po-missing-race', status: 'FUNDED', version: 2, inboundTransfers: [] }, 'evt_dropped_race_payment_order'));
+			await confirming;
+			const meanwhile = { at: new Date().toISOString(), by: 'trigger', replayed: 0 };
+			(t.staticData.forHook()['node:Clearinghouse Trigger'] as IDataObject).lastRecovery = meanwhile;
+			const savedMeanwhile = JSON.stringify(t.staticData.saved);
+			release();
+			outcome = await delivery;
+			expect(JSON.stringify(t.staticData.saved)).toBe(savedMeanwhile);
+			expect(savedMeanwhile).not.toBe(saved);
+			// More drops write nothing either.
+			for (const n of [1, 2])
+				await signed(t, envelope({ id: `po-missing-${n}`, status: 'FUNDED', version: 2, inboundTransfers: [] }, `evt_dropped_${n}_payment_order`));
+			expect(JSON.stringify(t.staticData.saved)).toBe(savedMeanwhile);
+		} finally {
+			release();
+			lines.push(...logged.mock.calls);
+			logged.mockRestore();
 		}
-		// n8n saves it (these deliveries start no run), so it survives a restart and shows in the workflow's static data.
-		expect(t.staticData.node().dropped).toEqual({ count: 22, lastEventIds: ids.slice(-20), lastAt: expect.any(String) });
+		expect(outcome.body).toEqual({ received: true, ignored: 'order_not_found' });
+		expect(lines).toContainEqual([
+			'warn',
+			'Clearinghouse Trigger dropped an event: the API has no such payment order for this credential',
+			expect.objectContaining({ eventId: 'evt_dropped_race_payment_order', orderId: 'po-missing-race', node: 'Clearinghouse Trigger' }),
+		]);
 	});
 
 	it('an event naming an order of another account is acknowledged and runs nothing', async () => {
@@ -687,7 +723,7 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 			reads.mockRestore();
 		}
 		const gets = await confirmationGets(since, order.id);
-		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, sb.apiKey]));
+		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, maskedSecret(sb.apiKey)]));
 	});
 
 	it('the key the delivery opened reaches no answer, item, static data or log line, whatever the API request meets', async () => {

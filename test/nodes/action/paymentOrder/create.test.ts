@@ -4,6 +4,7 @@ import { createRunExecutionData } from 'n8n-workflow';
 
 import { instantQuote, orderCount, payment, walletOf, useEnv } from '../support';
 import { sleeps } from '../../../support/sleep';
+import { maskedSecret } from '../../../../harness/sandboxClient';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
 jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../support/sleep')>('../../../support/sleep').n8nWorkflowWithRecordedSleep());
@@ -16,7 +17,8 @@ describe('Create', () => {
 		const [item] = await env.run(payment(env));
 		const [req] = await env.requests();
 		expect(req).toMatchObject({ api: 'main', method: 'POST', path: '/api/v1/payment', status: 201 });
-		expect(req.headers['x-api-key']).toBe(env.sb.apiKey);
+		// The request log keeps only the key's last characters and fingerprint (sandbox/traffic.ts).
+		expect(req.headers['x-api-key']).toBe(maskedSecret(env.sb.apiKey));
 		expect(req.body).toMatchObject({
 			fromUserId: env.alice.id,
 			toAddress: walletOf(env.bob, 'ethereum'),
