@@ -27,6 +27,7 @@ describe('example workflows in a real n8n', () => {
 	let slack: WorkflowInput;
 	let ledger: WorkflowInput;
 	let refund: WorkflowInput;
+	let csv: WorkflowInput;
 	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
 	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
@@ -61,15 +62,16 @@ describe('example workflows in a real n8n', () => {
 			'3-settled-orders-to-ledger.json',
 			'4-refund-handling.json',
 		].map(shipped);
+		csv = loadExample('9-pay-from-a-csv-file.json');
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox));
-		await n8n.importWorkflows([batch, refund, slack, ledger]);
+		await n8n.importWorkflows([batch, refund, slack, ledger, csv]);
 	});
 
 	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
-		expect(exampleFiles()).toHaveLength(8);
+		expect(exampleFiles()).toHaveLength(9);
 		const withCode: string[] = [];
 		for (const file of exampleFiles()) {
 			const workflow = loadExample(file);
@@ -85,6 +87,27 @@ describe('example workflows in a real n8n', () => {
 		}
 		// No example needs JavaScript: payees and invoices are Edit Fields rows a person edits.
 		expect(withCode).toEqual([]);
+	});
+
+	test("9. pay from a CSV file: n8n's file nodes read the rows, Map Automatically pays each once (chain names in any case, the defaults for the rest); a re-run pays nothing", async () => {
+		const run = async () => {
+			const result = await n8n.execute(csv.id);
+			if (result.code !== 0 || !result.run) throw new Error(`example 9 failed\n${result.stdout.slice(-3000)}`);
+			return {
+				paid: nodeItems(result.run.data, 'Paid') as any[],
+				// The error output of the Create node (Not paid runs only when it has items).
+				notPaid: nodeItems(result.run.data, 'Pay each row', 1) as any[],
+			};
+		};
+		const first = await run();
+		expect(first.notPaid).toEqual([]);
+		expect(first.paid.map((o) => [o.idempotencyKey, o.toChain, o.asset, o.amountUsd, o.created])).toEqual([
+			['CSV-3001', 'ethereum', 'USDC', 95.5, true],
+			['CSV-3002', 'base', 'USDC', 1250, true],
+			['CSV-3003', 'solana', 'USDC', 42, true],
+		]);
+		const again = await run();
+		expect(again.paid.map((o) => [o.idempotencyKey, o.id, o.created])).toEqual(first.paid.map((o) => [o.idempotencyKey, o.id, false]));
 	});
 
 	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
