@@ -10,6 +10,7 @@ import { join } from 'node:path';
 
 import { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
+import { maskedSecret } from '../../harness/sandboxClient';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, chain } from '../../harness/workflows';
 import { installedPackage, runInN8nNode } from './support';
@@ -117,6 +118,7 @@ describe('the credential authenticates without an expression', () => {
 		expect(result.code).toBe(0);
 		const seen = (await stage.operator.requests(mark)).filter((r) => r.path === '/api/v1/account/limits');
 		expect(seen.map((r) => r.status)).toEqual([200, 200]);
-		expect(seen.map((r) => r.headers['x-api-key'])).toEqual([stage.sandbox.apiKey, stage.sandbox.apiKey]);
+		// The request log keeps a key masked (its last characters and a fingerprint: sandbox/traffic.ts).
+		expect(seen.map((r) => r.headers['x-api-key'])).toEqual([maskedSecret(stage.sandbox.apiKey), maskedSecret(stage.sandbox.apiKey)]);
 	});
 });

@@ -60,7 +60,12 @@ class LossyProxy {
 						req.socket.destroy();
 						return;
 					}
-					res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+					// The sandbox's mark passes: the credential says Local Sandbox (see lossyCredential).
+					const sandbox = answer.headers.get('x-clearinghouse-sandbox');
+					res.writeHead(answer.status, {
+						'content-type': answer.headers.get('content-type') ?? 'application/json',
+						...(sandbox ? { 'x-clearinghouse-sandbox': sandbox } : {}),
+					});
 					res.end(payload);
 				} catch {
 					req.socket.destroy();
@@ -219,7 +224,9 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox), {
 			...sandboxCredential(stage.sandbox, lossyCredential.id, lossyCredential.name),
-			data: { apiKey: stage.sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: stage.sandbox.rewardsUrl },
+			// Local Sandbox: this file measures lost answers and Retry with Derived keys, which a Production
+			// credential now refuses in webhook runs before sending (test/nodes/action/redelivery.test.ts).
+			data: { apiKey: stage.sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: stage.sandbox.rewardsUrl, environment: 'sandbox' },
 		});
 		await n8n.importWorkflows([{ ...lossy, pinData: {} }, { ...lossyRetry, pinData: {} }, batch, recover, example1]);
 		await n8n.start({ timeoutMs: 240_000 });

@@ -6,12 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { nodeItems } from '../../harness/executions';
+import { executionError, nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
-import { graph, TRIGGER_NODE } from '../../harness/workflows';
+import { action, graph, TRIGGER_NODE } from '../../harness/workflows';
+import { pollFor } from '../../harness/wait';
 import { nowSeconds, signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(240_000);
@@ -22,6 +23,10 @@ const TRIGGER = 'Clearinghouse Trigger';
 const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
 /** A workflow saved before typeVersion 2: published by the last test only. */
 const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
+/** A workflow that pays on an event, then fails (under When Finished): published by its own test only. */
+/** A Schedule Trigger's run with a Derived key: published by its own test only. */
+const SCHEDULED = { id: 'e2eSchedulePays1', memo: 'e2e scheduled firing' };
+const REDELIVERED = { id: 'e2eTriggerPays01', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0021', memo: 'e2e redelivered event' };
 
 describe('Clearinghouse Trigger in a running n8n', () => {
 	let stage: SandboxStage;
@@ -71,9 +76,73 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 				[[TRIGGER, 'Received']],
 				credential,
 			);
+		// Create with a Production credential at the sandbox: its key-mode rules are those of real money.
+		const production = { ...sandboxCredential(stage.sandbox, 'chProdAtSandbox1', 'Clearinghouse (Production at the sandbox)') };
+		production.data = { ...production.data, environment: 'production' };
+		await n8n.importCredential(production);
+		const create = (name: string, keys: Record<string, unknown>) =>
+			action(
+				name,
+				'paymentOrder',
+				'create',
+				{
+					mode: 'standard',
+					fromUserId: stage.alice.id,
+					toAddress: stage.bobEth,
+					toChain: 'ethereum',
+					asset: 'USDC',
+					amountUsd: '3.25',
+					expiry: 'inMinutes',
+					expiresInMinutes: 60,
+					memo: `${REDELIVERED.memo}: ${name}`,
+					...keys,
+				},
+				{ typeVersion: 2.1, credentials: { clearinghouseApi: { id: production.id, name: production.name } } },
+			);
+		const pays = graph(
+			REDELIVERED.id,
+			'e2e: pays on an event, then fails',
+			[
+				{ name: TRIGGER, type: TRIGGER_NODE, typeVersion: 3, webhookId: REDELIVERED.webhookId, parameters: { options: { acknowledge: 'whenFinished' } } },
+				// Only the test's order: the orders this workflow makes send events too.
+				{
+					name: 'The test order',
+					type: 'n8n-nodes-base.code',
+					typeVersion: 2,
+					parameters: { jsCode: `return $input.all().filter((i) => i.json.paymentOrder?.memo === ${JSON.stringify(REDELIVERED.memo)});` },
+				},
+				create('Pay by business key', { idempotencyKeyMode: 'custom', idempotencyKey: '={{ $json.orderStateKey }}' }),
+				create('Pay by derived key', { idempotencyKeyMode: 'derived' }),
+				{ name: 'A later step fails', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, parameters: { errorMessage: 'a step after Create failed' } },
+			],
+			[
+				[TRIGGER, 'The test order'],
+				['The test order', 'Pay by business key'],
+				['Pay by business key', 'Pay by derived key'],
+				['Pay by derived key', 'A later step fails'],
+			],
+			credential,
+		);
+		const scheduled = graph(
+			SCHEDULED.id,
+			'e2e: pays on a schedule (Derived)',
+			[
+				{
+					name: 'Every 2 seconds',
+					type: 'n8n-nodes-base.scheduleTrigger',
+					typeVersion: 1.2,
+					parameters: { rule: { interval: [{ field: 'seconds', secondsInterval: 2 }] } },
+				},
+				create('Pay by derived key', { idempotencyKeyMode: 'derived', memo: SCHEDULED.memo }),
+			],
+			[['Every 2 seconds', 'Pay by derived key']],
+			credential,
+		);
 		await n8n.importWorkflows([
 			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID, 2),
 			workflow(V1.id, 'e2e: payment-order events, trigger v1', V1.webhookId, 1),
+			pays,
+			scheduled,
 		]);
 		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
 		await n8n.start({ timeoutMs: 300_000 });
@@ -261,5 +330,49 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		expect(nodeItems(run.data, TRIGGER)[0]).toMatchObject({ type: 'payment_order', paymentOrder: { id: order.id, status: 'AWAITING_FUNDS' } });
 		await n8n.unpublish(V1.id);
 		await waitForLiveEndpoints(1);
+	});
+
+	test('an event the service delivers again (its run failed after Create, Acknowledge → When Finished) pays once: Business Key one order, Derived refused', async () => {
+		await n8n.publish(REDELIVERED.id);
+		await n8n.waitForWebhook(`${REDELIVERED.webhookId}/webhook`);
+		await waitForLiveEndpoints(2);
+		await stage.operator.createOrder(9.75, REDELIVERED.memo, `e2e-redelivered-${randomBytes(6).toString('hex')}`);
+		const ordersPaid = async () =>
+			((await stage.operator.api('GET', '/payment-orders?status=AWAITING_FUNDS&limit=1000')).paymentOrders as any[]).filter((o) =>
+				String(o.memo).startsWith(`${REDELIVERED.memo}: `),
+			);
+		// The run fails, n8n answers 500, the service delivers the event again: two runs of one event.
+		const runs = await pollFor('two finished runs of the event', async () => {
+			await stage.operator.call('POST', 'webhooks/flush');
+			const ofEvent = n8n.finishedExecutions(REDELIVERED.id).filter((e) => nodeItems(e.data, 'The test order').length > 0);
+			return ofEvent.length >= 2 && ofEvent;
+		});
+		const [first, second] = runs.map((e) => nodeItems(e.data, TRIGGER)[0]);
+		expect(second.eventId).toBe(first.eventId);
+		for (const run of runs) {
+			expect(run.status).toBe('error');
+			expect(executionError(run)).toMatchObject({
+				message: expect.stringContaining('Derived idempotency keys are refused in a run started by a webhook call'),
+				description: expect.stringContaining('{{ $json.orderStateKey }}'),
+			});
+		}
+		const [made, ...again] = runs.map((e) => nodeItems(e.data, 'Pay by business key')[0]);
+		expect(made).toMatchObject({ created: true });
+		for (const replay of again) expect(replay).toMatchObject({ id: made.id, created: false, replayed: true });
+		const paid = await ordersPaid();
+		expect(paid.map((o) => o.memo)).toEqual([`${REDELIVERED.memo}: Pay by business key`]);
+		expect(paid[0].idempotencyKey).toBe(first.orderStateKey);
+		await n8n.unpublish(REDELIVERED.id);
+		await waitForLiveEndpoints(1);
+	});
+
+	test("a Schedule Trigger's run keeps its Derived key: n8n names the trigger that started it, and a firing never comes again", async () => {
+		await n8n.publish(SCHEDULED.id);
+		const [fired] = await n8n.waitForExecutions(SCHEDULED.id, 1, 60_000);
+		await n8n.unpublish(SCHEDULED.id);
+		expect(fired).toMatchObject({ mode: 'trigger', status: 'success' });
+		const [paid] = nodeItems(fired.data, 'Pay by derived key');
+		expect(paid).toMatchObject({ created: true, memo: SCHEDULED.memo });
+		expect(String(paid.idempotencyKey)).toMatch(/^n8n-[0-9a-f]{48}$/);
 	});
 });

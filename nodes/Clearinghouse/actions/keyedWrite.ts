@@ -21,8 +21,9 @@ import { isToolRun } from './toolDescriptions';
  * - Each item's write carries a key: the user's Business Key, or a Derived key hashed from the
  *   execution's lineage (minted once per execution, kept in n8n's custom data so a retry sends the
  *   same keys), the node's name, run, item and request.
- * - Fail closed before sending: a Derived key with no lineage, or one that would be new in a run a
- *   person repeats by hand (editor, sub-workflow), is refused.
+ * - Fail closed before sending: a Derived key with no lineage, or one that would be new in a run
+ *   that can start again (editor, sub-workflow, a webhook's or trigger's redelivered event, a tool
+ *   call), is refused.
  * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
  *   answers with what was already made.
  * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
@@ -96,56 +97,151 @@ export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
 	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, fallback) === 'derived' ? 'derived' : 'custom';
 }
 
+/** Why a Derived key is refused in a run, and whether Allow Derived Keys in Editor and Sub-Workflow Runs lifts it. */
+interface DerivedRefusal {
+	/** How the run was started: "Derived idempotency keys are refused in a run <started>". */
+	started: string;
+	/**
+	 * True only for runs a person repeats by hand, where the option's words say what it allows. A run
+	 * that can come again on its own (a redelivered event, a retried call, a model's call) is never
+	 * lifted by it: money first.
+	 */
+	exemptible: boolean;
+	/** The error's description: why, and the Business Key to use. */
+	why: string;
+}
+
+const REPEATED_BY_HAND_WHY =
+	'Why: every new run gets new Derived keys, so running this again after a failure (the natural next step here) would pay again for the items that already succeeded. ' +
+	'What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}): a run with the same keys is answered with the orders already made. ' +
+	"To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. With a credential whose Environment is Local Sandbox (no real money), Derived keys are allowed once the sandbox's answer proves it.";
+
+const NO_OPTION_LIFTS =
+	"No option allows Derived keys here (Allow Derived Keys in Editor and Sub-Workflow Runs does not); with a credential whose Environment is Local Sandbox (no real money) they are allowed once the sandbox's answer proves it.";
+
+/** A run that can start again for the same event: each start is a new execution with new Derived keys. */
+const REDELIVERED_WHY =
+	'Why: the same event or call can arrive again, and each arrival is a new execution with new Derived keys, so it would pay again: ' +
+	'the Clearinghouse Trigger delivers an event again when its run fails under Acknowledge → When the Workflow Has Finished, after an n8n restart, or with two webhook processes; ' +
+	"a Webhook node's caller retries its request the same way; a message-queue or polling trigger hands over a message again that was not acknowledged. " +
+	'What to do: set Idempotency Key → Business Key and map what is the same on every delivery: {{ $json.orderStateKey }} (or {{ $json.eventId }}) from the Clearinghouse Trigger, ' +
+	"the caller's own reference for a Webhook node (e.g. {{ $json.body.invoiceId }}), the message's own id for a queue trigger. " +
+	NO_OPTION_LIFTS;
+
 /**
  * Every execution mode of n8n 2.40.7 (n8n-workflow's WorkflowExecuteModeList), and whether a Derived
- * key is safe in it: only where n8n itself repeats the run with the same lineage (Retry) or a run is
- * one new event (a trigger's, a webhook call's). The others are started again by a person, a model
- * or n8n at will, each time a new execution with new keys. A mode not listed here is refused.
+ * key is safe in it: only where n8n itself repeats the run with the same lineage (Retry), or, in
+ * `trigger` mode, a start that cannot come again (checked in derivedRefusal). The others are started
+ * again by a person, a model, a redelivery or n8n at will, each time a new execution with new keys.
+ * A mode not listed here is refused.
  */
-const DERIVED_KEY_MODES: Record<string, { refused?: string }> = {
-	trigger: {},
-	webhook: {},
-	retry: {},
-	manual: { refused: 'started in the editor' },
-	integrated: { refused: 'started as a sub-workflow (Execute Workflow)' },
-	cli: { refused: 'started from the command line (n8n execute)' },
-	chat: { refused: 'started by a chat message' },
-	evaluation: { refused: 'started by an evaluation' },
-	agent: { refused: "started by n8n's agent" },
-	error: { refused: 'started as an error workflow (n8n starts one for every failed execution, each failed retry included)' },
-	internal: { refused: 'started internally by n8n' },
+const DERIVED_KEY_MODES: Record<string, DerivedRefusal | undefined> = {
+	trigger: undefined,
+	retry: undefined,
+	webhook: {
+		started: "started by a webhook call (a Clearinghouse Trigger event, a Webhook node's call)",
+		exemptible: false,
+		why: REDELIVERED_WHY,
+	},
+	manual: { started: 'started in the editor', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	integrated: { started: 'started as a sub-workflow (Execute Workflow)', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	cli: { started: 'started from the command line (n8n execute)', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	chat: { started: 'started by a chat message', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	evaluation: { started: 'started by an evaluation', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	agent: { started: "started by n8n's agent", exemptible: true, why: REPEATED_BY_HAND_WHY },
+	error: {
+		started: 'started as an error workflow (n8n starts one for every failed execution, each failed retry included)',
+		exemptible: true,
+		why: REPEATED_BY_HAND_WHY,
+	},
+	internal: { started: 'started internally by n8n', exemptible: true, why: REPEATED_BY_HAND_WHY },
 };
 
+/**
+ * The triggers whose start cannot come again: a schedule fires once per time and n8n does not catch
+ * up or repeat a firing (n8n-nodes-base's Schedule Trigger, and the older Cron and Interval nodes).
+ * Every other trigger in `trigger` mode may hand over the same event again (RabbitMQ, Kafka, SQS,
+ * MQTT redeliver what was not acknowledged; a polling trigger re-reads after a restart; this
+ * package's trigger replays missed events), so it is refused: fail closed.
+ */
+export const SCHEDULE_TRIGGER_TYPES: readonly string[] = ['n8n-nodes-base.scheduleTrigger', 'n8n-nodes-base.cron', 'n8n-nodes-base.interval'];
+
+/**
+ * The node that started this execution, as n8n 2.x records it in the execution's context
+ * (`getExecutionContext().triggerNode`, set when the execution starts, n8n-core
+ * establishExecutionContext); undefined where n8n does not say (n8n 1.x has no execution context).
+ */
+function startingTrigger(ctx: IExecuteFunctions): { name: string; type: string } | undefined {
+	try {
+		const context = (ctx as { getExecutionContext?: () => unknown }).getExecutionContext?.() as
+			| { triggerNode?: { name?: unknown; type?: unknown } }
+			| undefined;
+		const trigger = context?.triggerNode;
+		if (trigger && typeof trigger.type === 'string' && trigger.type !== '') return { name: String(trigger.name ?? ''), type: trigger.type };
+	} catch {
+		// n8n gave no context: unknown, refused below
+	}
+	return undefined;
+}
+
 /** Why a Derived key would be new on every repeat of this run, or undefined when it is safe here. */
-function repeatedRun(ctx: IExecuteFunctions): string | undefined {
-	// A tool call is a new run of the node inside the agent's execution, whatever started that.
-	if (isToolRun(ctx)) return "made as an AI agent's tool call (every call is a new run of the node)";
+function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
+	// A tool call is a new run of the node inside the agent's execution, whatever started that: the
+	// model calls again at will, so no option lifts it.
+	if (isToolRun(ctx)) {
+		return {
+			started: "made as an AI agent's tool call (every call is a new run of the node)",
+			exemptible: false,
+			why:
+				"Why: each tool call is a new run with new Derived keys, so a call the model repeats pays again. What to do: set Idempotency Key → Business Key to the request's own reference, e.g. {{ $fromAI('invoiceNumber', 'The invoice number exactly as written in the request', 'string') }}: a repeated call returns the first order. " +
+				NO_OPTION_LIFTS,
+		};
+	}
 	const mode = String(ctx.getMode());
-	const known = Object.prototype.hasOwnProperty.call(DERIVED_KEY_MODES, mode) ? DERIVED_KEY_MODES[mode] : undefined;
-	return known ? known.refused : `of a kind this node does not know (n8n execution mode "${mode}")`;
+	if (mode === 'trigger') {
+		const trigger = startingTrigger(ctx);
+		if (trigger && SCHEDULE_TRIGGER_TYPES.includes(trigger.type)) return undefined;
+		return {
+			started: trigger
+				? `started by the trigger "${trigger.name}" (${trigger.type}), which can hand over the same event again (only a Schedule Trigger cannot)`
+				: 'started by a trigger n8n did not name (n8n gives the starting trigger only from version 2), so it may be one that hands over the same event again',
+			exemptible: false,
+			why: REDELIVERED_WHY,
+		};
+	}
+	if (!Object.prototype.hasOwnProperty.call(DERIVED_KEY_MODES, mode)) {
+		return {
+			started: `of a kind this node does not know (n8n execution mode "${mode}")`,
+			exemptible: false,
+			why:
+				'Why: this node cannot tell whether such a run can start again, and each new run gets new Derived keys, so a repeat would pay again. What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}). ' +
+				NO_OPTION_LIFTS,
+		};
+	}
+	return DERIVED_KEY_MODES[mode];
 }
 
 /**
  * Derived keys change in every new execution: a run from the editor, or a sub-workflow (a new child
  * execution each time its parent runs or is retried), is run again by the person after a failure and
- * pays again. Refused there, before anything is sent, unless the credential's Environment is Local
- * Sandbox (no real money; the transport sends no write before the server proved it; a loopback URL
- * alone counts for nothing), or the user turned on Allow Derived Keys in Editor and Sub-Workflow Runs.
+ * pays again; a webhook's or a trigger's event is delivered again and pays again. Refused there,
+ * before anything is sent, unless the credential's Environment is Local Sandbox (no real money; the
+ * transport sends no write before the server proved it; a loopback URL alone counts for nothing), or,
+ * for runs a person repeats by hand only, the user turned on Allow Derived Keys in Editor and
+ * Sub-Workflow Runs.
  */
 export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
-	const started = repeatedRun(ctx);
-	if (!started) return;
-	if (switchParameter(ctx, 'allowDerivedInNewRuns', itemIndex, false, 'Allow Derived Keys in Editor and Sub-Workflow Runs', 'exemption')) return;
+	const refusal = derivedRefusal(ctx);
+	if (!refusal) return;
+	if (
+		refusal.exemptible &&
+		switchParameter(ctx, 'allowDerivedInNewRuns', itemIndex, false, 'Allow Derived Keys in Editor and Sub-Workflow Runs', 'exemption')
+	) {
+		return;
+	}
 	// The transport's read of the credential; it sends no write before the sandbox proved itself.
 	if (await isSandboxCredential(ctx, itemIndex)) return;
-	throw operationError(
-		ctx,
-		`Nothing was sent for this item: Derived idempotency keys are refused in a run ${started}`,
-		itemIndex,
-		'Why: every new run gets new Derived keys, so running this again after a failure (the natural next step here) would pay again for the items that already succeeded. ' +
-			'What to do: set Idempotency Key → Business Key and map the field that names each payment (e.g. {{ $json.invoiceId }}): a run with the same keys is answered with the orders already made. ' +
-			"To accept new keys per run anyway, turn on Allow Derived Keys in Editor and Sub-Workflow Runs. With a credential whose Environment is Local Sandbox (no real money), Derived keys are allowed once the sandbox's answer proves it.",
-	);
+	throw operationError(ctx, `Nothing was sent for this item: Derived idempotency keys are refused in a run ${refusal.started}`, itemIndex, refusal.why);
 }
 
 /**
