@@ -118,7 +118,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		// Every row's own checks before any row is sent: a batch with bad rows sends nothing and says
 		// all of them at once (Continue On Fail: each bad row fails, the good ones run).
 		if (operation.checkRow) {
-			const refused = await checkRows(this, operation, items.length);
+			let refused: Map<number, NodeApiError | NodeOperationError>;
+			try {
+				refused = await checkRows(this, operation, items.length);
+			} catch (error) {
+				// What the checks read was refused (a wrong key): the run fails as a whole, as a preflight does.
+				const runError = error instanceof NodeApiError || error instanceof NodeOperationError ? error : asNodeError(this, error, 0);
+				if (!continueOnFail) throw runError;
+				return [items.map((_, itemIndex) => ({ json: failedItemJson(runError), pairedItem: { item: itemIndex } }))];
+			}
 			if (refused.size > 0 && !continueOnFail) throw batchRefusal(this, operation, refused, items.length);
 			for (const [itemIndex, error] of refused) outcomes[itemIndex] = { error };
 		}

@@ -111,6 +111,17 @@ describe('a batch is checked whole before anything is sent', () => {
 	});
 });
 
+test('a key the service refuses while the rows are checked: with Continue On Fail every row is its own error item, as before', async () => {
+	const credentials = { apiKey: 'sk_wrong_key', baseUrl: env.sb.mainUrl, rewardsUrl: env.sb.rewardsUrl, environment: 'sandbox' as const };
+	const out = await run(fromCsv(), { items: [{ json: contractor('INV-1', '1') }, { json: contractor('INV-2', '2') }], continueOnFail: true, credentials });
+	expect(out.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+	expect(json(out).map((o) => String(o.error))).toEqual([
+		expect.stringMatching(/^The API key was not accepted \(401\)/),
+		expect.stringMatching(/^The API key was not accepted \(401\)/),
+	]);
+	expect(await env.requests()).toEqual([]);
+});
+
 describe('what only the service can refuse is named per row', () => {
 	test('two unknown payees among five rows: the error names the rows paid and every row not paid', async () => {
 		const items = [
