@@ -161,9 +161,9 @@ describe('the queue-mode recipe (examples/queue/payment-order-events-once.json)'
 			'n8n-nodes-clearinghouse.clearinghouse': new Clearinghouse().description.defaultVersion,
 			'n8n-nodes-clearinghouse.clearinghouseTrigger': new ClearinghouseTrigger().description.defaultVersion,
 		};
-		const ours = recipe.nodes.filter((n) => n.type in newest);
+		const ours = recipe.nodes.filter((n) => String(n.type) in newest);
 		expect(ours.map((n) => n.type).sort()).toEqual(Object.keys(newest).sort());
-		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest[node.type] });
+		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest[String(node.type)] });
 	});
 
 	test('the CREATE TABLE its claim needs is on the page users follow (docs/queue-mode.md), as the recipe note says it', () => {

@@ -227,7 +227,7 @@ async function statesAfterOutage(options: Record<string, boolean>): Promise<{ or
 	t.parameters = { options };
 	const id = String(t.staticData.node().endpointId);
 	receiver.unserve(t);
-	const orders = [];
+	const orders: Array<{ id: string }> = [];
 	for (const amountUsd of [21, 22]) {
 		const o = await newOrder(sb, amountUsd, LONG);
 		await deposit(sb, o.id, amountUsd);
