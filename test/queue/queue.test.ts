@@ -430,7 +430,9 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			const bind = (query: string, values: string[]) => values.reduce((q, v, i) => q.split(`$${i + 1}`).join(literal(v)), query);
 			const state = `claim-test-${randomUUID()}:FUNDED`;
 			const claim = (eventId: string) =>
-				cluster.store.json<string[]>(`WITH c AS (${bind(queryOf('Claim the order state'), ['wf', state, eventId])}) SELECT coalesce(json_agg(key), '[]') FROM c`);
+				cluster.store.json<string[]>(
+					`WITH c AS (${bind(queryOf('Claim the order state'), ['wf', state, eventId])}) SELECT coalesce(json_agg(key), '[]') FROM c`,
+				);
 			const markDone = () => cluster.store.run(bind(queryOf('Mark the order state done'), ['wf', state]));
 			expect(claim('evt_a')).toEqual([`wf:${state}`]);
 			expect(claim('evt_b')).toEqual([]);

@@ -9,7 +9,20 @@ import { Clearinghouse } from '../../../nodes/Clearinghouse/Clearinghouse.node';
 import { runNode } from '../../../harness/n8nContexts';
 import { SandboxClient } from '../../../harness/sandboxClient';
 import { setLeaseSettleMs } from '../../../nodes/shared/endpointRecovery';
-import { activate, allRunOnce as allRunOnceIn, api, deliveriesOf, deposit, flush, LONG, newOrder, outage, publishAlone, until, useTriggerSandbox } from './support';
+import {
+	activate,
+	allRunOnce as allRunOnceIn,
+	api,
+	deliveriesOf,
+	deposit,
+	flush,
+	LONG,
+	newOrder,
+	outage,
+	publishAlone,
+	until,
+	useTriggerSandbox,
+} from './support';
 
 jest.setTimeout(120_000);
 
