@@ -248,8 +248,7 @@ describe("Payment Order → Create as an AI agent's tool", () => {
 		const [toolMessage] = second.messages.filter((m) => m.role === 'tool').map((m) => JSON.parse(textOf(m)));
 		expect(toolMessage).toEqual([
 			{
-				error:
-					'Amount (USD) must be plain decimal text such as 1250.50: no thousands separators, spaces or decimal commas (one dot for decimals, no grouping) (got "12,50")',
+				error: 'Amount (USD) must be plain decimal text: write 12.50 (got "12,50"; no thousands separators, spaces or decimal commas)',
 			},
 		]);
 		expect(payments).toHaveLength(1);

@@ -22,6 +22,9 @@ function lanAddress(): string | undefined {
 	return undefined;
 }
 
+/** A wallet no account of the sandbox registered: an order to it is refused by the service alone. */
+const UNREGISTERED = '0x000000000000000000000000000000000000dead';
+
 describe('re-runs a person starts, in a real n8n', () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
@@ -42,7 +45,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 			{
 				mode: 'standard',
 				fromUserId: stage.alice.id,
-				toAddress: stage.bobEth,
+				toAddress: '={{ $json.address }}',
 				toChain: '={{ $json.chain }}',
 				asset: 'USDC',
 				amountUsd: '={{ $json.amount }}',
@@ -55,9 +58,13 @@ describe('re-runs a person starts, in a real n8n', () => {
 		);
 	}
 
-	/** A Code node emitting one item per reference; `bad` items go to an unknown chain (the service answers 400). */
+	/**
+	 * A Code node emitting one item per reference; `bad` items pay a wallet no account registered, which only the
+	 * service can refuse (400): an item the node can check itself (an unknown chain) would stop the whole batch
+	 * before anything is sent.
+	 */
 	function itemsCode(prefix: string, count: number, bad: number[]): string {
-		return `return Array.from({ length: ${count} }, (_, n) => ({ json: { reference: '${prefix}-' + (n + 1), amount: String(n + 1), chain: ${JSON.stringify(bad)}.includes(n + 1) ? 'nochain' : 'ethereum' } }));`;
+		return `return Array.from({ length: ${count} }, (_, n) => ({ json: { reference: '${prefix}-' + (n + 1), amount: String(n + 1), chain: 'ethereum', address: ${JSON.stringify(bad)}.includes(n + 1) ? '${UNREGISTERED}' : '${stage.bobEth}' } }));`;
 	}
 
 	/** Manual Trigger → Items → Pay, as built in the editor. */
@@ -137,7 +144,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 							jsCode: `return [{ json: { reference: 'sub-${run}-1', amount: '1', chain: 'ethereum', address: '${stage.bobEth}' } }, { json: { reference: 'sub-${run}-2', amount: '2', chain: 'solana', address: '${stage.bobSol}' } }];`,
 						},
 					},
-					pay({ toAddress: '={{ $json.address }}' }),
+					pay(),
 				],
 				[
 					['Called', 'Items'],
@@ -289,7 +296,11 @@ describe('re-runs a person starts, in a real n8n', () => {
 		await rest.saveNodes(ids.pasted, (nodes) =>
 			nodes.map((n) =>
 				n.name === 'Pay'
-					? { ...n, id: randomUUID(), parameters: { ...n.parameters, toChain: "={{ $json.chain === 'nochain' ? 'ethereum' : $json.chain }}" } }
+					? {
+							...n,
+							id: randomUUID(),
+							parameters: { ...n.parameters, toAddress: `={{ $json.address === '${UNREGISTERED}' ? '${stage.bobEth}' : $json.address }}` },
+						}
 					: n,
 			),
 		);

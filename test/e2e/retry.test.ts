@@ -175,12 +175,15 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 		},
 	);
 
-	test('a partial failure retried: 3 items, item 3 on an unknown chain, Retry: 2 orders, not 4', async () => {
+	// The failing item is one only the service can refuse (its recipient not active yet): an item the node can check
+	// (an unknown chain) now stops the whole batch before anything is sent.
+	test('a partial failure retried: 3 items, item 3 to a recipient the service refuses, Retry: 2 orders, not 4', async () => {
 		const memo = `partial-${run}`;
+		await setBobSolana('PENDING');
 		const items: Payment[] = [
 			{ amount: 1.25, memo: `${memo}-1` },
 			{ amount: 2.5, memo: `${memo}-2` },
-			{ amount: 3.75, memo: `${memo}-3`, chain: 'unknownchain' },
+			{ amount: 3.75, memo: `${memo}-3`, chain: 'solana', address: stage.bobSol },
 		];
 		const first = await trigger('retryBatch0000001', items);
 		expect(first.status).toBe('error');
@@ -191,11 +194,15 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 
 	test('Retry with the currently saved workflow after the failing item was fixed: 5 orders, the fixed item created once', async () => {
 		const memo = `saved-${run}`;
-		const items = five(memo, 1).map((p, n) => (n === 3 ? { ...p, chain: 'unknownchain', address: stage.bobEth } : p));
-		const first = await trigger('retrySaved0000001', items);
+		// Item 4 pays bob's Solana wallet, not active (the service refuses it); the fix sends it to his Ethereum one.
+		await setBobSolana('PENDING');
+		const first = await trigger('retrySaved0000001', five(memo, 1));
 		expect(first.status).toBe('error');
 		expect(total(await orders(memo))).toBe(3);
-		await saveWorkflow('retrySaved0000001', { toChain: "={{ $json.chain === 'unknownchain' ? 'ethereum' : $json.chain }}" });
+		await saveWorkflow('retrySaved0000001', {
+			toChain: "={{ $json.chain === 'solana' ? 'ethereum' : $json.chain }}",
+			toAddress: `={{ $json.chain === 'solana' ? '${stage.bobEth}' : $json.address }}`,
+		});
 		const retried = await retry(first, true);
 		expect(retried.status).toBe('success');
 		expect(await orders(memo)).toEqual(Object.fromEntries([1, 2, 3, 4, 5].map((n) => [`${memo}-${n}`, 1])));
