@@ -77,8 +77,6 @@ describe('example workflows in a real n8n', () => {
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox));
 		await n8n.importWorkflows([batch, refund, slack, ledger, csv, chunks]);
-		// Its chunks run as its own sub-workflow, which n8n runs in its published version (outside the editor).
-		await n8n.publish(chunks.id);
 	});
 
 	afterAll(() => stopAll(n8n, stage?.sandbox));
@@ -121,52 +119,6 @@ describe('example workflows in a real n8n', () => {
 		]);
 		const again = await run();
 		expect(again.paid.map((o) => [o.idempotencyKey, o.id, o.created])).toEqual(first.paid.map((o) => [o.idempotencyKey, o.id, false]));
-	});
-
-	test('10. a large CSV in chunks: the file checked once, each chunk its own sub-workflow run; n8n killed mid-run, the same run again pays the rest, one order per row', async () => {
-		// Every POST /payment takes 400 ms at the sandbox, so the kill lands while a chunk is being paid.
-		await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 6, delayMs: 400 });
-		const mark = await stage.operator.mark();
-		const crashed = await n8n.spawnProcess(['execute', `--id=${chunks.id}`, '--rawOutput'], {
-			name: 'n8n-execute-chunks-killed',
-			env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
-		});
-		const paid = async (since: number) => (await stage.operator.paymentPosts(since)).filter((r) => r.status === 201).length;
-		const deadline = Date.now() + 120_000;
-		// The first chunk (2 rows) is paid: the second is on its way.
-		while ((await paid(mark)) < 2) {
-			if (!crashed.running) throw new Error(`the payout ended before the kill:\n${crashed.tail}`);
-			if (Date.now() > deadline) throw new Error(`the payout did not pay its first chunk:\n${crashed.tail}`);
-			await sleep(50);
-		}
-		await crashed.stop('SIGKILL');
-		await stage.operator.clearFaults();
-		// Requests in flight at the kill finish at the sandbox (it read their bodies first).
-		await sleep(1_000);
-		const before = await stage.operator.ordersByMemo('BIG-');
-		const madeBefore = Object.values(before).reduce((a, b) => a + b, 0);
-		expect(madeBefore).toBeGreaterThanOrEqual(2);
-		expect(madeBefore).toBeLessThan(6);
-		expect(Object.values(before).every((n) => n === 1)).toBe(true);
-
-		// The documented way to finish: run the same workflow again.
-		const again = await stage.operator.mark();
-		const result = await n8n.execute(chunks.id);
-		if (result.code !== 0 || !result.run) throw new Error(`example 10 failed\n${result.stdout.slice(-3000)}`);
-		const runData = result.run.data.resultData.runData;
-		// The whole file checked once, before any chunk; then 3 chunks of 2, each a run of the sub-workflow.
-		expect(runData['Check the whole file']).toHaveLength(1);
-		expect(nodeItems(result.run.data, 'Check the whole file')).toEqual([expect.objectContaining({ ok: true })]);
-		expect(runData['Pay one chunk']).toHaveLength(3);
-		const summary = nodeItems(result.run.data, 'Payout summary') as any[];
-		const count = (created: boolean) => summary.find((s) => s.created === created)?.sum_count_paymentOrderId ?? 0;
-		expect({ createdNow: count(true), found: count(false) }).toEqual({ createdNow: 6 - madeBefore, found: madeBefore });
-		// Only the rows without an order were created now, each once: one order per row in all.
-		const created = (await stage.operator.paymentPosts(again)).filter((r) => r.status === 201).map((r) => r.body.idempotencyKey);
-		expect(created.sort()).toEqual(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].filter((key) => !(key in before)));
-		expect(await stage.operator.ordersByMemo('BIG-')).toEqual(
-			Object.fromEntries(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].map((key) => [key, 1])),
-		);
 	});
 
 	test('1. scheduled batch payouts: limits checked first, one order per payee, business keys make a re-run create nothing, summary and failures in the outbox', async () => {
@@ -483,6 +435,54 @@ describe('example workflows in a real n8n', () => {
 			const schema = readSchema(file);
 			expect(schema).toMatchObject({ type: 'object', version: 1 });
 			expect(items.flatMap((item) => problems(schema!, item))).toEqual([]);
+		});
+
+		test('10. a large CSV in chunks: the file checked once, each chunk its own sub-workflow run; n8n killed mid-run, the same run again pays the rest, one order per row', async () => {
+			// Its chunks run as its own sub-workflow, which n8n runs in its published version (outside the editor).
+			await rest.publish(chunks.id);
+			// Every POST /payment takes 400 ms at the sandbox, so the kill lands while a chunk is being paid.
+			await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 6, delayMs: 400 });
+			const mark = await stage.operator.mark();
+			const crashed = await n8n.spawnProcess(['execute', `--id=${chunks.id}`, '--rawOutput'], {
+				name: 'n8n-execute-chunks-killed',
+				env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
+			});
+			const paid = async (since: number) => (await stage.operator.paymentPosts(since)).filter((r) => r.status === 201).length;
+			const deadline = Date.now() + 120_000;
+			// The first chunk (2 rows) is paid: the second is on its way.
+			while ((await paid(mark)) < 2) {
+				if (!crashed.running) throw new Error(`the payout ended before the kill:\n${crashed.tail}`);
+				if (Date.now() > deadline) throw new Error(`the payout did not pay its first chunk:\n${crashed.tail}`);
+				await sleep(50);
+			}
+			await crashed.stop('SIGKILL');
+			await stage.operator.clearFaults();
+			// Requests in flight at the kill finish at the sandbox (it read their bodies first).
+			await sleep(1_000);
+			const before = await stage.operator.ordersByMemo('BIG-');
+			const madeBefore = Object.values(before).reduce((a, b) => a + b, 0);
+			expect(madeBefore).toBeGreaterThanOrEqual(2);
+			expect(madeBefore).toBeLessThan(6);
+			expect(Object.values(before).every((n) => n === 1)).toBe(true);
+
+			// The documented way to finish: run the same workflow again.
+			const again = await stage.operator.mark();
+			const result = await n8n.execute(chunks.id);
+			if (result.code !== 0 || !result.run) throw new Error(`example 10 failed\n${result.stdout.slice(-3000)}`);
+			const runData = result.run.data.resultData.runData;
+			// The whole file checked once, before any chunk; then 3 chunks of 2, each a run of the sub-workflow.
+			expect(runData['Check the whole file']).toHaveLength(1);
+			expect(nodeItems(result.run.data, 'Check the whole file')).toEqual([expect.objectContaining({ ok: true })]);
+			expect(runData['Pay one chunk']).toHaveLength(3);
+			const summary = nodeItems(result.run.data, 'Payout summary') as any[];
+			const count = (created: boolean) => summary.find((s) => s.created === created)?.sum_count_paymentOrderId ?? 0;
+			expect({ createdNow: count(true), found: count(false) }).toEqual({ createdNow: 6 - madeBefore, found: madeBefore });
+			// Only the rows without an order were created now, each once: one order per row in all.
+			const created = (await stage.operator.paymentPosts(again)).filter((r) => r.status === 201).map((r) => r.body.idempotencyKey);
+			expect(created.sort()).toEqual(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].filter((key) => !(key in before)));
+			expect(await stage.operator.ordersByMemo('BIG-')).toEqual(
+				Object.fromEntries(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].map((key) => [key, 1])),
+			);
 		});
 	});
 });
