@@ -128,7 +128,11 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		// A new node: no mark yet (n8n hides its issues until a field is left).
 		for (const name of required) expect(await browser.evaluate(`!!${issueOf(name)}`)).toBe(false);
 		for (const name of required) {
-			await browser.click(`[data-test-id="parameter-input-${name}"] input`);
+			// Sender User ID is a resource locator: its value field (From List opens its list: closed again with Escape).
+			const locator = `${param(name)}?.querySelector('[data-test-id="rlc-input"]')`;
+			const isLocator = await browser.evaluate<boolean>(`!!${locator}`);
+			await browser.clickWhere(`the ${name} field`, isLocator ? locator : `${param(name)}?.querySelector('input')`);
+			if (isLocator) await browser.press('Escape');
 			await browser.evaluate(`document.activeElement.blur()`);
 		}
 		for (const name of required)

@@ -139,7 +139,9 @@ describe('at run time the id is sent, however the sender was given, and the list
 			dataMode: 'autoMapInputData',
 			senderForAllRows: { __rl: true, mode: 'list', value: env.bob.id, cachedResultName: `bob (${env.bob.id})` },
 		};
-		const row = (n: number) => ({ json: { Wallet: walletOf(env.alice, 'ethereum'), Chain: 'Ethereum', Asset: 'usdc', Amount: `${n}.00`, Invoice: `INV-${n}` } });
+		const row = (n: number) => ({
+			json: { Wallet: walletOf(env.alice, 'ethereum'), Chain: 'Ethereum', Asset: 'usdc', Amount: `${n}.00`, Invoice: `INV-${n}` },
+		});
 		await env.mark();
 		const out = await env.run(parameters, { items: [row(1), row(2)] });
 		expect(json(out).map((o) => o.fromUserId)).toEqual([env.bob.id, env.bob.id]);

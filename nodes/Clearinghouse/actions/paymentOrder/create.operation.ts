@@ -12,7 +12,16 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
-import { amountField, assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, senderLocator, subaccountWriteOption } from '../fields';
+import {
+	amountField,
+	assetField,
+	chainField,
+	DYNAMIC_OPTIONS_HINT,
+	idempotencyFieldsFor,
+	optionsCollection,
+	senderLocator,
+	subaccountWriteOption,
+} from '../fields';
 import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, refuseDerivedInNewRuns, sendKeyed } from '../keyedWrite';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
