@@ -18,18 +18,19 @@ export const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 export const SCREENSHOTS = join(repoRoot, '.e2e', 'screenshots');
 
 /**
- * What a browser file runs against, started in its beforeAll: the sandbox stage (`options`), a new n8n that
+ * What a browser file runs against, started in its beforeAll: the sandbox stage (`options`), a new n8n (`n8nOptions`) that
  * `prepare` fills (credentials, workflows) before it starts, and chromium. What started is stopped again
  * when a later step fails; the file's afterAll stops the rest with `stopAll(browser, n8n, stage.sandbox)`.
  */
 export async function startBrowserStage(
 	options: Parameters<typeof startSandboxStage>[0],
 	prepare: (n8n: N8nInstance, stage: SandboxStage) => Promise<unknown>,
+	n8nOptions: Parameters<typeof N8nInstance.create>[0] = {},
 ): Promise<{ stage: SandboxStage; n8n: N8nInstance; browser: Browser }> {
 	const stage = await startSandboxStage(options);
 	let n8n: N8nInstance | undefined;
 	try {
-		n8n = await N8nInstance.create();
+		n8n = await N8nInstance.create(n8nOptions);
 		await prepare(n8n, stage);
 		await n8n.start();
 		return { stage, n8n, browser: await Browser.launch() };
