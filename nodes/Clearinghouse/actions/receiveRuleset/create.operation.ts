@@ -1,3 +1,7 @@
+/**
+ * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
+ * Chain and Asset are checked first against GET /supported-assets (read once per run).
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -79,10 +83,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);
 
-/**
- * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
- * Chain and Asset are checked first against GET /supported-assets (read once per run).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	// Every deposit to the ruleset is delivered to Recipient Address: never the model's choice.
 	const raw = this.getNode().parameters.toAddress;

@@ -1,3 +1,7 @@
+/**
+ * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the
+ * current name does nothing), so the transport may repeat it.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -30,10 +34,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);
 
-/**
- * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the
- * current name does nothing), so the transport may repeat it.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = requiredId(this, 'rulesetId', itemIndex, 'Ruleset ID');
 	const name = requiredText(this, 'name', itemIndex, 'Name');

@@ -1,3 +1,7 @@
+/**
+ * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on
+ * every write; keyed, so the transport may repeat it.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -44,10 +48,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['create'] } }, properties);
 
-/**
- * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on
- * every write; keyed, so the transport may repeat it.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
 		name: requiredText(this, 'name', itemIndex, 'Name'),
