@@ -1,16 +1,13 @@
 /**
- * The sender picked by its label from a list (issue 48), over real HTTP: Create's Sender User ID and
- * Sender User ID for Rows Without One are resource locators whose From List reads GET /users (not in the
- * reference; the field notes' third-party client reads `GET /users?limit&offset` → `{users, total}`, as the
- * sandbox models it). The list against the sandbox (label and id shown, the id kept), its pages and its
+ * The users' From List (methods/listSearch.ts `searchUsers`, issue 48), over real HTTP: Create's Sender User
+ * ID and Sender User ID for Rows Without One are resource locators whose From List reads GET /users (not in
+ * the reference; the field notes' third-party client reads `GET /users?limit&offset` → `{users, total}`, as
+ * the sandbox models it). The list against the sandbox (label and id shown, the id kept), its pages and its
  * filter; a service without the list (404, 405) or with another answer says to enter the ID; a wrong Base
- * URL keeps its own message. At run time the id is sent, whichever way it was given (From List, By ID, a
- * plain ID or an expression saved before the field was a locator), and the list is never read.
+ * URL keeps its own message. At run time: paymentOrder/createSender.test.ts.
  */
-import type { INodeParameters } from 'n8n-workflow';
-
-import { listSearch, type NodeSetup } from '../../../harness/n8nContexts';
-import { json, node, payment, useEnv, walletOf } from './support';
+import { listSearch, type NodeSetup } from '../../../../harness/n8nContexts';
+import { node, useEnv } from '../support';
 
 const env = useEnv();
 
@@ -105,47 +102,5 @@ describe('a service without the list, or with another answer: the ID is entered 
 	test('a refused key keeps its own message', async () => {
 		usersAnswer(401, { error: 'unauthorized' });
 		expect((await failure(search())).message).toMatch(/did not accept the API Key .* \(401\), so this list cannot load/);
-	});
-});
-
-describe('at run time the id is sent, however the sender was given, and the list is never read', () => {
-	/** Create with the sender given as `fromUserId`, two items whose `sender` column holds alice's id. */
-	const sent = async (fromUserId: unknown) => {
-		await env.mark();
-		const out = await env.run(payment(env, { fromUserId } as INodeParameters), { items: [{ json: { sender: env.alice.id } }] });
-		expect(json(out)[0].fromUserId).toBe(env.alice.id);
-		const posts = (await env.requests()).filter((r) => r.method === 'POST');
-		return { posts, all: await paths() };
-	};
-
-	test.each([
-		['From List (the label shown, the id kept)', (id: string) => ({ __rl: true, mode: 'list', value: id, cachedResultName: `alice (${id})` })],
-		['By ID', (id: string) => ({ __rl: true, mode: 'id', value: id })],
-		['By ID, an expression', () => ({ __rl: true, mode: 'id', value: '={{ $json.sender }}' })],
-		['a plain ID saved before the field was a locator', (id: string) => id],
-		['an expression saved before the field was a locator', () => '={{ $json.sender }}'],
-	])('%s', async (_how, given) => {
-		usersAnswer(404, { message: 'no user list here' });
-		const { posts, all } = await sent(given(env.alice.id));
-		expect(posts.map((p) => (p.body as { fromUserId: string }).fromUserId)).toEqual([env.alice.id]);
-		expect(all).not.toContain('GET /api/v1/users');
-	});
-
-	test('Map Automatically: Sender User ID for Rows Without One from the list pays the rows without a sender column with that id', async () => {
-		const { fromUserId, toAddress, toChain, asset, amountUsd, memo, ...rest } = payment(env);
-		void [fromUserId, toAddress, toChain, asset, amountUsd, memo];
-		const parameters: INodeParameters = {
-			...rest,
-			dataMode: 'autoMapInputData',
-			senderForAllRows: { __rl: true, mode: 'list', value: env.bob.id, cachedResultName: `bob (${env.bob.id})` },
-		};
-		const row = (n: number) => ({
-			json: { Wallet: walletOf(env.alice, 'ethereum'), Chain: 'Ethereum', Asset: 'usdc', Amount: `${n}.00`, Invoice: `INV-${n}` },
-		});
-		await env.mark();
-		const out = await env.run(parameters, { items: [row(1), row(2)] });
-		expect(json(out).map((o) => o.fromUserId)).toEqual([env.bob.id, env.bob.id]);
-		const posts = (await env.requests()).filter((r) => r.method === 'POST');
-		expect(posts.map((p) => (p.body as { fromUserId: string }).fromUserId)).toEqual([env.bob.id, env.bob.id]);
 	});
 });
