@@ -43,11 +43,9 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 
 	beforeAll(async () => {
 		mkdirSync(join(home, '.n8n-files'), { recursive: true });
-		({ stage, n8n, browser } = await startBrowserStage(
-			{ seed: 'demo' },
-			(n8n, stage) => n8n.importCredential(sandboxCredential(stage.sandbox)),
-			{ env: { HOME: home } },
-		));
+		({ stage, n8n, browser } = await startBrowserStage({ seed: 'demo' }, (n8n, stage) => n8n.importCredential(sandboxCredential(stage.sandbox)), {
+			env: { HOME: home },
+		}));
 	});
 	afterAll(async () => {
 		await browser?.screenshot(join(SCREENSHOTS, 'csv-payout-last.png')).catch(() => undefined);
@@ -201,7 +199,12 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 		expect(error1.message).toContain('Row 3 (INV-3003): Input field "amountUsd" must be plain decimal text: write 1250.00');
 		expect(error1.message).toMatch(/Row 4 \(INV-3004\): Input field "amountUsd" .*88\.55\b/);
 		// What the person reads: n8n's error message on the canvas.
-		await browser.waitFor('the error of run 1', `(() => { const t = ${toasts}; return t.includes('INV-3003') && t.includes('INV-3004') && t; })()`, 60_000, toasts);
+		await browser.waitFor(
+			'the error of run 1',
+			`(() => { const t = ${toasts}; return t.includes('INV-3003') && t.includes('INV-3004') && t; })()`,
+			60_000,
+			toasts,
+		);
 		await shot('2-run-1-nothing-sent');
 		expect(await stage.operator.paymentPosts(0)).toEqual([]);
 
@@ -221,7 +224,12 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 		expect(error2.message).toContain('not a registered wallet');
 		expect(error2.message).toContain('4 other rows of this run already succeeded');
 		expect(error2.description).toMatch(/^Rows 1, 2, 3 and 4 \(INV-3001, INV-3002, INV-3003, INV-3004\) succeeded/);
-		await browser.waitFor('the error of run 2', `(() => { const t = ${toasts}; return t.includes('INV-3005') && t.includes('not a registered wallet') && t; })()`, 60_000, toasts);
+		await browser.waitFor(
+			'the error of run 2',
+			`(() => { const t = ${toasts}; return t.includes('INV-3005') && t.includes('not a registered wallet') && t; })()`,
+			60_000,
+			toasts,
+		);
 		await shot('3-run-2-four-paid');
 
 		// The sandbox's orders: exactly the four good rows, once each, as fixed.
@@ -233,7 +241,12 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 			['INV-3004', 88.55],
 		]);
 		const posts = await stage.operator.paymentPosts(0);
-		expect(posts.filter((p) => p.status === 201).map((p) => p.body.idempotencyKey).sort()).toEqual(['INV-3001', 'INV-3002', 'INV-3003', 'INV-3004']);
+		expect(
+			posts
+				.filter((p) => p.status === 201)
+				.map((p) => p.body.idempotencyKey)
+				.sort(),
+		).toEqual(['INV-3001', 'INV-3002', 'INV-3003', 'INV-3004']);
 
 		const figures =
 			`a five-row CSV paid from a blank canvas: ${used.clicks} clicks, ${used.typed.length} typed entries (${used.typed.join('; ')}), ` +
