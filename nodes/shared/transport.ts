@@ -39,7 +39,7 @@ export interface ApiRequest {
 	 * that sets values). Only reads and such writes are ever retried.
 	 */
 	idempotent?: boolean;
-	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedWrite.ts). */
+	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedSend.ts). */
 	record?: WrittenRecord;
 	/**
 	 * A read that may tell why the service refused this write (400) without naming a field: its answer,

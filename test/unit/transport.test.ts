@@ -13,7 +13,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
-import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedSend';
 import { CREDENTIAL_TEST_SAYS } from '../../nodes/shared/serviceErrors';
 import { probeNode } from '../support/probeNode';
 import { sleeps } from '../support/sleep';
@@ -427,7 +427,7 @@ describe('retries', () => {
 });
 
 describe('errors that never invite a second payment', () => {
-	// A keyed order as sendKeyed() sends it (actions/keyedWrite.ts): the record's words ride on the request.
+	// A keyed order as sendKeyed() sends it (actions/keyedSend.ts): the record's words ride on the request.
 	const order = (key = 'payout-INV-1') => ({
 		method: 'POST' as const,
 		path: '/payment',

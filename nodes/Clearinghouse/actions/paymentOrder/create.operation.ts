@@ -22,7 +22,8 @@ import {
 	senderLocator,
 	subaccountWriteOption,
 } from '../fields';
-import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, refuseDerivedInNewRuns, sendKeyed } from '../keyedWrite';
+import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey } from '../idempotencyKey';
+import { type KeyedAnswer, sendKeyed } from '../keyedSend';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
@@ -300,7 +301,7 @@ export const description = updateDisplayOptions({ show: { resource: ['paymentOrd
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const order = readOrderFields(this, itemIndex);
 	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
-	const keyed = await keyedWrite(this, itemIndex, 'POST /payment', order.businessKey);
+	const keyed = await takeKey(this, itemIndex, 'POST /payment', order.businessKey);
 	const body = withSettlement(this, itemIndex, order, keyed.lineage);
 	const found = await guard(this, itemIndex, body, order.amount, keyed);
 	const sent = await sendOrder(this, itemIndex, body, found, order.labels);
@@ -456,7 +457,7 @@ function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, addit
  * dry run's read-only checks), the reuse window, Check Account Limits First; a dry run also says
  * which items already have an order, and what a real run would do with it.
  */
-async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: KeyedWrite): Promise<FoundCheck> {
+async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: TakenKey): Promise<FoundCheck> {
 	await guardOrder(ctx, itemIndex, body, amount);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(ctx, options, itemIndex);
@@ -478,7 +479,7 @@ async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObjec
 }
 
 /**
- * Step 3: the keyed send (actions/keyedWrite.ts), the first try's request on every try. A Business
+ * Step 3: the keyed send (actions/keyedSend.ts), the first try's request on every try. A Business
  * Key that meets the service's 409 was used by an earlier run, perhaps with an expiry counted from
  * its own start: the order holding it answers instead when it is this payment.
  */

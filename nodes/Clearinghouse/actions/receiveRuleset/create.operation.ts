@@ -7,7 +7,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
-import { keyedWrite, keyRequest, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedSend';
 import { dryRunOption } from '../dryRun';
 import { checkChainAndAsset } from '../supportedAssets';
 import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
@@ -117,11 +117,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (subaccountId) body.subaccountId = subaccountId;
 	const request = { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body } as const;
 	// The key first: a Derived key refused in this run sends nothing, not even the read of the supported pairs.
-	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
-	const { response } = await sendKeyed(this, itemIndex, { ...request, key });
+	const guard = () => checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
+	const { key, response } = await sendKeyed(this, itemIndex, { ...request, guard });
 	return { ...response, idempotencyKey: key };
 }
 
 /** How a person knows the row in an error (its Business Key). */
-export { businessKeyReference as rowReference } from '../keyedWrite';
+export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -7,7 +7,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
-import { sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedSend';
 import { dryRunOption } from '../dryRun';
 
 const EXAMPLE_DEFINITION = {
@@ -66,4 +66,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** How a person knows the row in an error (its Business Key). */
-export { businessKeyReference as rowReference } from '../keyedWrite';
+export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -1,8 +1,7 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IWorkflowExecutionCustomData } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions, IWorkflowExecutionCustomData } from 'n8n-workflow';
 
 import { firstTry, type FirstTry } from '../../shared/firstTries';
-import { apiRequest, isSandboxCredential, type Api, type LimitsRead, type WrittenRecord } from '../../shared/transport';
+import { isSandboxCredential } from '../../shared/transport';
 import {
 	deriveIdempotencyKey,
 	formatLineage,
@@ -26,10 +25,9 @@ import { isToolRun } from './toolDescriptions';
  *   call), is refused.
  * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
  *   answers with what was already made.
- * - A 409 "key used with another request" is said as such: nothing new was made (keyedWriteError).
- * An operation sends with `sendKeyed()`, which does all of it: the one door of every keyed write.
- * One that needs its key before sending (Create: the expiry's anchor, a dry run's lookup) takes it
- * with `keyedWrite()` and hands it in.
+ * This file takes the key (`takeKey()`); keyedSend.ts sends the keyed write, taking the key here
+ * itself unless it is handed one (Create needs its key before sending: the expiry's anchor, a dry
+ * run's lookup).
  */
 
 /**
@@ -80,7 +78,7 @@ export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; m
 	return { lineage, minted: true };
 }
 
-export interface KeyedWrite {
+export interface TakenKey {
 	key: string;
 	lineage?: Lineage;
 	/** True when no earlier request can have carried this key (a new lineage, a Derived key). */
@@ -250,13 +248,13 @@ export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: 
  * anything is sent, when a Derived key cannot be anchored on the lineage, or would be new in a run a
  * person repeats by hand.
  */
-export async function keyedWrite(
+export async function takeKey(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
 	request: string,
 	/** The business key read elsewhere (an input item's field) instead of the Business Key parameter. */
 	businessKey?: { value: unknown; label: string },
-): Promise<KeyedWrite> {
+): Promise<TakenKey> {
 	const mode = keyMode(ctx, itemIndex);
 	if (mode === 'derived') await refuseDerivedInNewRuns(ctx, itemIndex);
 	const { lineage, minted, problem } = executionLineage(ctx);
@@ -326,137 +324,6 @@ export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: numb
 		key,
 	].join('|');
 	return firstTry(id, request);
-}
-
-/**
- * Whether a keyed write's error is the service's "key already used with another request" (409). For
- * orders and rulesets a 409 can only mean that (the spec); return details and reward rules have
- * other 409s (stale revision, full library), so there the answer must name the key.
- */
-export function isKeyReused(error: unknown, what: string): boolean {
-	return (
-		error instanceof NodeApiError &&
-		error.httpCode === '409' &&
-		(what === 'payment order' || what === 'receive ruleset' || /idempot/i.test([error.message, ...(error.messages ?? [])].join(' ')))
-	);
-}
-
-/**
- * The error of a keyed write, a 409 said the way it happened: the record exists with other values
- * (the key was first used with another request), and nothing new was made. Any other error is
- * returned as it is: the router makes it the item's node error.
- */
-export function keyedWriteError(error: unknown, key: string, what: string, mode: KeyMode): unknown {
-	if (isKeyReused(error, what) && error instanceof NodeApiError) {
-		error.message =
-			what === 'return details'
-				? "This item's return details were already sent with this key with other values or another expected revision: check the order's return details before writing again"
-				: `This item's ${what} already exists with other values: check it before ${what === 'payment order' ? 'paying' : 'writing'} again`;
-		error.description =
-			`The idempotency key ${key} was already used for a ${what} with a different request (for example another amount, recipient or expiry, changed before a retry), so nothing new was created. ` +
-			`Check the existing ${what} (${EXISTING_RECORD_READ[what as KeyedRecord] ?? 'Get or Get Many'}). To make a new one on purpose, ${mode === 'derived' ? 'run the workflow anew' : 'use a new Business Key'}.`;
-	}
-	return error;
-}
-
-/** What each keyed write makes, in the words of its errors. */
-export type KeyedRecord = 'payment order' | 'receive ruleset' | 'return details' | 'reward rule';
-
-/** Where a person sees the record a reused key already made: the operation that reads it (the spec has no read of rulesets). */
-const EXISTING_RECORD_READ: Record<KeyedRecord, string> = {
-	'payment order': 'Payment Order → Find by Keys with this key',
-	'receive ruleset': "the earlier run's output: the service offers no read of rulesets",
-	'return details': 'Payment Order → Get, its return details',
-	'reward rule': 'Reward Rule → Get Many',
-};
-
-/** The lost-answer words of each record (the transport says "this change" for the others). */
-export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {
-	'payment order': { what: 'this payment order', lookUp: 'Payment Order → Find by Keys (or Get Many) shows whether the order exists' },
-};
-
-export interface KeyedSend<T> {
-	/** The key taken earlier with `keyedWrite()`; without it `sendKeyed` takes it for this request (keyRequest). */
-	key?: string;
-	record: KeyedRecord;
-	api?: Api;
-	method: IHttpRequestMethods;
-	path: string;
-	/** Where the service takes the key: the body's `idempotencyKey`, or the `Idempotency-Key` header. */
-	keyIn: 'body' | 'header';
-	body: IDataObject;
-	headers?: Record<string, string>;
-	/** The read of the account's limits that may explain a refusal naming no field, for the request sent (transport: limitsOnRefusal). */
-	limitsOnRefusal?: (sent: SentRequest) => LimitsRead;
-	/** Runs on the request about to be sent (the first try's), before it is sent. */
-	beforeSend?: (sent: SentRequest) => void;
-	/** On the service's 409 for a reused key: the answer to give instead, if any (else the keyed 409 error). */
-	onKeyReused?: (sent: SentRequest, error: unknown) => Promise<T | undefined>;
-}
-
-/** The body and headers a keyed write sent: the first try's for this key, item and execution. */
-export interface SentRequest {
-	body: IDataObject;
-	headers: Record<string, string>;
-}
-
-export interface KeyedAnswer<T> {
-	/** The idempotency key sent. */
-	key: string;
-	/** The service's answer (empty when `reused` answers instead). */
-	response: IDataObject;
-	sent: SentRequest;
-	/** True when this was the first try of this key for this item in this execution. */
-	firstTry: boolean;
-	startedMs: number;
-	/** What `onKeyReused` answered the service's 409 with. */
-	reused?: T;
-}
-
-/**
- * The request a key is derived for: the method, the rewards host when it is that one, and the path
- * with its IDs as the user gave them (the path carries them URI-encoded; a path ID never holds `%`).
- * A Derived key depends on it, so it may never change for an existing operation.
- */
-export function keyRequest(send: Pick<KeyedSend<unknown>, 'api' | 'method' | 'path'>): string {
-	return `${send.method} ${send.api === 'rewards' ? 'rewards ' : ''}${decodeURIComponent(send.path)}`;
-}
-
-/**
- * Sends one keyed write: its key (given, or taken here by `keyedWrite()`) placed where the service
- * takes it, the first try's request for this key (Retry On Fail resolves `$now` anew), marked
- * idempotent (the transport may repeat it, and says "may have made this <record>" when its answer is
- * lost), and its 409 said as a reused key.
- */
-export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
-	const key = send.key ?? (await keyedWrite(ctx, itemIndex, keyRequest(send))).key;
-	const keyed: SentRequest =
-		send.keyIn === 'body'
-			? { body: { ...send.body, idempotencyKey: key }, headers: { ...send.headers } }
-			: { body: send.body, headers: { ...send.headers, 'Idempotency-Key': key } };
-	const { request: sent, first } = sameRequestAsFirstTry(ctx, itemIndex, key, keyed);
-	send.beforeSend?.(sent);
-	const startedMs = Date.now();
-	try {
-		const response = await apiRequest.call(ctx, {
-			api: send.api,
-			method: send.method,
-			path: send.path,
-			headers: Object.keys(sent.headers).length > 0 ? sent.headers : undefined,
-			body: sent.body,
-			idempotent: true,
-			record: WRITTEN_RECORDS[send.record],
-			limitsOnRefusal: send.limitsOnRefusal?.(sent),
-			itemIndex,
-		});
-		return { key, response, sent, firstTry: first, startedMs };
-	} catch (error) {
-		if (send.onKeyReused && isKeyReused(error, send.record)) {
-			const reused = await send.onKeyReused(sent, error);
-			if (reused !== undefined) return { key, response: {}, sent, firstTry: first, startedMs, reused };
-		}
-		throw keyedWriteError(error, key, send.record, keyMode(ctx, itemIndex));
-	}
 }
 
 /** A keyed write's row as a person knows it in an error (router.ts nameOfRow): its Business Key; none with Derived keys. */
