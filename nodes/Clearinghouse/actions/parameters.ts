@@ -6,6 +6,7 @@ import { FieldError } from '../../shared/fieldError';
 import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
 import { validatePathId } from '../../shared/pathId';
 import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
+import { nodeOfRun } from './readOnce';
 
 /** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: keyedWrite.ts). */
 
@@ -48,7 +49,7 @@ function pathIdOf(ctx: IExecuteFunctions, value: unknown, itemIndex: number, lab
  * value as the engine's); anything else is n8n's getNodeParameter (a resource locator's value extracted).
  */
 export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
-	const stored = ctx.getNode().parameters[name];
+	const stored = nodeOfRun(ctx).parameters[name];
 	// A resource locator (From List / By ID) gives the value it holds, as n8n's extractValue reads it; a
 	// plain text or expression saved before the field became one is read as it always was.
 	const locator = typeof stored === 'object' && stored !== null && 'mode' in stored && 'value' in stored;
@@ -182,7 +183,7 @@ export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
  * naming `label` and the value, when it is neither a clear on nor a clear off.
  */
 export function switchParameter(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string, kind: SwitchKind): boolean {
-	const stored = storedAt(ctx.getNode().parameters, path);
+	const stored = storedAt(nodeOfRun(ctx).parameters, path);
 	try {
 		return readSwitch(stored, stored === undefined ? fallback : ctx.getNodeParameter(path, itemIndex, fallback), fallback, label, kind);
 	} catch (error) {
