@@ -124,15 +124,13 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		await browser.clickWhere('the Create action', entry('Create a payment order'));
 		await browser.waitFor('the Create panel', param('fromUserId'), 60_000, `document.body.innerText.slice(0, 2000)`);
 		const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;
-		const required = ['fromUserId', 'toAddress', 'amountUsd'];
+		// Sender User ID (fromUserId) is a resource locator: n8n 2.40.7 marks it only after a run (the next test),
+		// not when it is left (a click opens its list, and leaving the list is no blur of the field).
+		const required = ['toAddress', 'amountUsd'];
 		// A new node: no mark yet (n8n hides its issues until a field is left).
-		for (const name of required) expect(await browser.evaluate(`!!${issueOf(name)}`)).toBe(false);
+		for (const name of [...required, 'fromUserId']) expect(await browser.evaluate(`!!${issueOf(name)}`)).toBe(false);
 		for (const name of required) {
-			// Sender User ID is a resource locator: its value field (From List opens its list: closed again with Escape).
-			const locator = `${param(name)}?.querySelector('[data-test-id="rlc-input"]')`;
-			const isLocator = await browser.evaluate<boolean>(`!!${locator}`);
-			await browser.clickWhere(`the ${name} field`, isLocator ? locator : `${param(name)}?.querySelector('input')`);
-			if (isLocator) await browser.press('Escape');
+			await browser.click(`[data-test-id="parameter-input-${name}"] input`);
 			await browser.evaluate(`document.activeElement.blur()`);
 		}
 		for (const name of required)
