@@ -55,7 +55,7 @@ const USER_PAGE_SIZE = 100;
 const USER_PAGES_PER_SEARCH = 10;
 
 /**
- * Users for the sender's From List: each shown by its label and id, the id kept (the order is sent with
+ * Users for a sender's From List: each shown by its label and id, the id kept (an order is sent with
  * `fromUserId`, never the label). GET /users is not in the reference; the field notes saw a third-party
  * client read `GET /users?limit&offset` → `{users, total}`. So it is read tolerantly and never relied on:
  * a 404 or 405 (told apart from a wrong Base URL by a read the reference shows) or another form of answer

@@ -13,16 +13,7 @@ import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
 import { readOncePerItem } from '../readOnce';
-import {
-	amountField,
-	assetField,
-	chainField,
-	DYNAMIC_OPTIONS_HINT,
-	idempotencyFieldsFor,
-	optionsCollection,
-	senderLocator,
-	subaccountWriteOption,
-} from '../fields';
+import { amountField, assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey } from '../idempotencyKey';
 import { type KeyedAnswer, sendKeyed } from '../keyedSend';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
@@ -102,13 +93,16 @@ const properties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
 	},
-	senderLocator({
+	{
 		displayName: 'Sender User ID for Rows Without One',
 		name: 'senderForAllRows',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 		description:
-			'The user who funds the orders of rows that have no sender column: picked by label from the list, or by ID (from Create or Update User); the ID is sent, never the label. A row with its own sender keeps it.',
+			'System ID of the user who funds the orders of rows that have no sender column (the ID from Create or Update User, never the label). A row with its own sender keeps it.',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
-	}),
+	},
 	// A payee table rarely has a chain or asset column: given once here, as the sender is.
 	chainField({
 		displayName: 'Default Chain Name or ID',
@@ -128,12 +122,15 @@ const properties: INodeProperties[] = [
 		'chainForAllRows',
 	),
 	...definedBelow([
-		senderLocator({
+		{
 			displayName: 'Sender User ID',
 			name: 'fromUserId',
+			type: 'string',
 			required: true,
-			description: 'The user who funds the order: picked by label from the list, or by ID (from Create or Update User); the ID is sent, never the label',
-		}),
+			default: '',
+			placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
+			description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
+		},
 		{
 			displayName: 'Recipient Address',
 			name: 'toAddress',

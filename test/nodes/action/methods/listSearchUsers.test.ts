@@ -1,10 +1,9 @@
 /**
- * The users' From List (methods/listSearch.ts `searchUsers`, issue 48), over real HTTP: Create's Sender User
- * ID and Sender User ID for Rows Without One are resource locators whose From List reads GET /users (not in
- * the reference; the field notes' third-party client reads `GET /users?limit&offset` → `{users, total}`, as
- * the sandbox models it). The list against the sandbox (label and id shown, the id kept), its pages and its
- * filter; a service without the list (404, 405) or with another answer says to enter the ID; a wrong Base
- * URL keeps its own message. At run time: paymentOrder/createSender.test.ts.
+ * The users' From List (methods/listSearch.ts `searchUsers`, issue 48: a sender picked by its label), over
+ * real HTTP. It reads GET /users (not in the reference; the field notes' third-party client reads
+ * `GET /users?limit&offset` → `{users, total}`, as the sandbox models it). The list against the sandbox
+ * (label and id shown, the id kept), its pages and its filter; a service without the list (404, 405) or with
+ * another answer says to enter the ID; a wrong Base URL and a refused key keep their own messages.
  */
 import { listSearch, type NodeSetup } from '../../../../harness/n8nContexts';
 import { node, useEnv } from '../support';
