@@ -11,7 +11,7 @@ import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
-import { action, graph, TRIGGER_NODE } from '../../harness/workflows';
+import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { pollFor } from '../../harness/wait';
 import { payBob } from './support';
 import { nowSeconds, signatureHeader } from '../../harness/signer';
