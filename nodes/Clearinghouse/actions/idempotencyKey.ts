@@ -13,6 +13,7 @@ import {
 } from '../../shared/idempotency';
 import { itemError, itemParameter, operationError, switchParameter } from './parameters';
 import { isToolRun } from './toolDescriptions';
+import { nodeOfRun } from './readOnce';
 
 /**
  * Never pay twice: the idempotency protocol of every keyed write (create a payment order, a receive
@@ -91,7 +92,7 @@ export type KeyMode = 'custom' | 'derived';
 
 /** Idempotency Key of this item: the saved choice, else the default of the node's version (2: Business Key). */
 export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
-	const fallback = ctx.getNode().typeVersion >= 2 ? 'custom' : 'derived';
+	const fallback = nodeOfRun(ctx).typeVersion >= 2 ? 'custom' : 'derived';
 	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, fallback) === 'derived' ? 'derived' : 'custom';
 }
 
@@ -276,7 +277,7 @@ export async function takeKey(
 			`Why: ${problem}. Without it a retry could write a second time. What to do: see which orders exist (Payment Order → Find by Keys with the keys of the earlier outputs, or Get Many), then pay only what is missing, with a Business Key (Idempotency Key → Business Key) so that any later run is answered with the orders already made.`,
 		);
 	}
-	const node = ctx.getNode();
+	const node = nodeOfRun(ctx);
 	const key = deriveIdempotencyKey({
 		instanceId: ctx.getInstanceId(),
 		workflowId: String(ctx.getWorkflow().id ?? ''),
@@ -318,7 +319,7 @@ export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: numb
 		ctx.getInstanceId(),
 		ctx.getWorkflow().id,
 		ctx.getExecutionId(),
-		ctx.getNode().id ?? ctx.getNode().name,
+		nodeOfRun(ctx).id ?? nodeOfRun(ctx).name,
 		runIndexOf(ctx, itemIndex),
 		itemIndex,
 		key,
