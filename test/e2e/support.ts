@@ -8,6 +8,7 @@ import { Browser, CHROMIUM } from '../../harness/browser';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { repoRoot, runtime } from '../../harness/runtime';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { action, type NodeSpec } from '../../harness/workflows';
 
 /**
  * `describe` for the files that drive a real browser. chromium comes from `scripts/services.sh install`
@@ -81,4 +82,21 @@ ${script}
 	} finally {
 		rmSync(folder, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Payment Order → Create as the e2e files pay: standard, from the seed's alice to bob's Ethereum wallet in
+ * USDC, open for 60 minutes; `parameters` adds to these or replaces them, `node` sets the node's own fields.
+ */
+export function payBob(stage: SandboxStage, name: string, parameters: Record<string, unknown>, node: Record<string, unknown> = {}): NodeSpec {
+	const order = {
+		mode: 'standard',
+		fromUserId: stage.alice.id,
+		toAddress: stage.bobEth,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		expiry: 'inMinutes',
+		expiresInMinutes: 60,
+	};
+	return action(name, 'paymentOrder', 'create', { ...order, ...parameters }, node);
 }

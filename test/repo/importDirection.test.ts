@@ -92,7 +92,6 @@ const NOT_YET = [
 	'nodes/Clearinghouse/actions/spendLimits.ts -> nodes/Clearinghouse/actions/paymentOrder/orderAmount.ts',
 	'nodes/Clearinghouse/actions/paymentOrder/createOutput.ts -> nodes/Clearinghouse/actions/depositAddress/getMany.operation.ts',
 	'nodes/Clearinghouse/actions/account/checkBatch.operation.ts -> nodes/Clearinghouse/actions/paymentOrder/findByKeys.operation.ts',
-	'nodes/Clearinghouse/actions/receiveRuleset/rename.operation.ts -> nodes/Clearinghouse/actions/receiveRuleset/create.operation.ts',
 ];
 
 function nodeImports(): Array<[string, string]> {

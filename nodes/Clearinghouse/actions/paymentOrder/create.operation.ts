@@ -18,8 +18,8 @@ import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey } from '../idem
 import { type KeyedAnswer, sendKeyed } from '../keyedSend';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
+import { checkAccountLimits } from '../accountLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
-import { checkAccountLimits } from './accountLimits';
 import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOutput';
 import { checkOrderTerms, guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
@@ -487,7 +487,7 @@ async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObjec
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(ctx, options, itemIndex);
 	if (switchParameter(ctx, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
-		await checkAccountLimits.call(ctx, itemIndex, amount, subaccountQuery(body));
+		await checkAccountLimits(ctx, itemIndex, amount, subaccountQuery(body));
 	}
 	const found: FoundCheck = { key: keyed.key, keyKind: keyed.mode, lineage: keyed.lineage, reuseWindowHours };
 	if (keyed.mode === 'custom' && isDryRun(ctx)) {

@@ -12,8 +12,7 @@ import { dryRunOption } from '../dryRun';
 import { checkChainAndAsset } from '../supportedAssets';
 import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
 import { isToolRun } from '../toolDescriptions';
-
-export const RULESET_NAME_MAX = 120;
+import { rulesetName } from './rulesetName';
 
 const properties: INodeProperties[] = [
 	chainField({
@@ -102,13 +101,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const mode = optionalText(additional.mode);
 	if (mode) body.mode = mode;
-	if (additional.name !== undefined) {
-		const name = String(additional.name).trim();
-		if (name.length < 1 || name.length > RULESET_NAME_MAX) {
-			throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
-		}
-		body.name = name;
-	}
+	if (additional.name !== undefined) body.name = rulesetName(this, String(additional.name).trim(), itemIndex);
 	if (additional.metadata !== undefined) {
 		const metadata = jsonObject(this, additional.metadata, itemIndex, 'Metadata');
 		if (Object.keys(metadata).length > 0) body.metadata = metadata;
