@@ -8,7 +8,7 @@ import { validatePathId } from '../../shared/pathId';
 import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
 import { nodeOfRun } from './readOnce';
 
-/** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: keyedWrite.ts). */
+/** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: idempotencyKey.ts). */
 
 export function pageSize(ctx: IExecuteFunctions, itemIndex: number): number {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
