@@ -73,7 +73,7 @@ export function optionalText(value: unknown): string | undefined {
 
 /**
  * The item's error, returned (never thrown here): every call site says `throw operationError(…)`.
- * test/unit/errorCalls.test.ts fails on a bare call, which would do nothing.
+ * test/repo/errorCalls.test.ts fails on a bare call, which would do nothing.
  */
 export function operationError(ctx: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
