@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { ApiContext } from './transport';
-import { apiRequest } from './transport';
+import { apiRequest, listPages } from './transport';
 
 /**
  * Recovery of one webhook endpoint after its receiver was away (n8n down, runs failing): the one
@@ -148,7 +148,7 @@ function parseMarker(description: unknown): { base: string; token?: string; unti
 
 async function setDescription(ctx: ApiContext, endpointId: string, description: string): Promise<void> {
 	// Setting a value is the same request however often it is sent.
-	await apiRequest.call(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
+	await apiRequest(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
 }
 
 /** Takes the endpoint's recovery lease (see above): whether it is still this one's, a function that gives it back; or until when another recovery holds it. */
@@ -192,23 +192,20 @@ function row(value: IDataObject): DeliveryRow | undefined {
 /** The endpoint's deliveries created at or after `since`, newest first, and whether the page bound cut the list. */
 async function deliveriesSince(ctx: ApiContext, endpointId: string, since: number): Promise<{ rows: DeliveryRow[]; cut: boolean }> {
 	const rows: DeliveryRow[] = [];
-	for (let page = 0; page < MAX_PAGES; page++) {
-		const body = await apiRequest.call(ctx, {
-			method: 'GET',
-			path: '/webhooks/deliveries',
-			qs: { endpointId, limit: PAGE_SIZE, offset: page * PAGE_SIZE },
-		});
-		const list = Array.isArray(body.deliveries) ? (body.deliveries as IDataObject[]) : [];
+	let pages = 0;
+	for await (const { records, more } of listPages(ctx, { path: '/webhooks/deliveries', listKey: 'deliveries', qs: { endpointId }, pageSize: PAGE_SIZE })) {
 		let older = false;
-		for (const value of list) {
+		for (const value of records) {
 			const r = row(value);
 			if (!r) continue;
 			if (r.createdAt < since) older = true;
 			else rows.push(r);
 		}
-		if (older || body.hasMore !== true || list.length === 0) return { rows, cut: false };
+		// The early stop: newest first, so a delivery older than `since` ends what is wanted.
+		if (older || !more) return { rows, cut: false };
+		if (++pages === MAX_PAGES) return { rows, cut: true };
 	}
-	return { rows, cut: true };
+	return { rows, cut: false };
 }
 
 /**
@@ -270,7 +267,7 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 	}
 	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
 	if (endpoint.status === 'DISABLED') {
-		await apiRequest.call(ctx, {
+		await apiRequest(ctx, {
 			method: 'PATCH',
 			path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`,
 			body: { status: 'ENABLED' },
@@ -303,7 +300,7 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 			}
 			try {
 				// Each call creates a new delivery record: never repeated by the transport.
-				await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
+				await apiRequest(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
 				result.replayedDeliveryIds.push(delivery.id);
 			} catch (error) {
 				result.replayErrors.push({ deliveryId: delivery.id, error: message(error) });
@@ -320,12 +317,12 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 
 /** `GET /webhooks/endpoints/{id}`. */
 export async function getEndpoint(ctx: ApiContext, endpointId: string): Promise<IDataObject> {
-	return await apiRequest.call(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}` });
+	return await apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}` });
 }
 
 /** The account's live endpoints (`GET /webhooks/endpoints`, not paginated by the API). */
 export async function liveEndpoints(ctx: ApiContext): Promise<IDataObject[]> {
-	const body = await apiRequest.call(ctx, { method: 'GET', path: '/webhooks/endpoints' });
+	const body = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints' });
 	const endpoints = Array.isArray(body.endpoints) ? (body.endpoints as IDataObject[]) : [];
 	return endpoints.filter((e) => !e.deletedAt);
 }

@@ -205,3 +205,19 @@ describe('bulk orders', () => {
 		expect(deep.body.paymentOrders.length).toBeGreaterThan(0);
 	}, 60_000);
 });
+
+describe('the user list (GET /users, as the field notes saw a client use it)', () => {
+	it("pages the caller's own users with limit and offset, {users, total}; a subaccount's users are not listed", async () => {
+		const all = await env.api.get('/users');
+		expect(all.status).toBe(200);
+		const labels = all.body.users.map((u: any) => u.label);
+		expect(labels).toEqual(expect.arrayContaining(['alice', 'bob']));
+		expect(labels).not.toContain('carol');
+		expect(all.body.total).toBe(all.body.users.length);
+		expect(all.body.users.find((u: any) => u.label === 'alice')).toMatchObject({ id: env.alice.id, wallets: expect.any(Array) });
+		const page = await env.api.get('/users?limit=1&offset=1');
+		expect(page.body).toEqual({ users: [all.body.users[1]], total: all.body.total });
+		expect((await env.api.get('/users?limit=0')).status).toBe(400);
+		expect((await env.api.get('/users?offset=-1')).status).toBe(400);
+	});
+});

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
-import { apiRequestWithStatus } from '../../../shared/transport';
+import { listPages } from '../../../shared/transport';
 import { clockSkew } from './foundOrder';
 
 /**
@@ -40,37 +40,32 @@ export interface OrderIndex {
  * is found or the window is exhausted. Orders created while paging push older ones to later offsets:
  * an order may be read twice, never skipped.
  */
-export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
+export async function findOrdersByKey(ctx: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
 	const wanted = new Set(search.keys);
-	const byKey = new Map<string, IDataObject>();
+	const index: OrderIndex = { byKey: new Map(), listed: 0, pages: 0, skewMs: 0 };
 	const qs: IDataObject = { status: [...PAYMENT_ORDER_STATUSES] };
 	if (search.createdAfter) qs.createdAfter = search.createdAfter;
 	if (search.subaccountId) qs.subaccountId = search.subaccountId;
 	else if (search.includeSubaccounts) qs.includeSubaccounts = true;
-	const limit = Math.min(1000, Math.max(1, search.pageSize ?? 1000));
-	let offset = 0;
-	let listed = 0;
-	let pages = 0;
-	let skewMs = 0;
-	while (wanted.size > 0) {
-		const answer = await apiRequestWithStatus.call(this, { method: 'GET', path: '/payment-orders', qs: { ...qs, limit, offset }, itemIndex: search.itemIndex });
-		const page = (answer.body ?? {}) as IDataObject;
-		if (pages === 0) skewMs = clockSkew(answer.date, Date.now());
-		pages++;
-		const batch = Array.isArray(page.paymentOrders) ? (page.paymentOrders as IDataObject[]) : [];
-		for (const order of batch) {
+	const pageSize = Math.min(1000, Math.max(1, search.pageSize ?? 1000));
+	if (wanted.size === 0) return index;
+	for await (const { records, date } of listPages(ctx, {
+		path: '/payment-orders',
+		listKey: 'paymentOrders',
+		qs,
+		pageSize,
+		itemIndex: search.itemIndex,
+	})) {
+		if (index.pages++ === 0) index.skewMs = clockSkew(date, Date.now());
+		index.listed += records.length;
+		for (const order of records) {
 			const key = typeof order.idempotencyKey === 'string' ? order.idempotencyKey : undefined;
-			if (key !== undefined && wanted.has(key) && !byKey.has(key)) {
-				byKey.set(key, order);
-				wanted.delete(key);
-			}
+			if (key !== undefined && wanted.delete(key)) index.byKey.set(key, order);
 		}
-		listed += batch.length;
-		offset += batch.length;
-		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : batch.length === limit;
-		if (!hasMore || batch.length === 0) break;
+		// The early stop: every wanted key found.
+		if (wanted.size === 0) break;
 	}
-	return { byKey, listed, pages, skewMs };
+	return index;
 }
 
 /** How far back Create and Check Batch Against Limits look for the order holding a Business Key. */
@@ -90,11 +85,11 @@ const runListings = new WeakMap<IExecuteFunctions, Map<string, { startedMs: numb
  * it), unless `alsoRecent` is false (a dry run makes none).
  */
 export async function orderByKeyInRun(
-	this: IExecuteFunctions,
+	ctx: IExecuteFunctions,
 	search: { key: string; runKeys: () => Iterable<string>; subaccountId?: string; itemIndex: number; alsoRecent?: boolean },
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const byScope = runListings.get(this) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
-	runListings.set(this, byScope);
+	const byScope = runListings.get(ctx) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
+	runListings.set(ctx, byScope);
 	const scope = { subaccountId: search.subaccountId, includeSubaccounts: !search.subaccountId };
 	const scopeKey = search.subaccountId ?? '';
 	let shared = byScope.get(scopeKey);
@@ -102,7 +97,7 @@ export async function orderByKeyInRun(
 		const startedMs = Date.now();
 		const keys = new Set(search.runKeys());
 		keys.add(search.key);
-		const index = findOrdersByKey.call(this, {
+		const index = findOrdersByKey(ctx, {
 			keys,
 			createdAfter: new Date(startedMs - KEY_LOOKUP_DAYS * 86_400_000).toISOString(),
 			...scope,
@@ -117,7 +112,7 @@ export async function orderByKeyInRun(
 	const found = index.byKey.get(search.key);
 	if (found) return { order: found, skewMs: index.skewMs };
 	if (search.alsoRecent === false) return undefined;
-	const recent = await findOrdersByKey.call(this, {
+	const recent = await findOrdersByKey(ctx, {
 		keys: [search.key],
 		// From the earlier of the two clocks (n8n's, the service's by its Date header): a Date that
 		// leads must not hide an order this run made.

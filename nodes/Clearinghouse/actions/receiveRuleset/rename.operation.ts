@@ -7,8 +7,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { operationError, requiredId, requiredText } from '../parameters';
-import { RULESET_NAME_MAX } from './create.operation';
+import { requiredId, requiredText } from '../parameters';
+import { rulesetName } from './rulesetName';
 import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
@@ -34,13 +34,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredId(this, 'rulesetId', itemIndex, 'Ruleset ID');
-	const name = requiredText(this, 'name', itemIndex, 'Name');
-	if (name.length > RULESET_NAME_MAX) {
-		throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
-	}
-	return await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredId(ctx, 'rulesetId', itemIndex, 'Ruleset ID');
+	const name = rulesetName(ctx, requiredText(ctx, 'name', itemIndex, 'Name'), itemIndex);
+	return await apiRequest(ctx, {
 		method: 'PATCH',
 		path: `/rulesets/${encodeURIComponent(id)}`,
 		body: { name },

@@ -140,6 +140,16 @@ describe.each(operations)('$name', ({ name, resource, operation, module }) => {
 });
 
 describe('Payment Order → Create, dry run', () => {
+	test("the account limits are read once per run, with the order's subaccount query, and shared by Check Account Limits First", async () => {
+		const sub = env.state.subaccounts[0].id;
+		await env.mark();
+		const items = [{ json: { amount: '10' } }, { json: { amount: '20.5' } }];
+		const params = payment(env, { amountUsd: '={{ $json.amount }}', additionalFields: { subaccountId: sub }, options: { dryRun: true, checkLimits: true } });
+		expect(await env.run(params, { items })).toHaveLength(2);
+		const reads = (await env.requests()).filter((r) => r.path === '/api/v1/account/limits');
+		expect(reads.map((r) => r.query)).toEqual([{ subaccountId: sub }]);
+	});
+
 	test('a batch: every item shows its exact body and what the read-only checks found; nothing is created', async () => {
 		const orders = await orderCount(env);
 		await env.mark();
