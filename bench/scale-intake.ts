@@ -30,7 +30,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
@@ -52,6 +52,8 @@ const DRAIN_S = Number(process.env.BENCH_INTAKE_DRAIN_S ?? 90);
 const PROFILE_S = Number(process.env.BENCH_INTAKE_PROFILE_S ?? 20);
 const LABEL = process.env.BENCH_INTAKE_LABEL ?? '';
 const EXTRA_ENV = JSON.parse(process.env.BENCH_INTAKE_ENV ?? '{}') as Record<string, string>;
+/** Extra environment of the webhook processes only (n8n's settings are per process). */
+const WEBHOOK_ENV = JSON.parse(process.env.BENCH_INTAKE_WEBHOOK_ENV ?? '{}') as Record<string, string>;
 const WORKER_ARGS = (process.env.BENCH_INTAKE_WORKER_ARGS ?? '').split(' ').filter(Boolean);
 const RECIPE = process.env.BENCH_INTAKE_RECIPE ?? join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
 /** What "held" means (issue 45): p95 under this, nothing lost or doubled, everything delivered. */
@@ -89,13 +91,41 @@ interface RateFigures {
 	drainS: number;
 	deepestQueue: number;
 	executions: number;
+	/** n8n's executions of this rate: waiting in the queue (created → started) and running (started → stopped), ms. */
+	executionMs: { queuedP50: number; queuedP95: number; runP50: number; runP95: number };
 	processes: ProcessFigures[];
+	/** The machine's 1-minute load average at the end of the hold (other work on the machine shows here). */
+	load1: number;
 	held: boolean;
 	why: string;
 	profile?: Record<string, Array<{ part: string; msPerEvent: number; share: number }>>;
 }
 
 const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] : NaN);
+
+/** CPU of a process and its children: its own and its waited-for children's (cutime, cstime), plus the live children's. */
+function treeCpuMs(pid: number): number {
+	try {
+		const fieldsOf = (p: string) => {
+			const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+			return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		};
+		const own = fieldsOf(String(pid));
+		let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+		for (const entry of readdirSync('/proc')) {
+			if (!/^\d+$/.test(entry)) continue;
+			try {
+				const f = fieldsOf(entry);
+				if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+			} catch {
+				// ended meanwhile
+			}
+		}
+		return ticks * 10;
+	} catch {
+		return 0;
+	}
+}
 
 function rssKb(pid: number): number {
 	try {
@@ -118,7 +148,10 @@ async function main(): Promise<void> {
 		workerArgs: WORKER_ARGS,
 		// Each process its own inspector (the profile of the middle of each hold); n8n's task-runner
 		// child inherits NODE_OPTIONS and finds the port taken, which it only warns about.
-		processEnv: (name): Record<string, string> => (PROFILE_S > 0 ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPorts.get(name)}` } : {}),
+		processEnv: (name): Record<string, string> => ({
+			...(name.startsWith('webhook') ? WEBHOOK_ENV : {}),
+			...(PROFILE_S > 0 ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPorts.get(name)}` } : {}),
+		}),
 	});
 	const bootS = (Date.now() - started) / 1000;
 	const steps = new Map<string, Array<{ at: number; eventId: string }>>();
@@ -134,7 +167,9 @@ async function main(): Promise<void> {
 		at: new Date().toISOString(),
 		cores: cpus().length,
 		label: LABEL || 'as shipped',
+		commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim(),
 		env: EXTRA_ENV,
+		webhookEnv: WEBHOOK_ENV,
 		workerArgs: WORKER_ARGS,
 		recipe: RECIPE.replace(`${repoRoot}/`, ''),
 		holdS: HOLD_S,
@@ -198,6 +233,14 @@ async function main(): Promise<void> {
 		const mainPid = findN8nPid(cluster.main.root, 'start');
 		if (mainPid) pids.set('main', mainPid);
 		pids.set('bench (sandbox, front door, load)', process.pid);
+		// PostgreSQL (the postmaster and its backends) and Redis: CPU only (their RSS is mostly shared buffers).
+		const servicePids = new Map<string, number>();
+		try {
+			servicePids.set('postgresql', Number(readFileSync(join(cluster.services!.dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]));
+			servicePids.set('redis', Number(readFileSync(join(cluster.services!.dir, 'redis.pid'), 'utf8').trim()));
+		} catch (error) {
+			console.warn(`[scale intake] no CPU figures of PostgreSQL/Redis: ${(error as Error).message}`);
+		}
 
 		// A warm-up of a few orders (first isolates, connections, the claims table), not measured.
 		await runRate(20 * 60, 15, false);
@@ -210,7 +253,7 @@ async function main(): Promise<void> {
 			console.log(
 				`[scale intake] ${rate}/min for ${HOLD_S} s: ${f.events} events (${f.eventsPerMinSent}/min sent), p50/p95/p99 ${f.latencyMs.p50}/${f.latencyMs.p95}/${f.latencyMs.p99} ms, ` +
 					`lost ${f.lost} (undelivered ${f.lostUndelivered}, states ${f.lostStates}), doubled ${f.doubled}, retries ${f.retries} ${JSON.stringify(f.answers)}, ` +
-					`queue ≤ ${f.deepestQueue}, drain ${f.drainS} s; ${f.processes.map((p) => `${p.name} ${p.cpuPercent}% ${p.rssEndMb}/${p.rssPeakMb} MB`).join(', ')}: ${f.held ? 'held' : `NOT held (${f.why})`}`,
+					`queue ≤ ${f.deepestQueue}, executions ${f.executions} (queued p50/p95 ${f.executionMs.queuedP50}/${f.executionMs.queuedP95} ms, run ${f.executionMs.runP50}/${f.executionMs.runP95} ms), drain ${f.drainS} s; ${f.processes.map((p) => `${p.name} ${p.cpuPercent}% ${p.rssEndMb}/${p.rssPeakMb} MB`).join(', ')}: ${f.held ? 'held' : `NOT held (${f.why})`}`,
 			);
 			if (!f.held) break;
 		}
@@ -224,6 +267,7 @@ async function main(): Promise<void> {
 			const fundedIds = new Set<string>();
 			const pending: Array<Promise<unknown>> = [];
 			const cpuBefore = new Map([...pids].map(([n, pid]) => [n, cpuMs(pid) ?? 0]));
+			const serviceCpuBefore = new Map([...servicePids].map(([n, pid]) => [n, treeCpuMs(pid)]));
 			const peak = new Map<string, number>();
 			let deepestQueue = 0;
 			const sampler = setInterval(() => {
@@ -319,13 +363,34 @@ async function main(): Promise<void> {
 				max: Math.round(latencies.at(-1) ?? NaN),
 				n: latencies.length,
 			};
-			const processes: ProcessFigures[] = [...pids].map(([name, pid]) => ({
-				name,
-				cpuPercent: Math.round((((cpuMs(pid) ?? 0) - (cpuBefore.get(name) ?? 0)) / (wall * 1000)) * 100),
-				rssEndMb: Math.round(rssKb(pid) / 1024),
-				rssPeakMb: Math.round((peak.get(name) ?? 0) / 1024),
-			}));
-			const executions = cluster.store.json<number>(`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${WORKFLOW_ID}'`);
+			const processes: ProcessFigures[] = [
+				...[...pids].map(([name, pid]) => ({
+					name,
+					cpuPercent: Math.round((((cpuMs(pid) ?? 0) - (cpuBefore.get(name) ?? 0)) / (wall * 1000)) * 100),
+					rssEndMb: Math.round(rssKb(pid) / 1024),
+					rssPeakMb: Math.round((peak.get(name) ?? 0) / 1024),
+				})),
+				...[...servicePids].map(([name, pid]) => ({
+					name,
+					cpuPercent: Math.round(((treeCpuMs(pid) - (serviceCpuBefore.get(name) ?? 0)) / (wall * 1000)) * 100),
+					rssEndMb: NaN,
+					rssPeakMb: NaN,
+				})),
+			];
+			const executions = cluster.store.json<number>(`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${WORKFLOW_ID}' AND "createdAt" >= to_timestamp(${from / 1000})`);
+			const timing = cluster.store.json<Record<string, number | null>>(
+				`SELECT json_build_object(
+				   'queuedP50', percentile_cont(0.5) WITHIN GROUP (ORDER BY q), 'queuedP95', percentile_cont(0.95) WITHIN GROUP (ORDER BY q),
+				   'runP50', percentile_cont(0.5) WITHIN GROUP (ORDER BY r), 'runP95', percentile_cont(0.95) WITHIN GROUP (ORDER BY r))
+				 FROM (SELECT extract(epoch FROM ("startedAt" - "createdAt")) * 1000 AS q, extract(epoch FROM ("stoppedAt" - "startedAt")) * 1000 AS r
+				       FROM execution_entity WHERE "workflowId" = '${WORKFLOW_ID}' AND "createdAt" >= to_timestamp(${from / 1000}) AND "stoppedAt" IS NOT NULL) t`,
+			);
+			const executionMs = {
+				queuedP50: Math.round(timing.queuedP50 ?? NaN),
+				queuedP95: Math.round(timing.queuedP95 ?? NaN),
+				runP50: Math.round(timing.runP50 ?? NaN),
+				runP95: Math.round(timing.runP95 ?? NaN),
+			};
 			const lost = lostStates + lostUndelivered;
 			const why = [
 				latencyMs.p95 >= P95_LIMIT_MS ? `p95 ${latencyMs.p95} ms` : '',
@@ -355,7 +420,9 @@ async function main(): Promise<void> {
 				drainS,
 				deepestQueue,
 				executions,
+				executionMs,
 				processes,
+				load1: Number(loadavg()[0].toFixed(2)),
 				held: !why,
 				why,
 			};
