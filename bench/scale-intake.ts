@@ -68,6 +68,8 @@ const CLAIMS_TABLE =
 interface ProcessFigures {
 	name: string;
 	cpuPercent: number;
+	/** CPU time over the hold and drain per event the service sent (its retries included in the cost). */
+	cpuMsPerEvent: number;
 	rssEndMb: number;
 	rssPeakMb: number;
 }
@@ -367,12 +369,14 @@ async function main(): Promise<void> {
 				...[...pids].map(([name, pid]) => ({
 					name,
 					cpuPercent: Math.round((((cpuMs(pid) ?? 0) - (cpuBefore.get(name) ?? 0)) / (wall * 1000)) * 100),
+					cpuMsPerEvent: Number((((cpuMs(pid) ?? 0) - (cpuBefore.get(name) ?? 0)) / Math.max(1, deliveries.length)).toFixed(1)),
 					rssEndMb: Math.round(rssKb(pid) / 1024),
 					rssPeakMb: Math.round((peak.get(name) ?? 0) / 1024),
 				})),
 				...[...servicePids].map(([name, pid]) => ({
 					name,
 					cpuPercent: Math.round(((treeCpuMs(pid) - (serviceCpuBefore.get(name) ?? 0)) / (wall * 1000)) * 100),
+					cpuMsPerEvent: Number(((treeCpuMs(pid) - (serviceCpuBefore.get(name) ?? 0)) / Math.max(1, deliveries.length)).toFixed(1)),
 					rssEndMb: NaN,
 					rssPeakMb: NaN,
 				})),
