@@ -46,14 +46,24 @@ import { InspectorSession, type CpuProfile } from './lib/cpuProfile';
 import { cpuMs, findN8nPid } from './lib/proc';
 import { summariseProfile } from './profile';
 
-const RATES = (process.env.BENCH_INTAKE_RATES ?? '500,1000,1500,2000').split(',').map(Number);
+const RATES = (process.env.BENCH_INTAKE_RATES ?? '250,500,1000,2000').split(',').map(Number);
 const HOLD_S = Number(process.env.BENCH_INTAKE_HOLD_S ?? 120);
 const DRAIN_S = Number(process.env.BENCH_INTAKE_DRAIN_S ?? 90);
 const PROFILE_S = Number(process.env.BENCH_INTAKE_PROFILE_S ?? 20);
 const LABEL = process.env.BENCH_INTAKE_LABEL ?? '';
 const EXTRA_ENV = JSON.parse(process.env.BENCH_INTAKE_ENV ?? '{}') as Record<string, string>;
-/** Extra environment of the webhook processes only (n8n's settings are per process). */
-const WEBHOOK_ENV = JSON.parse(process.env.BENCH_INTAKE_WEBHOOK_ENV ?? '{}') as Record<string, string>;
+/**
+ * Extra environment of the webhook processes only (n8n's settings are per process): by default what
+ * docs/queue-mode.md recommends for them. `{}` runs n8n's defaults.
+ */
+const WEBHOOK_ENV = JSON.parse(process.env.BENCH_INTAKE_WEBHOOK_ENV ?? '{"N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE":"true"}') as Record<string, string>;
+/**
+ * The same run's baseline: after the rising rates, the webhook processes restarted with n8n's defaults
+ * and the highest rate held (else the first) for this long; 0 = none. Its drain is cut shorter: a rate
+ * that collapses never drains.
+ */
+const BASELINE_HOLD_S = Number(process.env.BENCH_INTAKE_BASELINE_HOLD_S ?? 60);
+const BASELINE_DRAIN_S = 30;
 const WORKER_ARGS = (process.env.BENCH_INTAKE_WORKER_ARGS ?? '').split(' ').filter(Boolean);
 const RECIPE = process.env.BENCH_INTAKE_RECIPE ?? join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
 /** What "held" means (issue 45): p95 under this, nothing lost or doubled, everything delivered. */
@@ -165,6 +175,7 @@ async function main(): Promise<void> {
 	};
 	await receiver.start(await freePort());
 	const results: RateFigures[] = [];
+	const baseline: Array<RateFigures & { settings: string }> = [];
 	const meta = {
 		at: new Date().toISOString(),
 		cores: cpus().length,
@@ -176,6 +187,7 @@ async function main(): Promise<void> {
 		recipe: RECIPE.replace(`${repoRoot}/`, ''),
 		holdS: HOLD_S,
 		drainS: DRAIN_S,
+		profileS: PROFILE_S,
 		fundedShare: FUNDED_SHARE,
 		bootS,
 	};
@@ -250,7 +262,7 @@ async function main(): Promise<void> {
 		for (const rate of RATES) {
 			const figures = await runRate(rate, HOLD_S, true);
 			results.push(figures!);
-			write(meta, results);
+			write(meta, results, baseline);
 			const f = figures!;
 			console.log(
 				`[scale intake] ${rate}/min for ${HOLD_S} s: ${f.events} events (${f.eventsPerMinSent}/min sent), p50/p95/p99 ${f.latencyMs.p50}/${f.latencyMs.p95}/${f.latencyMs.p99} ms, ` +
@@ -260,8 +272,29 @@ async function main(): Promise<void> {
 			if (!f.held) break;
 		}
 
+		// The baseline in the same run: the webhook processes with n8n's defaults, at the highest rate held.
+		if (BASELINE_HOLD_S > 0 && Object.keys(WEBHOOK_ENV).length > 0 && results.length) {
+			const rate = (results.filter((r) => r.held).at(-1) ?? results[0]).rate;
+			for (const w of cluster.webhooks) {
+				await w.stop();
+				w.env = Object.fromEntries(Object.entries(w.env).filter(([k]) => !(k in WEBHOOK_ENV)));
+				await w.start();
+				const pid = findN8nPid(w.instance.root, w.command);
+				if (pid) pids.set(w.name, pid);
+			}
+			await cluster.waitForWebhook(path);
+			await runRate(20 * 60, 15, false);
+			const f = (await runRate(rate, BASELINE_HOLD_S, true, BASELINE_DRAIN_S))!;
+			baseline.push({ ...f, settings: 'webhook processes with n8n defaults' });
+			write(meta, results, baseline);
+			console.log(
+				`[scale intake] baseline, webhook processes with n8n's defaults, ${rate}/min for ${BASELINE_HOLD_S} s: p50/p95 ${f.latencyMs.p50}/${f.latencyMs.p95} ms, lost ${f.lost}, doubled ${f.doubled}, retries ${f.retries}; ` +
+					`${f.processes.map((p) => `${p.name} ${p.cpuPercent}% ${p.rssEndMb}/${p.rssPeakMb} MB`).join(', ')}: ${f.held ? 'held' : `NOT held (${f.why})`}`,
+			);
+		}
+
 		/** One rate: orders and deposits at the pace that makes `rate` events a minute, then the drain. */
-		async function runRate(rate: number, holdS: number, measure: boolean): Promise<RateFigures | undefined> {
+		async function runRate(rate: number, holdS: number, measure: boolean, drainBoundS = DRAIN_S): Promise<RateFigures | undefined> {
 			const run = randomBytes(3).toString('hex');
 			const from = Date.now();
 			const deliveriesBefore = new Set(core.data.deliveries.map((d) => d.id));
@@ -316,7 +349,7 @@ async function main(): Promise<void> {
 			const sentEnd = Date.now();
 			// The drain: every delivery of this rate's events delivered (or the bound), and the funded orders' last events sent.
 			const ours = () => core.data.deliveries.filter((d) => d.endpointId === endpointId && !deliveriesBefore.has(d.id));
-			const drainDeadline = sentEnd + (DRAIN_S + 12) * 1000;
+			const drainDeadline = sentEnd + (drainBoundS + 12) * 1000;
 			for (;;) {
 				const funding = [...fundedIds].some((id) => core.orders.get(id)?.status === 'AWAITING_FUNDS');
 				const open = ours().filter((d) => d.status === 'PENDING' || d.status === 'DISPATCHED').length;
@@ -482,7 +515,7 @@ function fileName(): string {
 }
 
 /** After every rate, so a run cut short keeps what it measured. */
-function write(meta: Record<string, unknown>, results: RateFigures[]): void {
+function write(meta: Record<string, unknown>, results: RateFigures[], baseline: Array<RateFigures & { settings: string }>): void {
 	const held = results.filter((r) => r.held);
 	const best = held.at(-1);
 	const report = {
@@ -490,13 +523,100 @@ function write(meta: Record<string, unknown>, results: RateFigures[]): void {
 		load: loadavg().map((l) => Number(l.toFixed(2))),
 		highestHeld: best ? { rate: best.rate, p95Ms: best.latencyMs.p95, eventsPerMinSent: best.eventsPerMinSent } : null,
 		results,
+		baseline,
 	};
 	const out = join(repoRoot, 'bench', 'results');
 	mkdirSync(out, { recursive: true });
 	writeFileSync(join(out, fileName()), `${JSON.stringify(report, null, 2)}\n`);
+	if (!LABEL) updateReadme(report);
 }
 
-main().catch((error) => {
-	console.error(error);
-	process.exit(1);
-});
+const README = join(repoRoot, 'bench', 'README.md');
+const START = '<!-- scale-intake: generated by bench/scale-intake.ts from bench/results/scale-intake.json -->';
+const END = '<!-- /scale-intake -->';
+
+/** The generated part of the `intake` subsection of bench/README.md, from a results file. */
+export function intakeMarkdown(report: Record<string, any>): string {
+	const results = report.results as RateFigures[];
+	const env = { ...report.env, ...Object.fromEntries(Object.entries(report.webhookEnv ?? {}).map(([k, v]) => [`${k} (webhook processes)`, v])) };
+	const settings = Object.entries(env).map(([k, v]) => `${k}=${String(v)}`);
+	const lines = [
+		`Run of ${report.at} (commit ${report.commit}, ${report.cores} CPUs, ${report.label}${settings.length ? `: ${settings.join(', ')}` : ', n8n defaults'}${report.workerArgs?.length ? `, workers ${report.workerArgs.join(' ')}` : ''}; ` +
+			`cluster start ${Math.round(report.bootS)} s; each rate held ${report.holdS} s, then up to ${report.drainS} s for the last deliveries). ` +
+			'Results: [`results/scale-intake.json`](results/scale-intake.json).',
+		'',
+		'| Events/min asked (sent) | Events | Latency p50 / p95 / p99 | Lost | Doubled | Service retries (answers) | Queue ≤ | Executions: queued p50 / run p50 | CPU: webhook ×2 / worker ×2 / PostgreSQL | RSS end (peak): webhook ×2 / worker ×2 | Load | Held |',
+		'|---|---|---|---|---|---|---|---|---|---|---|---|',
+	];
+	const byName = (r: RateFigures, prefix: string) => r.processes.filter((p) => p.name.startsWith(prefix));
+	for (const r of results) {
+		const cpu = (prefix: string) =>
+			byName(r, prefix)
+				.map((p) => `${p.cpuPercent}%`)
+				.join(', ');
+		const rss = (prefix: string) =>
+			byName(r, prefix)
+				.map((p) => `${p.rssEndMb} (${p.rssPeakMb})`)
+				.join(', ');
+		const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+		lines.push(
+			`| ${r.rate.toLocaleString('en-US')} (${r.eventsPerMinSent.toLocaleString('en-US')}) | ${r.events.toLocaleString('en-US')} | ${s(r.latencyMs.p50)} / ${s(r.latencyMs.p95)} / ${s(r.latencyMs.p99)} | ` +
+				`${r.lost}${r.lost ? ` (${r.lostUndelivered} undelivered, ${r.lostStates} states)` : ''} | ${r.doubled} | ${r.retries} (${Object.entries(r.answers)
+					.map(([k, v]) => `${k}: ${v}`)
+					.join(', ')}) | ${r.deepestQueue} | ${s(r.executionMs.queuedP50)} / ${s(r.executionMs.runP50)} | ` +
+				`${cpu('webhook')} / ${cpu('worker')} / ${byName(r, 'postgresql')[0]?.cpuPercent ?? '?'}% | ${rss('webhook')} / ${rss('worker')} MB | ${r.load1} | ${r.held ? '**held**' : `no: ${r.why}`} |`,
+		);
+	}
+	for (const r of (report.baseline ?? []) as RateFigures[]) {
+		const rss = byName(r, 'webhook')
+			.map((p) => `${p.rssEndMb} (${p.rssPeakMb})`)
+			.join(', ');
+		lines.push(
+			`| baseline, webhook processes with n8n's defaults: ${r.rate.toLocaleString('en-US')} for ${r.holdS} s | ${r.events.toLocaleString('en-US')} | ${(r.latencyMs.p50 / 1000).toFixed(1)} s / ${(r.latencyMs.p95 / 1000).toFixed(1)} s / ${(r.latencyMs.p99 / 1000).toFixed(1)} s | ` +
+				`${r.lost} | ${r.doubled} | ${r.retries} (${Object.entries(r.answers)
+					.map(([k, v]) => `${k}: ${v}`)
+					.join(', ')}) | ${r.deepestQueue} | ${(r.executionMs.queuedP50 / 1000).toFixed(1)} s / ${(r.executionMs.runP50 / 1000).toFixed(1)} s | ` +
+				`${byName(r, 'webhook')
+					.map((p) => `${p.cpuPercent}%`)
+					.join(', ')} / ${byName(r, 'worker')
+					.map((p) => `${p.cpuPercent}%`)
+					.join(', ')} / ${byName(r, 'postgresql')[0]?.cpuPercent ?? '?'}% | ${rss} / ${byName(r, 'worker')
+					.map((p) => `${p.rssEndMb} (${p.rssPeakMb})`)
+					.join(', ')} MB | ${r.load1} | ${r.held ? 'held' : `no: ${r.why}`} |`,
+		);
+	}
+	const best = results.filter((r) => r.held).at(-1);
+	lines.push('', best ? `Highest rate held (p95 under 10 s, nothing lost or doubled): **${best.rate.toLocaleString('en-US')} events/min** (p95 ${(best.latencyMs.p95 / 1000).toFixed(1)} s).` : 'No rate held.');
+	if (best?.profile) {
+		lines.push('', `Where the CPU goes at ${best.rate.toLocaleString('en-US')}/min (${report.profileS ?? 20} s profiled in the middle of the hold; ms of CPU per event sent, share of the process's busy time):`, '');
+		lines.push('| Process | Parts (ms per event, share) |', '|---|---|');
+		for (const [name, parts] of Object.entries(best.profile))
+			lines.push(
+				`| ${name} | ${parts
+					.filter((p) => p.share >= 0.03)
+					.map((p) => `${p.part} ${p.msPerEvent} (${Math.round(p.share * 100)}%)`)
+					.join('; ')} |`,
+			);
+	}
+	return lines.join('\n');
+}
+
+function updateReadme(report: Record<string, any>): void {
+	const readme = readFileSync(README, 'utf8');
+	const start = readme.indexOf(START);
+	const end = readme.indexOf(END);
+	if (start < 0 || end < start) throw new Error(`bench/README.md lacks the intake block (${START} … ${END})`);
+	writeFileSync(README, `${readme.slice(0, start + START.length)}\n${intakeMarkdown(report)}\n${readme.slice(end)}`);
+}
+
+if (require.main === module) {
+	if (process.argv.includes('--readme')) {
+		// Rewrites the README block from the committed results, without a run.
+		updateReadme(JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', process.argv[process.argv.indexOf('--readme') + 1] ?? 'scale-intake.json'), 'utf8')));
+	} else {
+		main().catch((error) => {
+			console.error(error);
+			process.exit(1);
+		});
+	}
+}

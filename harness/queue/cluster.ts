@@ -53,8 +53,8 @@ export class QueueProcess {
 		readonly instance: N8nInstance,
 		readonly command: 'worker' | 'webhook',
 		readonly args: string[] = [],
-		/** Extra environment of this process only (e.g. its own V8 inspector port). */
-		readonly env: Record<string, string> = {},
+		/** Extra environment of this process only (e.g. its own V8 inspector port); a restart takes a changed one. */
+		public env: Record<string, string> = {},
 	) {}
 
 	private get logName(): string {
