@@ -21,10 +21,16 @@
  * The rates rise until one does not hold (p95 >= 10 s, or anything lost or doubled, or a delivery still
  * pending when the drain ends): the rates above it would only collapse further.
  *
- * Env: BENCH_INTAKE_RATES (events/min, default 500,1000,1500,2000), BENCH_INTAKE_HOLD_S (default 120),
+ * The webhook processes run with what docs/queue-mode.md recommends for them (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true);
+ * after the rates, the same run restarts them with n8n's defaults and holds the highest rate held again (the
+ * baseline, BENCH_INTAKE_BASELINE_HOLD_S, default 60).
+ * Time (about 11 minutes when 1,000/min does not hold): pack 20 s, cluster 70 s, three rates of 2 minutes and
+ * their drains, the baseline 2 minutes; with 1,000/min held, 2,000/min adds about 3.5 minutes.
+ * Env: BENCH_INTAKE_RATES (events/min, default 250,500,1000,2000), BENCH_INTAKE_HOLD_S (default 120),
  * BENCH_INTAKE_DRAIN_S (default 90), BENCH_INTAKE_PROFILE_S (default 20; 0 = no profile),
- * BENCH_INTAKE_LABEL (a variant's name: writes scale-intake-<label>.json), BENCH_INTAKE_ENV (JSON: extra
- * environment of every n8n process, for n8n's own settings), BENCH_INTAKE_WORKER_ARGS (e.g.
+ * BENCH_INTAKE_LABEL (a variant's name: writes scale-intake-<label>.json, leaves the README), BENCH_INTAKE_ENV
+ * (JSON: extra environment of every n8n process), BENCH_INTAKE_WEBHOOK_ENV (JSON: of the webhook processes;
+ * `{}` for n8n's defaults), BENCH_INTAKE_WORKER_ARGS (e.g.
  * "--concurrency=20"), BENCH_INTAKE_RECIPE (another recipe file, same node names).
  * Run: BENCH_SCALE_SECTIONS=intake npm run bench:scale
  */
