@@ -1,4 +1,4 @@
-/** Unit, sandbox and node tests run in-process against real HTTP servers; e2e, queue and compat run a real n8n. */
+/** Repo, unit, sandbox and node tests run in-process against real HTTP servers; e2e, queue and compat run a real n8n. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.dev.json' }];
 // .e2e/ holds staging builds of this package (its own package.json): not modules of this project.
 const base = { testEnvironment: 'node', transform: { '^.+\\.ts$': tsJest }, modulePathIgnorePatterns: ['<rootDir>/.e2e/'] };
@@ -15,6 +15,8 @@ module.exports = {
 	testTimeout: 30_000,
 	reporters: ['default', '<rootDir>/test/summary-reporter.js'],
 	projects: [
+		// The repository's hygiene: docs, links, examples, workflows, scripts, the lock file, the import direction, the map.
+		{ ...base, ...oncePerWorker, displayName: 'repo', testMatch: ['<rootDir>/test/repo/**/*.test.ts'] },
 		{ ...base, ...oncePerWorker, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
 		{ ...base, ...oncePerWorker, displayName: 'sandbox', testMatch: ['<rootDir>/test/sandbox/**/*.test.ts'] },
 		{ ...base, ...oncePerWorker, displayName: 'nodes', testMatch: ['<rootDir>/test/nodes/**/*.test.ts'] },

@@ -2,7 +2,7 @@
  * The figures block of bench/README.md, generated from a results file so that it cannot drift:
  * `node -r ts-node/register/transpile-only bench/readme.ts` rewrites it from bench/results/latest.json
  * (`npm run bench` does this after every run); `--check` fails when the block differs.
- * test/unit/benchReadme.test.ts runs the check.
+ * test/repo/benchReadme.test.ts runs the check.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -54,6 +54,8 @@ export const requestSchemas = {
 		offset: intQuery(0, Number.MAX_SAFE_INTEGER).optional(),
 	}),
 	scopeQuery: z.object({ subaccountId: uuidString.optional(), includeSubaccounts: boolQuery.optional() }),
+	// GET /users: not in the reference; a third-party client's (field notes): limit and offset only.
+	listUsers: z.object({ limit: intQuery(1, 1000).optional(), offset: intQuery(0, Number.MAX_SAFE_INTEGER).optional() }),
 	transactions: z.object({
 		transactions: z.array(z.object({ hash: z.string().min(1), chain: z.string().min(1) })).min(1),
 		subaccountId: uuidString.optional(),

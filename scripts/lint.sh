@@ -22,9 +22,9 @@ rm -rf "$stage"
 [ "$status" = 0 ] || exit "$status"
 npx eslint -c eslint.dev.config.mjs ${fix[@]+"${fix[@]}"} --no-error-on-unmatched-pattern sandbox test harness scripts bench gulpfile.js jest.config.js test/summary-reporter.js
 # Types of every TypeScript folder (tsconfig.dev.json includes nodes, credentials, sandbox, harness, test, bench, scripts),
-# so bench/ or scripts/ cannot break unseen; then the import direction (test/unit/importDirection.test.ts).
+# so bench/ or scripts/ cannot break unseen; then the import direction (test/repo/importDirection.test.ts).
 npx tsc -p tsconfig.dev.json --noEmit
-npx jest --selectProjects unit --runTestsByPath test/unit/importDirection.test.ts --silent
+npx jest --selectProjects repo --runTestsByPath test/repo/importDirection.test.ts --silent
 # Formatting: the code's own style (tabs, single quotes, 160 columns) in .prettierrc.json.
 if [ -n "${fix[*]:-}" ]; then npx prettier --write --log-level warn .; fi
 npx prettier --check . >/dev/null || { npx prettier --list-different .; echo 'prettier: run npm run format' >&2; exit 1; }

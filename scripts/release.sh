@@ -15,7 +15,7 @@
 #    It never writes CHANGELOG.md and never publishes.
 #  - In GitHub Actions (publish.yml, on that tag): `n8n-node release`, which lints, builds and
 #    `npm publish`es with provenance.
-# RELEASE_CHECKS replaces the checks' command (the release rehearsal, test/unit/releaseRehearsal.test.ts,
+# RELEASE_CHECKS replaces the checks' command (the release rehearsal, test/repo/releaseRehearsal.test.ts,
 # runs in a repository without node_modules).
 set -euo pipefail
 cd "$(dirname "$0")/.."

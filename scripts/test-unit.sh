@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm run test:unit`: the unit, sandbox and node tests (jest projects unit, sandbox, nodes), all
+# `npm run test:unit`: the repository checks, unit, sandbox and node tests (jest projects repo, unit,
+# sandbox, nodes), all
 # in-process: no n8n runtime, no PostgreSQL/Redis, no apt. Runs on the Node already on PATH when
 # it is 20 or newer (they pass on the machine's Node 20 and on Node 24); only without one does it
 # fetch Node 24 alone (scripts/runtime.sh node-only, not n8n). Extra arguments go to jest.
@@ -12,4 +13,4 @@ if [ "$major" -lt 20 ]; then
 fi
 source scripts/deps.sh
 # The user's arguments first (--selectProjects would take a path after it as a project name).
-exec bash scripts/jest.sh "$@" --selectProjects unit sandbox nodes
+exec bash scripts/jest.sh "$@" --selectProjects repo unit sandbox nodes

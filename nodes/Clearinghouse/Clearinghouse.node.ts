@@ -18,7 +18,7 @@ export class Clearinghouse implements INodeType {
 		name: 'clearinghouse',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['transform'],
-		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, keyedWrite.ts).
+		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, idempotencyKey.ts).
 		// 2.1: Create's optional (standard) Quote ID is in Additional Fields; versions 1 and 2 keep it on the panel.
 		version: [1, 2, 2.1],
 		defaultVersion: 2.1,

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import type { ApiContext } from './transport';
-import { apiRequest } from './transport';
+import { apiRequest, listPages } from './transport';
 
 /**
  * Recovery of one webhook endpoint after its receiver was away (n8n down, runs failing): the one
@@ -192,23 +192,20 @@ function row(value: IDataObject): DeliveryRow | undefined {
 /** The endpoint's deliveries created at or after `since`, newest first, and whether the page bound cut the list. */
 async function deliveriesSince(ctx: ApiContext, endpointId: string, since: number): Promise<{ rows: DeliveryRow[]; cut: boolean }> {
 	const rows: DeliveryRow[] = [];
-	for (let page = 0; page < MAX_PAGES; page++) {
-		const body = await apiRequest.call(ctx, {
-			method: 'GET',
-			path: '/webhooks/deliveries',
-			qs: { endpointId, limit: PAGE_SIZE, offset: page * PAGE_SIZE },
-		});
-		const list = Array.isArray(body.deliveries) ? (body.deliveries as IDataObject[]) : [];
+	let pages = 0;
+	for await (const { records, more } of listPages.call(ctx, { path: '/webhooks/deliveries', listKey: 'deliveries', qs: { endpointId }, pageSize: PAGE_SIZE })) {
 		let older = false;
-		for (const value of list) {
+		for (const value of records) {
 			const r = row(value);
 			if (!r) continue;
 			if (r.createdAt < since) older = true;
 			else rows.push(r);
 		}
-		if (older || body.hasMore !== true || list.length === 0) return { rows, cut: false };
+		// The early stop: newest first, so a delivery older than `since` ends what is wanted.
+		if (older || !more) return { rows, cut: false };
+		if (++pages === MAX_PAGES) return { rows, cut: true };
 	}
-	return { rows, cut: true };
+	return { rows, cut: false };
 }
 
 /**

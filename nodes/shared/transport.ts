@@ -39,7 +39,7 @@ export interface ApiRequest {
 	 * that sets values). Only reads and such writes are ever retried.
 	 */
 	idempotent?: boolean;
-	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedWrite.ts). */
+	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedSend.ts). */
 	record?: WrittenRecord;
 	/**
 	 * A read that may tell why the service refused this write (400) without naming a field: its answer,
@@ -566,20 +566,36 @@ export interface ListRequest extends Omit<ApiRequest, 'method' | 'body'> {
 	pageSize?: number;
 }
 
-/** Follows limit/offset pages until `hasMore` (or `total`) says there is no more, or `limit` is reached. */
-export async function apiRequestAllItems(this: ApiContext, request: ListRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject[]> {
+/**
+ * The one pager: follows limit/offset pages until `hasMore` (or `total`) says there is no more, or
+ * `limit` records came, yielding each page's records, the service's clock (its Date header) and
+ * whether more follow; a caller that has what it needs stops early by leaving its loop.
+ */
+export async function* listPages(
+	this: ApiContext,
+	request: ListRequest,
+	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
+): AsyncGenerator<{ records: IDataObject[]; date?: string; more: boolean }> {
 	const { listKey, limit, pageSize = 1000, ...rest } = request;
-	const records: IDataObject[] = [];
 	let offset = Number(request.qs?.offset ?? 0);
-	for (;;) {
-		const wanted = limit === undefined ? pageSize : Math.min(pageSize, limit - records.length);
-		if (wanted <= 0) break;
-		const page = await apiRequest.call(this, { ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } }, policy);
-		const batch = (page[listKey] as IDataObject[] | undefined) ?? [];
-		records.push(...batch);
-		offset += batch.length;
-		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : batch.length === wanted;
-		if (!hasMore || batch.length === 0) break;
+	for (let count = 0; ; ) {
+		const wanted = limit === undefined ? pageSize : Math.min(pageSize, limit - count);
+		if (wanted <= 0) return;
+		const answer = await apiRequestWithStatus.call(this, { ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } }, policy);
+		const page = (answer.body ?? {}) as IDataObject;
+		const records = Array.isArray(page[listKey]) ? (page[listKey] as IDataObject[]) : [];
+		count += records.length;
+		offset += records.length;
+		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : records.length === wanted;
+		const more = hasMore && records.length > 0;
+		yield { records, date: answer.date, more };
+		if (!more) return;
 	}
-	return limit === undefined ? records : records.slice(0, limit);
+}
+
+/** Every record of a list (or the first `limit`), through the pager. */
+export async function apiRequestAllItems(this: ApiContext, request: ListRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject[]> {
+	const records: IDataObject[] = [];
+	for await (const page of listPages.call(this, request, policy)) records.push(...page.records);
+	return request.limit === undefined ? records : records.slice(0, request.limit);
 }

@@ -1,6 +1,10 @@
-/** Users and their wallets: `POST /add-user-record` creates a user or adds wallets to one. */
+/**
+ * Users and their wallets: `POST /add-user-record` creates a user or adds wallets to one; `GET /users`
+ * lists the caller's own users. The reference shows no read or list path; the list is modelled as the
+ * field notes saw a third-party client use it: `GET /users?limit&offset` answering `{users, total}`.
+ */
 import type { Router } from '../router';
-import { parse, requestSchemas } from '../schemas';
+import { parse, queryObject, requestSchemas } from '../schemas';
 import type { Services } from '../services';
 import type { User } from '../state';
 import { fail, normalizeAddress, uuid } from '../util';
@@ -15,6 +19,23 @@ function checkedAddress(svc: Services, chain: string, address: string, path: str
 
 export function registerUsers(r: Router, svc: Services): void {
 	const { core } = svc;
+
+	// The caller's own account only (no subaccount scope: the client seen sends none), oldest first.
+	r.add('GET', '/api/v1/users', (ctx) => {
+		const q = parse(requestSchemas.listUsers, queryObject(ctx.query));
+		const limit = q.limit ?? 100;
+		const offset = q.offset ?? 0;
+		const mine = core.data.users.filter((u) => u.accountId === ctx.auth.account.id);
+		const users = mine.slice(offset, offset + limit).map((u) => ({
+			id: u.id,
+			label: u.label,
+			accountId: u.accountId,
+			wallets: u.wallets.map((w) => ({ ...w })),
+			returnWallets: u.returnWallets,
+			createdAt: u.createdAt,
+		}));
+		return { status: 200, body: { users, total: mine.length } };
+	});
 
 	r.add('POST', '/api/v1/add-user-record', (ctx) => {
 		const b = parse(requestSchemas.addUser, ctx.body);

@@ -14,6 +14,7 @@ import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/sta
 import { maskedSecret, walletOf, type LoggedRequest } from '../../harness/sandboxClient';
 import type { WorkflowInput } from '../../harness/n8nProcess';
 import { ACTION_NODE, action, chain, graph, itemsNode, type NodeSpec } from '../../harness/workflows';
+import { payBob } from './support';
 
 jest.setTimeout(240_000);
 
@@ -86,24 +87,7 @@ describe('Clearinghouse action node inside n8n', () => {
 		const bobBase = walletOf(stage.bob, 'base');
 		const aliceEth = walletOf(stage.alice, 'ethereum');
 		const order = (name: string, memo: string, extra: Record<string, unknown> = {}, node: Record<string, unknown> = once) =>
-			action(
-				name,
-				'paymentOrder',
-				'create',
-				{
-					mode: 'standard',
-					fromUserId: stage.alice.id,
-					toAddress: bobEth,
-					toChain: 'ethereum',
-					asset: 'USDC',
-					amountUsd: '10.5',
-					expiry: 'inMinutes',
-					expiresInMinutes: 60,
-					memo,
-					...extra,
-				},
-				node,
-			);
+			payBob(stage, name, { amountUsd: '10.5', memo, ...extra }, node);
 		knownOrder = await stage.operator.createOrder(12, `e2e error output ${run}`, `e2e-error-output-${run}`);
 		const invoices = [
 			{ invoice: 'INV-A', payee: 'Bob', paymentOrderId: knownOrder.id },

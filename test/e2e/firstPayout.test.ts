@@ -13,7 +13,7 @@
  * this test's own before the Invoice default (21 clicks, 4 typed entries: Business Key Field was typed).
  * Then the same workflow run again creates nothing new (three orders found), and a fourth row paying
  * carol (a user of the demo subaccount) is refused, no order for her, with the fix that works (followed
- * and paying in test/nodes/action/serviceErrors.test.ts; following it in this panel is not automated yet).
+ * and paying in test/nodes/action/guarantees/serviceErrors.test.ts; following it in this panel is not automated yet).
  * Screenshots in .e2e/screenshots/ (git-ignored); FIRST_PAYOUT_PICTURE=<file> also saves the
  * finished canvas and panel (the README's picture, docs/first-payout.png).
  */
@@ -243,6 +243,6 @@ describeBrowser('a first payout from a blank canvas in a real browser', () => {
 		);
 		await shot('4-carol-refused');
 		expect((await orders()).map((o) => o.id).sort()).toEqual(first.map((o) => o.id).sort());
-		// Following that fix (Subaccount ID and a sender of it) pays her: test/nodes/action/serviceErrors.test.ts.
+		// Following that fix (Subaccount ID and a sender of it) pays her: test/nodes/action/guarantees/serviceErrors.test.ts.
 	});
 });

@@ -225,7 +225,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		await n8n.importCredential(sandboxCredential(stage.sandbox), {
 			...sandboxCredential(stage.sandbox, lossyCredential.id, lossyCredential.name),
 			// Local Sandbox: this file measures lost answers and Retry with Derived keys, which a Production
-			// credential now refuses in webhook runs before sending (test/nodes/action/redelivery.test.ts).
+			// credential now refuses in webhook runs before sending (test/nodes/action/guarantees/redelivery.test.ts).
 			data: { apiKey: stage.sandbox.apiKey, baseUrl: proxy.url, rewardsUrl: stage.sandbox.rewardsUrl, environment: 'sandbox' },
 		});
 		await n8n.importWorkflows([{ ...lossy, pinData: {} }, { ...lossyRetry, pinData: {} }, batch, recover, example1]);

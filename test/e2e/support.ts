@@ -8,6 +8,7 @@ import { Browser, CHROMIUM } from '../../harness/browser';
 import { N8nInstance } from '../../harness/n8nProcess';
 import { repoRoot, runtime } from '../../harness/runtime';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
+import { action, type NodeSpec } from '../../harness/workflows';
 
 /**
  * `describe` for the files that drive a real browser. chromium comes from `scripts/services.sh install`
@@ -18,18 +19,19 @@ export const describeBrowser = existsSync(CHROMIUM) ? describe : describe.skip;
 export const SCREENSHOTS = join(repoRoot, '.e2e', 'screenshots');
 
 /**
- * What a browser file runs against, started in its beforeAll: the sandbox stage (`options`), a new n8n that
+ * What a browser file runs against, started in its beforeAll: the sandbox stage (`options`), a new n8n (`n8nOptions`) that
  * `prepare` fills (credentials, workflows) before it starts, and chromium. What started is stopped again
  * when a later step fails; the file's afterAll stops the rest with `stopAll(browser, n8n, stage.sandbox)`.
  */
 export async function startBrowserStage(
 	options: Parameters<typeof startSandboxStage>[0],
 	prepare: (n8n: N8nInstance, stage: SandboxStage) => Promise<unknown>,
+	n8nOptions: Parameters<typeof N8nInstance.create>[0] = {},
 ): Promise<{ stage: SandboxStage; n8n: N8nInstance; browser: Browser }> {
 	const stage = await startSandboxStage(options);
 	let n8n: N8nInstance | undefined;
 	try {
-		n8n = await N8nInstance.create();
+		n8n = await N8nInstance.create(n8nOptions);
 		await prepare(n8n, stage);
 		await n8n.start();
 		return { stage, n8n, browser: await Browser.launch() };
@@ -80,4 +82,21 @@ ${script}
 	} finally {
 		rmSync(folder, { recursive: true, force: true });
 	}
+}
+
+/**
+ * Payment Order → Create as the e2e files pay: standard, from the seed's alice to bob's Ethereum wallet in
+ * USDC, open for 60 minutes; `parameters` adds to these or replaces them, `node` sets the node's own fields.
+ */
+export function payBob(stage: SandboxStage, name: string, parameters: Record<string, unknown>, node: Record<string, unknown> = {}): NodeSpec {
+	const order = {
+		mode: 'standard',
+		fromUserId: stage.alice.id,
+		toAddress: stage.bobEth,
+		toChain: 'ethereum',
+		asset: 'USDC',
+		expiry: 'inMinutes',
+		expiresInMinutes: 60,
+	};
+	return action(name, 'paymentOrder', 'create', { ...order, ...parameters }, node);
 }

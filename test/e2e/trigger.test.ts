@@ -11,8 +11,9 @@ import { N8nInstance, sleep } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { triggerSecret } from '../../harness/secrets';
-import { action, graph, TRIGGER_NODE } from '../../harness/workflows';
+import { graph, TRIGGER_NODE } from '../../harness/workflows';
 import { pollFor } from '../../harness/wait';
+import { payBob } from './support';
 import { nowSeconds, signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(240_000);
@@ -81,22 +82,10 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		production.data = { ...production.data, environment: 'production' };
 		await n8n.importCredential(production);
 		const create = (name: string, keys: Record<string, unknown>) =>
-			action(
+			payBob(
+				stage,
 				name,
-				'paymentOrder',
-				'create',
-				{
-					mode: 'standard',
-					fromUserId: stage.alice.id,
-					toAddress: stage.bobEth,
-					toChain: 'ethereum',
-					asset: 'USDC',
-					amountUsd: '3.25',
-					expiry: 'inMinutes',
-					expiresInMinutes: 60,
-					memo: `${REDELIVERED.memo}: ${name}`,
-					...keys,
-				},
+				{ amountUsd: '3.25', memo: `${REDELIVERED.memo}: ${name}`, ...keys },
 				{ typeVersion: 2.1, credentials: { clearinghouseApi: { id: production.id, name: production.name } } },
 			);
 		const pays = graph(

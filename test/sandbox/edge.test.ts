@@ -13,7 +13,9 @@ import { createNetns, netnsUnavailable, type Netns } from '../../harness/netns';
 import { ownHostNames, publicHostName } from '../../sandbox/edge';
 import { SANDBOX_HEADER } from '../../sandbox/router';
 import { keptAnswer } from '../../sandbox/webhooks';
-import { SandboxEnv, Receiver, addEndpoint, createOrder, setup, waitFor } from './support';
+import { Receiver } from '../../harness/receiver';
+import { waitFor } from '../../harness/wait';
+import { SandboxEnv, addEndpoint, createOrder, setup } from './support';
 
 let env: SandboxEnv;
 beforeAll(async () => {

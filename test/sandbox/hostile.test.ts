@@ -1,8 +1,8 @@
 /** Hostile input, case by case: each malformed request gets its 4xx, the log stays bounded, the operator API refuses browsers. */
 import * as net from 'node:net';
 import { LIMITS } from '../../sandbox/traffic';
-import { SandboxEnv, createOrder, orders, setup, wallet } from './support';
-import { Client } from '../../harness/sandboxClient';
+import { Client, walletOf } from '../../harness/sandboxClient';
+import { SandboxEnv, createOrder, orders, setup } from './support';
 
 let env: SandboxEnv;
 beforeAll(async () => {
@@ -120,7 +120,7 @@ describe('keys named like Object.prototype members are plain data', () => {
 		'Idempotency-Key %s on return details: 200 at first use, the same answer on replay',
 		async (key) => {
 			const o = await createOrder(env);
-			const body = { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] };
+			const body = { userId: env.alice.id, wallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] };
 			const put = () => env.api.put(`/payment-orders/${o.id}/return-details`, body, { 'If-Match': '"0"', 'Idempotency-Key': key });
 			const first = await put();
 			expect(first.status).toBe(200);
@@ -132,7 +132,7 @@ describe('keys named like Object.prototype members are plain data', () => {
 	it.each(['__proto__', 'constructor'])('idempotencyKey %s on a payment, and on a reward rule', async (key) => {
 		const r = await env.api.post('/payment', {
 			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'ethereum'),
+			toAddress: walletOf(env.bob, 'ethereum'),
 			toChain: 'ethereum',
 			asset: 'USDC',
 			amountUsd: 3,

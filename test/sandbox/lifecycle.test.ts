@@ -1,21 +1,8 @@
 /** The payment-order state machine over real HTTP, with signed webhooks arriving at a local receiver. */
-import {
-	SandboxEnv,
-	Receiver,
-	addEndpoint,
-	orderEvents,
-	createOrder,
-	deposit,
-	fund,
-	future,
-	getOrder,
-	paymentBody,
-	payWithQuote,
-	setup,
-	waitFor,
-	waitStatus,
-	wallet,
-} from './support';
+import { Receiver } from '../../harness/receiver';
+import { waitFor } from '../../harness/wait';
+import { walletOf } from '../../harness/sandboxClient';
+import { SandboxEnv, addEndpoint, orderEvents, createOrder, deposit, fund, future, getOrder, paymentBody, payWithQuote, setup, waitStatus } from './support';
 import { verifySignature } from '../../harness/signer';
 
 let env: SandboxEnv;
@@ -155,7 +142,7 @@ describe('standard order to DISTRIBUTED', () => {
 	});
 
 	it('runs an instant order from a quote to DISTRIBUTED without a netting window', async () => {
-		const q = await env.api.post('/quotes', { toChain: 'solana', asset: 'USDC', amountUsd: 50, toAddress: wallet(env.bob, 'solana') });
+		const q = await env.api.post('/quotes', { toChain: 'solana', asset: 'USDC', amountUsd: 50, toAddress: walletOf(env.bob, 'solana') });
 		expect(q.status).toBe(201);
 		expect(q.body).toMatchObject({ serviceable: true, mode: 'instant', status: 'ACTIVE', feeBps: expect.any(Number) });
 		const r = await payWithQuote(env, q.body.quoteId, 'solana', 50, { memo: null });
@@ -241,7 +228,7 @@ describe('cancel, refunds and returns', () => {
 	it('refunds a funded order: waits for details (RETURN_DETAILS_MISSING), then routes, returns and REFUNDED; a late deposit re-refunds', async () => {
 		const dave = await freshUser('dave');
 		const o = await createOrder(env, { fromUserId: dave.id });
-		const hash = await fund(env, o.id, 100, 'ethereum', wallet(dave, 'ethereum'));
+		const hash = await fund(env, o.id, 100, 'ethereum', walletOf(dave, 'ethereum'));
 		await waitStatus(env, o.id, 'FUNDED');
 		expect((await env.api.post(`/payment-orders/${o.id}/cancel`, { reason: 'refund me' })).status).toBe(202);
 		const waiting = await waitFor(async () => {
@@ -251,7 +238,7 @@ describe('cancel, refunds and returns', () => {
 		expect(waiting.returns.transfers[0]).toMatchObject({ transactionHash: hash, status: 'AWAITING_DETAILS', reason: 'RETURN_DETAILS_MISSING' });
 		const put = await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
-			{ userId: dave.id, wallets: [{ chain: 'ethereum', address: wallet(dave, 'ethereum') }] },
+			{ userId: dave.id, wallets: [{ chain: 'ethereum', address: walletOf(dave, 'ethereum') }] },
 			{ 'If-Match': '"0"', 'Idempotency-Key': 'rd-dave-1' },
 		);
 		expect(put.status).toBe(200);
@@ -259,10 +246,10 @@ describe('cancel, refunds and returns', () => {
 		const refunded = await waitStatus(env, o.id, 'REFUNDED');
 		expect(refunded).toMatchObject({ refundReason: expect.any(String), refundedAt: expect.any(String), refundTransactionHash: expect.any(String) });
 		expect(refunded.inboundTransfers[0]).toMatchObject({ status: 'RETURNED', refundReference: expect.any(String), refundTransactionHash: expect.any(String) });
-		expect(refunded.returns.transfers[0]).toMatchObject({ status: 'ROUTED', destination: { source: 'details', address: wallet(dave, 'ethereum') } });
+		expect(refunded.returns.transfers[0]).toMatchObject({ status: 'ROUTED', destination: { source: 'details', address: walletOf(dave, 'ethereum') } });
 
 		// late deposit on REFUNDED: reopens and refunds again
-		const late = await fund(env, o.id, 5, 'ethereum', wallet(dave, 'ethereum'));
+		const late = await fund(env, o.id, 5, 'ethereum', walletOf(dave, 'ethereum'));
 		const again = await waitFor(async () => {
 			const x = await getOrder(env, o.id);
 			return x.inboundTransfers.find((t: any) => t.transactionHash === late)?.status === 'RETURNED' && x.status === 'REFUNDED' && x;
@@ -275,24 +262,29 @@ describe('cancel, refunds and returns', () => {
 	});
 
 	it('uses the user default return wallet when the order has no details', async () => {
-		await env.api.post('/add-user-record', { label: 'alice', wallets: [], returnWallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] });
+		await env.api.post('/add-user-record', { label: 'alice', wallets: [], returnWallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] });
 		const o = await createOrder(env);
 		await fund(env, o.id, 100);
 		await waitStatus(env, o.id, 'FUNDED');
 		await env.api.post(`/payment-orders/${o.id}/cancel`, { reason: 'r' });
 		const done = await waitStatus(env, o.id, 'REFUNDED');
-		expect(done.returns.transfers[0].destination).toEqual({ source: 'user', address: wallet(env.alice, 'ethereum') });
+		expect(done.returns.transfers[0].destination).toEqual({ source: 'user', address: walletOf(env.alice, 'ethereum') });
 	});
 
 	it('orders from a receive ruleset ignore user defaults: they wait for explicit return details', async () => {
-		await env.api.post('/add-user-record', { label: 'alice', wallets: [], returnWallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] });
-		const rs = await env.api.post('/rulesets', { deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: wallet(env.bob, 'base') });
+		await env.api.post('/add-user-record', { label: 'alice', wallets: [], returnWallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] });
+		const rs = await env.api.post('/rulesets', { deliveredAsset: 'USDC', deliveredChain: 'base', toAddress: walletOf(env.bob, 'base') });
 		expect(rs.status).toBe(201);
 		await waitFor(() => env.sb.services.core.rulesets.get(rs.body.id)!.addresses.every((a) => a.status === 'ACTIVE'));
-		const d = await env.op.post(`/rulesets/${rs.body.id}/deposits`, { sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 25 });
+		const d = await env.op.post(`/rulesets/${rs.body.id}/deposits`, {
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 25,
+		});
 		expect(d.body.attributed).toBe(true);
 		const o = await waitStatus(env, d.body.paymentOrderId, 'FUNDED');
-		expect(o).toMatchObject({ rulesetId: rs.body.id, toAddress: wallet(env.bob, 'base'), amountUsd: 25, fromUserId: env.alice.id });
+		expect(o).toMatchObject({ rulesetId: rs.body.id, toAddress: walletOf(env.bob, 'base'), amountUsd: 25, fromUserId: env.alice.id });
 		await env.api.post(`/payment-orders/${o.id}/cancel`, {});
 		const waiting = await waitFor(async () => {
 			const x = await getOrder(env, o.id);
@@ -301,7 +293,7 @@ describe('cancel, refunds and returns', () => {
 		expect(waiting.returns.transfers[0].reason).toBe('RETURN_DETAILS_MISSING');
 		const put = await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
-			{ userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] },
+			{ userId: env.alice.id, wallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] },
 			{ 'If-Match': '"0"', 'Idempotency-Key': 'rs-order' },
 		);
 		expect(put.status).toBe(200);
@@ -324,7 +316,7 @@ describe('cancel, refunds and returns', () => {
 		const o = await createOrder(env);
 		await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
-			{ userId: env.alice.id, wallets: [{ chain: 'solana', address: wallet(env.alice, 'solana') }] },
+			{ userId: env.alice.id, wallets: [{ chain: 'solana', address: walletOf(env.alice, 'solana') }] },
 			{ 'If-Match': '"0"', 'Idempotency-Key': 'k-incompat' },
 		);
 		await fund(env, o.id, 10, 'base');

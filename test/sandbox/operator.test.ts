@@ -1,6 +1,8 @@
 /** Operator API: faults (status, Retry-After, delay, commit-then-500), the request log, reset, state, what the console says. */
-import { SandboxEnv, Receiver, createOrder, fund, future, getOrder, orders, paymentBody, setup, waitFor, wallet } from './support';
-import { Client, maskedSecret } from '../../harness/sandboxClient';
+import { Receiver } from '../../harness/receiver';
+import { waitFor } from '../../harness/wait';
+import { Client, maskedSecret, walletOf } from '../../harness/sandboxClient';
+import { SandboxEnv, createOrder, fund, future, getOrder, orders, paymentBody, setup } from './support';
 import { nettingView } from '../../sandbox/operator/words';
 
 let env: SandboxEnv;
@@ -189,7 +191,7 @@ describe('deposits', () => {
 	// timeScale 1 here: the automatic confirmation steps take 5 s, so the operator moves the deposit first
 	it('moves a deposit through its statuses at once, bumping deposit and order versions', async () => {
 		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
-		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'base'), chain: 'base', asset: 'USDC', amountUsd: 100 });
+		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: walletOf(env.alice, 'base'), chain: 'base', asset: 'USDC', amountUsd: 100 });
 		expect(d.status).toBe(201);
 		expect(d.body).toMatchObject({ transactionHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), to: expect.any(String) });
 		await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'base' }] });
@@ -211,7 +213,13 @@ describe('deposits', () => {
 
 	it('a deposit that FAILS does not fund the order', async () => {
 		const o = await createOrder(env, { expiresAt: future(365 * 86400_000) });
-		const d = await env.op.post('/deposits', { paymentOrderId: o.id, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd: 100 });
+		const d = await env.op.post('/deposits', {
+			paymentOrderId: o.id,
+			sender: walletOf(env.alice, 'ethereum'),
+			chain: 'ethereum',
+			asset: 'USDC',
+			amountUsd: 100,
+		});
 		await env.api.post(`/payment-orders/${o.id}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain: 'ethereum' }] });
 		await env.op.post(`/deposits/${d.body.transactionHash}/status`, { status: 'FAILED' });
 		const x = await getOrder(env, o.id);
@@ -236,7 +244,7 @@ describe('clock', () => {
 		const funded = await createOrder(env, { expiresAt: future(3600_000) });
 		const d = await env.op.post('/deposits', {
 			paymentOrderId: funded.id,
-			sender: wallet(env.alice, 'ethereum'),
+			sender: walletOf(env.alice, 'ethereum'),
 			chain: 'ethereum',
 			asset: 'USDC',
 			amountUsd: 100,
@@ -437,7 +445,7 @@ describe('what the console says (GET /overview, POST /netting/close)', () => {
 		expect(waiting.surplus).toBe(
 			'overfunded by 10.5 USD: the surplus waits for a return wallet on ethereum: the sender has no active default return wallet there and the order has no return details (Payment Order → Set Return Details)',
 		);
-		const address = wallet(env.alice, 'ethereum');
+		const address = walletOf(env.alice, 'ethereum');
 		const put = await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
 			{ userId: env.alice.id, wallets: [{ chain: 'ethereum', address }] },

@@ -1,6 +1,6 @@
 /** Subaccount scoping, deposit addresses, limits over the family, and the bulk path. */
-import { SandboxEnv, future, orders, setup, wallet } from './support';
-import { Client } from '../../harness/sandboxClient';
+import { Client, walletOf } from '../../harness/sandboxClient';
+import { SandboxEnv, future, orders, setup } from './support';
 
 let env: SandboxEnv;
 beforeAll(async () => {
@@ -10,7 +10,7 @@ afterAll(() => env.sb.close());
 
 const subOrder = (extra: Record<string, unknown> = {}) => ({
 	fromUserId: env.carol.id,
-	toAddress: wallet(env.carol, 'base'),
+	toAddress: walletOf(env.carol, 'base'),
 	toChain: 'base',
 	asset: 'USDG',
 	amountUsd: 20,
@@ -30,7 +30,7 @@ describe('subaccount scoping', () => {
 		subOrderId = r.body.paymentOrderId;
 		const own = await env.api.post('/payment', {
 			fromUserId: env.alice.id,
-			toAddress: wallet(env.bob, 'base'),
+			toAddress: walletOf(env.bob, 'base'),
 			toChain: 'base',
 			asset: 'USDC',
 			amountUsd: 3,
@@ -57,7 +57,7 @@ describe('subaccount scoping', () => {
 		const r = await env.api.post('/payment', subOrder());
 		const id = r.body.paymentOrderId;
 		const sub = { subaccountId: env.sub.id };
-		const details = { userId: env.carol.id, wallets: [{ chain: 'base', address: wallet(env.carol, 'base') }] };
+		const details = { userId: env.carol.id, wallets: [{ chain: 'base', address: walletOf(env.carol, 'base') }] };
 		const headers = { 'If-Match': '"0"', 'Idempotency-Key': `scope-${id}` };
 		const tx = { transactions: [{ hash: '0x' + 'ab'.repeat(32), chain: 'base' }] };
 		expect((await env.api.get(`/payment-orders/${id}`)).status).toBe(404);
@@ -109,7 +109,7 @@ describe('subaccount scoping', () => {
 		expect(q.status).toBe(201);
 		const body = {
 			fromUserId: env.carol.id,
-			toAddress: wallet(env.carol, 'base'),
+			toAddress: walletOf(env.carol, 'base'),
 			toChain: 'base',
 			asset: 'USDG',
 			amountUsd: 20,
@@ -204,4 +204,20 @@ describe('bulk orders', () => {
 		const deep = await env.api.get('/payment-orders?limit=1000&offset=99000&status=DISTRIBUTED');
 		expect(deep.body.paymentOrders.length).toBeGreaterThan(0);
 	}, 60_000);
+});
+
+describe('the user list (GET /users, as the field notes saw a client use it)', () => {
+	it("pages the caller's own users with limit and offset, {users, total}; a subaccount's users are not listed", async () => {
+		const all = await env.api.get('/users');
+		expect(all.status).toBe(200);
+		const labels = all.body.users.map((u: any) => u.label);
+		expect(labels).toEqual(expect.arrayContaining(['alice', 'bob']));
+		expect(labels).not.toContain('carol');
+		expect(all.body.total).toBe(all.body.users.length);
+		expect(all.body.users.find((u: any) => u.label === 'alice')).toMatchObject({ id: env.alice.id, wallets: expect.any(Array) });
+		const page = await env.api.get('/users?limit=1&offset=1');
+		expect(page.body).toEqual({ users: [all.body.users[1]], total: all.body.total });
+		expect((await env.api.get('/users?limit=0')).status).toBe(400);
+		expect((await env.api.get('/users?offset=-1')).status).toBe(400);
+	});
 });

@@ -10,8 +10,6 @@ import type { Sandbox, SandboxOptions } from '../../sandbox/server';
 import { ORDER_STATUSES } from '../../sandbox/state';
 import { type Client, SandboxClient, userOf, walletOf } from '../../harness/sandboxClient';
 
-export { Receiver, waitFor };
-
 export interface SandboxEnv {
 	sb: Sandbox;
 	api: Client;
@@ -46,13 +44,12 @@ export const ALL_STATUSES = `status=${ORDER_STATUSES.join(',')}`;
 export const orders = (query = ''): string => `/payment-orders?${ALL_STATUSES}${query ? `&${query}` : ''}`;
 
 /** A user's address on a chain (harness/sandboxClient.ts's walletOf). */
-export const wallet = walletOf;
 export const future = (ms = 86400_000): string => new Date(Date.now() + ms).toISOString();
 
 export function paymentBody(env: SandboxEnv, extra: Record<string, unknown> = {}) {
 	return {
 		fromUserId: env.alice.id,
-		toAddress: wallet(env.bob, 'ethereum'),
+		toAddress: walletOf(env.bob, 'ethereum'),
 		toChain: 'ethereum',
 		asset: 'USDC',
 		amountUsd: 100,
@@ -66,7 +63,7 @@ export function paymentBody(env: SandboxEnv, extra: Record<string, unknown> = {}
 export function payWithQuote(env: SandboxEnv, quoteId: string, chain: string, amountUsd: number, extra: Record<string, unknown> = {}) {
 	return env.api.post('/payment', {
 		fromUserId: env.alice.id,
-		toAddress: wallet(env.bob, chain),
+		toAddress: walletOf(env.bob, chain),
 		toChain: chain,
 		asset: 'USDC',
 		amountUsd,
@@ -84,11 +81,11 @@ export async function createOrder(env: SandboxEnv, extra: Record<string, unknown
 
 /** Simulates a chain transfer of USDC to the order (from alice on ethereum unless `extra` says otherwise); the operator API's answer. */
 export function deposit(env: SandboxEnv, orderId: string, amountUsd: number, extra: Record<string, unknown> = {}) {
-	return env.op.post('/deposits', { paymentOrderId: orderId, sender: wallet(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd, ...extra });
+	return env.op.post('/deposits', { paymentOrderId: orderId, sender: walletOf(env.alice, 'ethereum'), chain: 'ethereum', asset: 'USDC', amountUsd, ...extra });
 }
 
 /** Simulates a chain transfer from alice and submits its hash; returns the hash. */
-export async function fund(env: SandboxEnv, orderId: string, amountUsd: number, chain = 'ethereum', sender = wallet(env.alice, chain)): Promise<string> {
+export async function fund(env: SandboxEnv, orderId: string, amountUsd: number, chain = 'ethereum', sender = walletOf(env.alice, chain)): Promise<string> {
 	const d = await deposit(env, orderId, amountUsd, { sender, chain });
 	if (d.status !== 201) throw new Error(`deposit failed ${JSON.stringify(d.body)}`);
 	const t = await env.api.post(`/payment-orders/${orderId}/transactions`, { transactions: [{ hash: d.body.transactionHash, chain }] });

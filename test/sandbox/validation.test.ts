@@ -1,6 +1,7 @@
 /** Validation rules, auth, idempotency, quotes, lists, return details and rulesets, status code by status code. */
-import { SandboxEnv, createOrder, fund, future, getOrder, paymentBody, payWithQuote, setup, waitFor, waitStatus, wallet, orders } from './support';
-import { Client } from '../../harness/sandboxClient';
+import { waitFor } from '../../harness/wait';
+import { Client, walletOf } from '../../harness/sandboxClient';
+import { SandboxEnv, createOrder, fund, future, getOrder, paymentBody, payWithQuote, setup, waitStatus, orders } from './support';
 
 let env: SandboxEnv;
 beforeAll(async () => {
@@ -120,7 +121,7 @@ describe('POST /payment validation', () => {
 		['instant without quoteId', (e) => paymentBody(e, { mode: 'instant', expiresAt: undefined })],
 		['unknown mode', (e) => paymentBody(e, { mode: 'netted' })],
 		['unregistered recipient', (e) => paymentBody(e, { toAddress: '0x' + '9'.repeat(40) })],
-		['recipient on another chain', (e) => paymentBody(e, { toChain: 'base', toAddress: wallet(e.bob, 'ethereum').replace(/.$/, '0') })],
+		['recipient on another chain', (e) => paymentBody(e, { toChain: 'base', toAddress: walletOf(e.bob, 'ethereum').replace(/.$/, '0') })],
 		['unknown fromUserId', (e) => paymentBody(e, { fromUserId: 'nobody' })],
 		['fromUserId of a subaccount user', (e) => paymentBody(e, { fromUserId: e.carol.id })],
 		['unsupported chain', (e) => paymentBody(e, { toChain: 'tron' })],
@@ -234,12 +235,12 @@ describe('quotes', () => {
 		expect(use.body.error).toBe('quote_not_active');
 	});
 	it('rejects quotes against the terms: mismatch 400, standard quote clamps expiresAt', async () => {
-		const a = await q({ toAddress: wallet(env.bob, 'base') });
+		const a = await q({ toAddress: walletOf(env.bob, 'base') });
 		const mismatch = await payWithQuote(env, a.body.quoteId, 'base', 99);
 		expect(mismatch.status).toBe(400);
 		const s = await q({ mode: 'standard' });
 		const o = await env.api.post('/payment', {
-			...paymentBody(env, { toChain: 'base', toAddress: wallet(env.bob, 'base'), expiresAt: future(30 * 86400_000) }),
+			...paymentBody(env, { toChain: 'base', toAddress: walletOf(env.bob, 'base'), expiresAt: future(30 * 86400_000) }),
 			quoteId: s.body.quoteId,
 		});
 		expect(o.status).toBe(201);
@@ -327,7 +328,7 @@ describe('GET /payment-orders', () => {
 describe('PUT return-details', () => {
 	let order: any;
 	const put = (body: unknown, h: Record<string, string>) => env.api.put(`/payment-orders/${order.id}/return-details`, body, h);
-	const details = () => ({ userId: env.alice.id, wallets: [{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') }] });
+	const details = () => ({ userId: env.alice.id, wallets: [{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') }] });
 	beforeAll(async () => {
 		order = await createOrder(env, { expiresAt: future(365 * 86400_000) });
 	});
@@ -347,8 +348,8 @@ describe('PUT return-details', () => {
 		const dup = {
 			userId: env.alice.id,
 			wallets: [
-				{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') },
-				{ chain: 'ethereum', address: wallet(env.alice, 'ethereum') },
+				{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') },
+				{ chain: 'ethereum', address: walletOf(env.alice, 'ethereum') },
 			],
 		};
 		expect((await put(dup, h)).status).toBe(400);
@@ -358,14 +359,15 @@ describe('PUT return-details', () => {
 
 	it('422 naming chain and asset when a wallet is not an active wallet of the user; 404 for a user of another account', async () => {
 		const h = { 'If-Match': '"0"', 'Idempotency-Key': 'v2' };
-		const r = await put({ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.bob, 'base') }] }, h);
+		const r = await put({ userId: env.alice.id, wallets: [{ chain: 'base', address: walletOf(env.bob, 'base') }] }, h);
 		expect(r.status).toBe(422);
 		expect(r.body.error).toMatch(/base/);
 		expect(r.body.error).toMatch(/USDC/);
 		const unsupported = await put({ userId: env.alice.id, wallets: [{ chain: 'tron', address: 'Tabc' }] }, { ...h, 'Idempotency-Key': 'v3' });
 		expect(unsupported.status).toBe(422);
 		expect(
-			(await put({ userId: env.carol.id, wallets: [{ chain: 'ethereum', address: wallet(env.carol, 'ethereum') }] }, { ...h, 'Idempotency-Key': 'v4' })).status,
+			(await put({ userId: env.carol.id, wallets: [{ chain: 'ethereum', address: walletOf(env.carol, 'ethereum') }] }, { ...h, 'Idempotency-Key': 'v4' }))
+				.status,
 		).toBe(404);
 	});
 
@@ -402,7 +404,7 @@ describe('PUT return-details', () => {
 		expect(replay.status).toBe(200);
 		expect(replay.body).toEqual(ok.body);
 		const other = await put(
-			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: walletOf(env.alice, 'base') }] },
 			{ 'If-Match': '"0"', 'Idempotency-Key': 'good-1' },
 		);
 		expect(other.status).toBe(409);
@@ -421,7 +423,7 @@ describe('PUT return-details', () => {
 		expect(miss.body.error).toMatch(/base/);
 		const good = await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
-			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: walletOf(env.alice, 'base') }] },
 			{ 'If-Match': '"0"', 'Idempotency-Key': 'm2' },
 		);
 		expect(good.status).toBe(200);
@@ -430,7 +432,7 @@ describe('PUT return-details', () => {
 		await waitStatus(env, o.id, 'REFUNDED');
 		const late = await env.api.put(
 			`/payment-orders/${o.id}/return-details`,
-			{ userId: env.alice.id, wallets: [{ chain: 'base', address: wallet(env.alice, 'base') }] },
+			{ userId: env.alice.id, wallets: [{ chain: 'base', address: walletOf(env.alice, 'base') }] },
 			{ 'If-Match': '"1"', 'Idempotency-Key': 'm3' },
 		);
 		expect(late.status).toBe(409);
@@ -441,7 +443,7 @@ describe('receive rulesets', () => {
 	const body = () => ({
 		deliveredAsset: 'USDC',
 		deliveredChain: 'ethereum',
-		toAddress: wallet(env.bob, 'ethereum'),
+		toAddress: walletOf(env.bob, 'ethereum'),
 		mode: 'NETTED',
 		name: '  Payroll  ',
 		metadata: { team: 'ops' },
@@ -462,7 +464,7 @@ describe('receive rulesets', () => {
 		expect(r.body.addresses.every((a: any) => a.status === 'PENDING' && a.address === null)).toBe(true);
 		const again = await env.api.post('/rulesets', body());
 		expect(again.body.id).toBe(r.body.id);
-		expect((await env.api.post('/rulesets', { ...body(), deliveredChain: 'base', toAddress: wallet(env.bob, 'base') })).status).toBe(409);
+		expect((await env.api.post('/rulesets', { ...body(), deliveredChain: 'base', toAddress: walletOf(env.bob, 'base') })).status).toBe(409);
 		await waitFor(async () => {
 			const s = env.sb.services.core.rulesets.get(r.body.id)!;
 			return s.addresses.every((a) => a.status === 'ACTIVE' && a.address);

@@ -1,5 +1,7 @@
 /** Webhook endpoints, URL rules, signing and rotation, ping, retries with backoff, auto-disable, deliveries log, replay. */
-import { SandboxEnv, Receiver, addEndpoint, createOrder, future, setup, waitFor } from './support';
+import { Receiver } from '../../harness/receiver';
+import { waitFor } from '../../harness/wait';
+import { SandboxEnv, addEndpoint, createOrder, future, setup } from './support';
 import { verifySignature } from '../../harness/signer';
 
 /** Orders that do not expire during the file (time runs 100,000 times faster here). */

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { keyRequest, sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { keyRequest, sendKeyed, type KeyedSend } from '../../nodes/Clearinghouse/actions/keyedSend';
 import { runNode } from '../../harness/n8nContexts';
 import { probeNode } from '../support/probeNode';
 
@@ -134,4 +134,21 @@ test('the request a Derived key is taken for names the method, the rewards host 
 	expect(keyRequest({ api: 'rewards', method: 'POST', path: '/rewards/rules' })).toBe('POST rewards /rewards/rules');
 	const id = 'po:1.é';
 	expect(keyRequest({ method: 'PUT', path: `/payment-orders/${encodeURIComponent(id)}/return-details` })).toBe(`PUT /payment-orders/${id}/return-details`);
+});
+
+test('the guard runs once the key is taken and before the send: a guard that refuses sends nothing; a refused key runs no guard', async () => {
+	handler = (res) => res.end('{"ok":true}');
+	const ran: string[] = [];
+	const refusing = async () => {
+		ran.push('guard');
+		throw new Error('Chain "nochain" is not one the service supports');
+	};
+	await expect(keyedSend(undefined, order({ guard: refusing }), { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-G' })).rejects.toThrow('Chain "nochain"');
+	expect([ran, seen]).toEqual([['guard'], []]);
+	// A Business Key that cannot be sent is refused before the guard (its reads included).
+	ran.length = 0;
+	await expect(keyedSend(undefined, order({ guard: refusing }), { idempotencyKeyMode: 'custom', idempotencyKey: '' })).rejects.toThrow(/Business Key/);
+	expect([ran, seen]).toEqual([[], []]);
+	await keyedSend(undefined, order({ guard: async () => void ran.push('guard') }), { idempotencyKeyMode: 'custom', idempotencyKey: 'INV-G' });
+	expect([ran, seen.map((s) => JSON.parse(s.body).idempotencyKey)]).toEqual([['guard'], ['INV-G']]);
 });

@@ -1,8 +1,8 @@
-/** The per-item helpers of nodes/Clearinghouse/actions/parameters.ts and keyedWrite.ts that need no running n8n. */
+/** The per-item helpers of nodes/Clearinghouse/actions/parameters.ts and idempotencyKey.ts that need no running n8n. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { keyedWrite } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { takeKey } from '../../nodes/Clearinghouse/actions/idempotencyKey';
 import { bodyRecord, httpsUrl, recordWithoutSecrets, subaccountQuery, usdAmount } from '../../nodes/Clearinghouse/actions/parameters';
 import { minimalContext } from '../support/minimalContext';
 
@@ -33,7 +33,7 @@ describe('one field error, one adapter', () => {
 	});
 
 	test('a bad business key becomes the item error naming the field and the rule', async () => {
-		const error = await keyedWrite(context({ idempotencyKeyMode: 'custom' }), 2, 'POST /payment-orders', {
+		const error = await takeKey(context({ idempotencyKeyMode: 'custom' }), 2, 'POST /payment-orders', {
 			value: 'x'.repeat(256),
 			label: 'Invoice Number',
 		}).catch((e: unknown) => e);

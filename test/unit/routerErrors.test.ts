@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { keyedWriteError } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { keyedWriteError } from '../../nodes/Clearinghouse/actions/keyedSend';
 import { resources, router } from '../../nodes/Clearinghouse/actions/router';
 import { minimalContext, TEST_NODE } from '../support/minimalContext';
 

@@ -11,9 +11,9 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { apiRequest, apiRequestAllItems, type ApiRequest, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
+import { apiRequest, apiRequestAllItems, type ApiRequest, listPages, type ListRequest, parseRetryAfter, type RetryPolicy } from '../../nodes/shared/transport';
 import { runNode, type TestCredentials } from '../../harness/n8nContexts';
-import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedWrite';
+import { WRITTEN_RECORDS } from '../../nodes/Clearinghouse/actions/keyedSend';
 import { CREDENTIAL_TEST_SAYS } from '../../nodes/shared/serviceErrors';
 import { probeNode } from '../support/probeNode';
 import { sleeps } from '../support/sleep';
@@ -427,7 +427,7 @@ describe('retries', () => {
 });
 
 describe('errors that never invite a second payment', () => {
-	// A keyed order as sendKeyed() sends it (actions/keyedWrite.ts): the record's words ride on the request.
+	// A keyed order as sendKeyed() sends it (actions/keyedSend.ts): the record's words ride on the request.
 	const order = (key = 'payout-INV-1') => ({
 		method: 'POST' as const,
 		path: '/payment',
@@ -567,6 +567,23 @@ describe('pagination', () => {
 		handler = reply(200, { paymentOrders: [], hasMore: true, total: 99 });
 		expect(await list({ pageSize: 10 })).toEqual([]);
 		expect(seen).toHaveLength(1);
+	});
+
+	test('the pager stops early: a caller that leaves its loop asks for no further page; each page says whether more follow', async () => {
+		handler = pages(true);
+		const [[item]] = await runNode(
+			nodeFor(async (ctx) => {
+				const seenPages: Array<{ ids: string[]; more: boolean }> = [];
+				for await (const page of listPages.call(ctx, { path: '/payment-orders', listKey: 'paymentOrders', pageSize: 10 }, fast)) {
+					seenPages.push({ ids: page.records.map((r) => String(r.id)), more: page.more });
+					if (page.records.some((r) => r.id === 'po_12')) break;
+				}
+				return seenPages;
+			}),
+			{ parameters: {}, credentials: credentials() },
+		);
+		expect((item.json.result as Array<{ more: boolean }>).map((p) => p.more)).toEqual([true, true]);
+		expect(offsets()).toEqual(['0', '10']);
 	});
 });
 

@@ -6,6 +6,7 @@ import { FieldError } from '../../shared/fieldError';
 import { readJsonPath, trivialJsonPath } from '../../shared/jsonPath';
 import { validatePathId } from '../../shared/pathId';
 import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
+import { nodeOfRun } from './readOnce';
 
 /** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: keyedWrite.ts). */
 
@@ -48,7 +49,7 @@ function pathIdOf(ctx: IExecuteFunctions, value: unknown, itemIndex: number, lab
  * value as the engine's); anything else is n8n's getNodeParameter.
  */
 export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
-	const path = trivialJsonPath(ctx.getNode().parameters[name]);
+	const path = trivialJsonPath(nodeOfRun(ctx).parameters[name]);
 	if (path) {
 		const found = readJsonPath(ctx.getInputData()[itemIndex]?.json, path);
 		if (found) return found.value;
@@ -178,7 +179,7 @@ export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
  * naming `label` and the value, when it is neither a clear on nor a clear off.
  */
 export function switchParameter(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string, kind: SwitchKind): boolean {
-	const stored = storedAt(ctx.getNode().parameters, path);
+	const stored = storedAt(nodeOfRun(ctx).parameters, path);
 	try {
 		return readSwitch(stored, stored === undefined ? fallback : ctx.getNodeParameter(path, itemIndex, fallback), fallback, label, kind);
 	} catch (error) {

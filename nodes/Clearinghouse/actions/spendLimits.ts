@@ -14,7 +14,7 @@ import {
 	type OrderTerms,
 	type SpendLimits,
 } from '../../shared/spendLimits';
-import { apiRequest } from '../../shared/transport';
+import { readAccountLimits } from './accountLimits';
 import { isDryRun, noteFinding } from './dryRun';
 import { operationError } from './parameters';
 import { orderAmount } from './paymentOrder/orderAmount';
@@ -25,7 +25,7 @@ import { isToolRun } from './toolDescriptions';
  * panel field; the limits read once per run and Max Total per Run checked over the whole batch by
  * `preflight` (the router calls it before any item starts, so Concurrency > 1 cannot race it); each
  * order by `checkSpendLimits` before it is sent; what the run sends by `countSent`. In a dry run it
- * also reads the account limits once per run and reports the order and the batch against them.
+ * also reports the order and the batch against the account limits (accountLimits.ts).
  */
 
 export const spendLimitsField: INodeProperties = {
@@ -99,8 +99,6 @@ interface RunLimits {
 	orders: number;
 	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
 	sentPips: bigint;
-	/** Dry run only: the account limits. */
-	accountLimits?: IDataObject;
 }
 
 const runs = new WeakMap<object, RunLimits>();
@@ -155,9 +153,6 @@ export async function preflight(this: IExecuteFunctions, itemCount: number): Pro
 			throw limitError(this, error, 0);
 		}
 	}
-	if (dryRun) {
-		run.accountLimits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', itemIndex: 0 });
-	}
 }
 
 /** This run's limits, read on first use when preflight did not run. */
@@ -204,10 +199,10 @@ function breachesOf(ctx: IExecuteFunctions, itemIndex: number, checked: ReturnTy
 	return checked.breaches;
 }
 
-/** Dry run: the order, then the run's total and count, against the account limits read by preflight. */
-export function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount): void {
-	const { accountLimits, total, orders } = runLimits(ctx);
-	if (!accountLimits) return;
+/** Dry run: the order, then the run's total and count, against the account limits (read once per run and query). */
+export async function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
+	const { total, orders } = runLimits(ctx);
+	const accountLimits = await readAccountLimits(ctx, itemIndex, subaccount);
 	const problems = breachesOf(ctx, itemIndex, limitBreaches(accountLimits, { order: amount }));
 	if (problems.length > 0) {
 		throw operationError(ctx, `Dry run: the payment would breach the account limits: ${problems.join('; ')}`, itemIndex);

@@ -1,4 +1,5 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { nodeOfRun } from './readOnce';
 
 /**
  * Whether this run is an AI agent's tool call: n8n loads a `usableAsTool` node a second time as the
@@ -7,7 +8,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
  * model wrote, not only `$fromAI()`.
  */
 export function isToolRun(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
-	return /Tool$/.test(ctx.getNode().type);
+	return /Tool$/.test(nodeOfRun(ctx).type);
 }
 
 /**

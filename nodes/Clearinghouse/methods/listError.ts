@@ -87,8 +87,21 @@ export function failureOf(error: unknown): ListFailure {
 	return { message };
 }
 
+/**
+ * The user list (GET /users) is not in the reference: a service without it (404, 405) or with another
+ * answer than `{users: [{id, label}]}` gets this message, which says how to go on: By ID. Pure.
+ */
+export function noUserListMessage(status: number | undefined, target: ListTarget): string {
+	const at = target.baseUrl ? ` at ${target.baseUrl}` : '';
+	const why =
+		status === undefined
+			? `The user list of the Clearinghouse API${at} (GET /users) answered in a form this node does not read (users, each with an id)`
+			: `The Clearinghouse API${at} offers no user list (GET /users answered ${status}; the API reference shows none)`;
+	return `${why}, so the sender cannot be picked here. Choose By ID beside this field and paste the user's ID (the id that User → Create or Update returns, never the label).`;
+}
+
 /** The credential's name and Base URL for the message; nothing when the credential cannot be read. */
-async function targetOf(ctx: ILoadOptionsFunctions): Promise<ListTarget> {
+export async function targetOf(ctx: ILoadOptionsFunctions): Promise<ListTarget> {
 	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
 	if (!chosen) return { noCredential: true };
 	const credentialName = chosen.name;

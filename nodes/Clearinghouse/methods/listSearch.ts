@@ -1,9 +1,10 @@
-import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { paymentOrderLabel } from '../../shared/labels';
 import { PAYMENT_ORDER_STATUSES } from '../../shared/paymentOrderStatus';
 import { apiRequest } from '../../shared/transport';
-import { loadForEditor } from './listError';
+import { failureOf, loadForEditor, noUserListMessage, targetOf } from './listError';
 
 const PAGE_SIZE = 50;
 
@@ -47,4 +48,55 @@ export async function searchWebhookEndpoints(this: ILoadOptionsFunctions, filter
 				value: String(e.id),
 			})),
 	};
+}
+
+/** Users per GET /users request, and the pages one search reads at most while a filter finds too few. */
+const USER_PAGE_SIZE = 100;
+const USER_PAGES_PER_SEARCH = 10;
+
+/**
+ * Users for a sender's From List: each shown by its label and id, the id kept (an order is sent with
+ * `fromUserId`, never the label). GET /users is not in the reference; the field notes saw a third-party
+ * client read `GET /users?limit&offset` → `{users, total}`. So it is read tolerantly and never relied on:
+ * a 404 or 405 (told apart from a wrong Base URL by a read the reference shows) or another form of answer
+ * gets a message that says to enter the ID (By ID), and nothing at run time reads it. The filter matches
+ * the label or id in any case; with a filter, pages are read until a page's worth matches (at most 10 per
+ * search), and the pagination token is the next offset.
+ */
+export async function searchUsers(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
+	let offset = Number(paginationToken ?? 0) || 0;
+	const results: INodeListSearchItems[] = [];
+	for (let pages = 1; ; pages++) {
+		const { users, total } = await usersPage(this, offset);
+		for (const user of users) {
+			const label = typeof user.label === 'string' && user.label.trim() !== '' ? user.label : undefined;
+			if (matches(filter, user.id, label)) results.push({ name: label ? `${label} (${String(user.id)})` : String(user.id), value: String(user.id) });
+		}
+		offset += users.length;
+		// Without a total, a full page means there may be more; a longer one, a service that sent all at once.
+		const more = users.length > 0 && (total !== undefined ? offset < total : users.length === USER_PAGE_SIZE);
+		if (!more) return { results };
+		if (!filter || results.length >= USER_PAGE_SIZE || pages >= USER_PAGES_PER_SEARCH) return { results, paginationToken: String(offset) };
+	}
+}
+
+/** One page of GET /users, or the error the editor shows (a failure as any list's; no list or another form: noUserListMessage). */
+async function usersPage(ctx: ILoadOptionsFunctions, offset: number): Promise<{ users: IDataObject[]; total?: number }> {
+	let body: unknown;
+	try {
+		body = await apiRequest.call(ctx, { method: 'GET', path: '/users', qs: { limit: USER_PAGE_SIZE, offset } });
+	} catch (error) {
+		const { status } = failureOf(error);
+		if (status !== 404 && status !== 405) return await loadForEditor(ctx, async () => Promise.reject(error));
+		// A wrong Base URL answers 404 too: GET /supported-assets (in the reference) fails then, and says so.
+		await loadForEditor(ctx, async () => apiRequest.call(ctx, { method: 'GET', path: '/supported-assets' }));
+		throw new NodeOperationError(ctx.getNode(), noUserListMessage(status, await targetOf(ctx)));
+	}
+	const answer = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as IDataObject;
+	const users = answer.users as unknown[] | undefined;
+	const readable = (user: unknown): user is IDataObject =>
+		typeof user === 'object' && user !== null && typeof (user as IDataObject).id === 'string' && (user as IDataObject).id !== '';
+	if (!Array.isArray(users) || !users.every(readable)) throw new NodeOperationError(ctx.getNode(), noUserListMessage(undefined, await targetOf(ctx)));
+	const total = typeof answer.total === 'number' && Number.isInteger(answer.total) && answer.total >= 0 ? answer.total : undefined;
+	return { users, total };
 }

@@ -4,7 +4,8 @@
  */
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { orderCount, payment, walletOf, useEnv } from './support';
+import { walletOf } from '../../../harness/sandboxClient';
+import { orderCount, payment, useEnv } from './support';
 
 const env = useEnv();
 

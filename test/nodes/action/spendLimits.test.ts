@@ -6,7 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { json, orderCount, payment, walletOf, useEnv } from './support';
+import { walletOf } from '../../../harness/sandboxClient';
+import { json, orderCount, payment, useEnv } from './support';
 
 const env = useEnv();
 

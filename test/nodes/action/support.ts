@@ -57,7 +57,7 @@ export async function startEnv(options: SandboxOptions = {}): Promise<NodeEnv> {
 		},
 		async requests({ withSupportedAssets = false } = {}) {
 			// The operations' own requests (the proof read has its own tests: test/unit/transport.test.ts,
-			// test/nodes/action/rerun.test.ts), less the operator API's.
+			// test/nodes/action/guarantees/rerun.test.ts), less the operator API's.
 			return (await client.operationRequests(since)).filter(
 				(r) => !r.path.startsWith('/sandbox') && (withSupportedAssets || !(r.method === 'GET' && r.path === '/api/v1/supported-assets')),
 			);
@@ -210,4 +210,17 @@ export async function createSubaccountOrder(env: NodeEnv): Promise<{ id: string;
 		headers: { 'x-api-key': env.sb.apiKey },
 	});
 	return { id: ((await page.json()) as any).paymentOrders[0].id as string, sub };
+}
+
+/** A webhook endpoint made through the node (Webhook Endpoint → Create), then a fresh mark: its record, secret included. */
+export async function webhookEndpoint(env: NodeEnv): Promise<any> {
+	const [item] = await env.run({
+		resource: 'webhookEndpoint',
+		operation: 'create',
+		url: 'https://127.0.0.1:9/hooks',
+		description: 'payouts',
+		eventTypes: ['payment_order'],
+	});
+	await env.mark();
+	return item.json;
 }

@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../shared/amounts';
-import { apiRequest } from '../../../shared/transport';
+import { readAccountLimits } from '../accountLimits';
 import { amountField, optionsCollection, subaccountReadOption } from '../fields';
 import { itemParameter, operationError, subaccountQuery } from '../parameters';
 import { validateIdempotencyKey } from '../../../shared/idempotency';
@@ -82,7 +82,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 	}
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const limits = await apiRequest.call(this, { method: 'GET', path: '/account/limits', qs: subaccountQuery(options), itemIndex: 0 });
+	const limits = await readAccountLimits(this, 0, subaccountQuery(options));
 	const report = { ...checkBatch(amounts, limits), accountId: limits.accountId ?? null };
 	const keys = batchKeys(this, items.length);
 	return keys ? { ...report, ...(await keysUsed.call(this, keys, options)) } : report;

@@ -1,3 +1,4 @@
+/** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -16,7 +17,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['account'], operation: ['getLimits'] } }, properties);
 
-/** GET /account/limits: one item with each limit as {limit, used, remaining}. Some may be absent. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	return await apiRequest.call(this, {

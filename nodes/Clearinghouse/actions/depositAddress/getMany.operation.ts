@@ -1,3 +1,4 @@
+/** GET /deposit-addresses: one item per {chain, symbol, address}. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -22,7 +23,6 @@ export function depositAddressEntries(body: unknown): IDataObject[] {
 	return [];
 }
 
-/** GET /deposit-addresses: one item per {chain, symbol, address}. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body = await apiRequest.call(this, {

@@ -12,12 +12,14 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import type { UsdAmount } from '../../../shared/amounts';
 import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../shared/idempotency';
 import { dryRunOption, isDryRun, noteFinding } from '../dryRun';
+import { readOncePerItem } from '../readOnce';
 import { amountField, assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
-import { type KeyedAnswer, type KeyedWrite, keyedWrite, keyMode, refuseDerivedInNewRuns, sendKeyed } from '../keyedWrite';
+import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey } from '../idempotencyKey';
+import { type KeyedAnswer, sendKeyed } from '../keyedSend';
 import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../parameters';
 import { countSent, spendLimitsField } from '../spendLimits';
+import { checkAccountLimits } from '../accountLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../toolDescriptions';
-import { checkAccountLimits } from './accountLimits';
 import { addressesFor, currentOrder, flatOrder, replayedOrder } from './createOutput';
 import { checkOrderTerms, guardOrder } from './createGuards';
 import { orderByKeyInRun } from './findOrders';
@@ -295,9 +297,9 @@ export const description = updateDisplayOptions({ show: { resource: ['paymentOrd
 
 /** One payment order for one item, in four steps; nothing is sent before the guards pass. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const order = readOrderFields(this, itemIndex);
+	const order = orderFieldsOf(this, itemIndex);
 	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
-	const keyed = await keyedWrite(this, itemIndex, 'POST /payment', order.businessKey);
+	const keyed = await takeKey(this, itemIndex, 'POST /payment', order.businessKey);
 	const body = withSettlement(this, itemIndex, order, keyed.lineage);
 	const found = await guard(this, itemIndex, body, order.amount, keyed);
 	const sent = await sendOrder(this, itemIndex, body, found, order.labels);
@@ -310,7 +312,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
  * nothing but the run's one GET /supported-assets. execute() runs the same checks again for the row.
  */
 export async function checkRow(this: IExecuteFunctions, itemIndex: number): Promise<void> {
-	const order = readOrderFields(this, itemIndex);
+	const order = orderFieldsOf(this, itemIndex);
 	if (keyMode(this, itemIndex) === 'custom') {
 		try {
 			if (order.businessKey) validateIdempotencyKey(order.businessKey.value, order.businessKey.label);
@@ -321,7 +323,7 @@ export async function checkRow(this: IExecuteFunctions, itemIndex: number): Prom
 	} else {
 		await refuseDerivedInNewRuns(this, itemIndex);
 	}
-	const body = withSettlement(this, itemIndex, { ...order, body: { ...order.body } }, undefined);
+	const body = withSettlement(this, itemIndex, order, undefined);
 	reuseWindow(this, this.getNodeParameter('options', itemIndex, {}) as IDataObject, itemIndex);
 	await checkOrderTerms(this, itemIndex, body, order.amount);
 }
@@ -337,6 +339,13 @@ interface OrderFields {
 	/** The panel's labels of the fields, for an order found with other values. */
 	labels: Record<UserField, string>;
 }
+
+/** Step 1, read once per run and item (checkRow, then execute): a copy whose body the caller completes. */
+function orderFieldsOf(ctx: IExecuteFunctions, itemIndex: number): OrderFields {
+	const order = orderFieldsOnce(ctx, itemIndex, () => readOrderFields(ctx, itemIndex));
+	return { ...order, body: { ...order.body } };
+}
+const orderFieldsOnce = readOncePerItem<OrderFields>();
 
 /** Step 1: the order's fields, from the input item's columns (Map Automatically) or from the panel. */
 function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields {
@@ -396,9 +405,7 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
  */
 function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, additional }: OrderFields, lineage: Lineage | undefined): IDataObject {
 	const mode = body.mode;
-	const expiry = ctx.getNodeParameter('expiry', itemIndex, 'inMinutes') as string;
-	// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
-	const quoteId = optionalText(itemParameter(ctx, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId);
+	const { expiry, quoteId, expiresAtText, expiresInMinutes } = settlementInputs(ctx, itemIndex, additional);
 	const subaccountId = optionalText(additional.subaccountId);
 
 	if (mode === 'instant') {
@@ -428,13 +435,13 @@ function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, addit
 		body.quoteId = quoteId;
 	} else if (mode === 'standard') {
 		if (expiry === 'at') {
-			const text = optionalText(itemParameter(ctx, 'expiresAt', itemIndex, ''));
+			const text = expiresAtText();
 			const at = text === undefined ? NaN : Date.parse(text);
 			if (Number.isNaN(at)) throw operationError(ctx, 'Expires At is required for standard orders (a future date and time)', itemIndex);
 			if (at <= Date.now()) throw operationError(ctx, `Expires At must be in the future (got ${new Date(at).toISOString()})`, itemIndex);
 			body.expiresAt = new Date(at).toISOString();
 		} else {
-			const minutes = Number(ctx.getNodeParameter('expiresInMinutes', itemIndex, 60));
+			const minutes = expiresInMinutes();
 			if (!Number.isFinite(minutes) || minutes < 1) {
 				throw operationError(ctx, 'Expires In (Minutes) must be at least 1', itemIndex);
 			}
@@ -448,17 +455,39 @@ function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, addit
 	return body;
 }
 
+/** The settlement's parameters of an item (Expires, Quote ID, Expires At, Expires In), each read once per run and item. */
+interface SettlementInputs {
+	expiry: string;
+	quoteId: string | undefined;
+	expiresAtText: () => string | undefined;
+	expiresInMinutes: () => number;
+}
+
+function settlementInputs(ctx: IExecuteFunctions, itemIndex: number, additional: IDataObject): SettlementInputs {
+	return settlementOnce(ctx, itemIndex, () => ({
+		expiry: ctx.getNodeParameter('expiry', itemIndex, 'inMinutes') as string,
+		// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
+		quoteId: optionalText(itemParameter(ctx, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId),
+		// Read only where the mode and Expires use them (as before), then kept.
+		expiresAtText: () => expiresAtOnce(ctx, itemIndex, () => optionalText(itemParameter(ctx, 'expiresAt', itemIndex, ''))),
+		expiresInMinutes: () => expiresInOnce(ctx, itemIndex, () => Number(ctx.getNodeParameter('expiresInMinutes', itemIndex, 60))),
+	}));
+}
+const settlementOnce = readOncePerItem<SettlementInputs>();
+const expiresAtOnce = readOncePerItem<string | undefined>();
+const expiresInOnce = readOncePerItem<number>();
+
 /**
  * Step 2: the guards, before any request for this item: spend limits and the supported pair (and a
  * dry run's read-only checks), the reuse window, Check Account Limits First; a dry run also says
  * which items already have an order, and what a real run would do with it.
  */
-async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: KeyedWrite): Promise<FoundCheck> {
+async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: TakenKey): Promise<FoundCheck> {
 	await guardOrder(ctx, itemIndex, body, amount);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const reuseWindowHours = reuseWindow(ctx, options, itemIndex);
 	if (switchParameter(ctx, 'options.checkLimits', itemIndex, false, 'Check Account Limits First', 'guard')) {
-		await checkAccountLimits.call(ctx, itemIndex, amount, subaccountQuery(body));
+		await checkAccountLimits(ctx, itemIndex, amount, subaccountQuery(body));
 	}
 	const found: FoundCheck = { key: keyed.key, keyKind: keyed.mode, lineage: keyed.lineage, reuseWindowHours };
 	if (keyed.mode === 'custom' && isDryRun(ctx)) {
@@ -475,7 +504,7 @@ async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObjec
 }
 
 /**
- * Step 3: the keyed send (actions/keyedWrite.ts), the first try's request on every try. A Business
+ * Step 3: the keyed send (actions/keyedSend.ts), the first try's request on every try. A Business
  * Key that meets the service's 409 was used by an earlier run, perhaps with an expiry counted from
  * its own start: the order holding it answers instead when it is this payment.
  */

@@ -4,6 +4,7 @@ import type { UsdAmount } from '../../../shared/amounts';
 import { isDryRun, noteFinding } from '../dryRun';
 import { checkSpendLimits, dryRunAccountLimits, refuseOverSpendLimits } from '../spendLimits';
 import { checkChainAndAsset, matchChainAndAsset } from '../supportedAssets';
+import { subaccountQuery } from '../parameters';
 
 const CREATE = { operation: 'Payment Order → Create', sends: 'order' };
 
@@ -20,7 +21,7 @@ export async function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body
 	await checkChainAndAsset(ctx, itemIndex, body, CREATE);
 	if (!isDryRun(ctx)) return;
 	noteFinding(ctx, itemIndex, `Supported assets: ${order.asset} on ${order.toChain} is supported`);
-	dryRunAccountLimits(ctx, itemIndex, amount);
+	await dryRunAccountLimits(ctx, itemIndex, amount, subaccountQuery(body));
 }
 
 /**

@@ -9,7 +9,7 @@ import { fromPips, toPips } from '../../../shared/amounts';
 import { createdInLineage, type Lineage } from '../../../shared/idempotency';
 import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
 import { depositAddressEntries } from '../depositAddress/getMany.operation';
-import { keyMode } from '../keyedWrite';
+import { keyMode } from '../idempotencyKey';
 import { optionalText } from '../parameters';
 import { clockSkew, fundsSeen } from './foundOrder';
 

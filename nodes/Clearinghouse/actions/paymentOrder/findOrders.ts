@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
-import { apiRequestWithStatus } from '../../../shared/transport';
+import { listPages } from '../../../shared/transport';
 import { clockSkew } from './foundOrder';
 
 /**
@@ -42,35 +42,30 @@ export interface OrderIndex {
  */
 export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
 	const wanted = new Set(search.keys);
-	const byKey = new Map<string, IDataObject>();
+	const index: OrderIndex = { byKey: new Map(), listed: 0, pages: 0, skewMs: 0 };
 	const qs: IDataObject = { status: [...PAYMENT_ORDER_STATUSES] };
 	if (search.createdAfter) qs.createdAfter = search.createdAfter;
 	if (search.subaccountId) qs.subaccountId = search.subaccountId;
 	else if (search.includeSubaccounts) qs.includeSubaccounts = true;
-	const limit = Math.min(1000, Math.max(1, search.pageSize ?? 1000));
-	let offset = 0;
-	let listed = 0;
-	let pages = 0;
-	let skewMs = 0;
-	while (wanted.size > 0) {
-		const answer = await apiRequestWithStatus.call(this, { method: 'GET', path: '/payment-orders', qs: { ...qs, limit, offset }, itemIndex: search.itemIndex });
-		const page = (answer.body ?? {}) as IDataObject;
-		if (pages === 0) skewMs = clockSkew(answer.date, Date.now());
-		pages++;
-		const batch = Array.isArray(page.paymentOrders) ? (page.paymentOrders as IDataObject[]) : [];
-		for (const order of batch) {
+	const pageSize = Math.min(1000, Math.max(1, search.pageSize ?? 1000));
+	if (wanted.size === 0) return index;
+	for await (const { records, date } of listPages.call(this, {
+		path: '/payment-orders',
+		listKey: 'paymentOrders',
+		qs,
+		pageSize,
+		itemIndex: search.itemIndex,
+	})) {
+		if (index.pages++ === 0) index.skewMs = clockSkew(date, Date.now());
+		index.listed += records.length;
+		for (const order of records) {
 			const key = typeof order.idempotencyKey === 'string' ? order.idempotencyKey : undefined;
-			if (key !== undefined && wanted.has(key) && !byKey.has(key)) {
-				byKey.set(key, order);
-				wanted.delete(key);
-			}
+			if (key !== undefined && wanted.delete(key)) index.byKey.set(key, order);
 		}
-		listed += batch.length;
-		offset += batch.length;
-		const hasMore = typeof page.hasMore === 'boolean' ? page.hasMore : typeof page.total === 'number' ? offset < page.total : batch.length === limit;
-		if (!hasMore || batch.length === 0) break;
+		// The early stop: every wanted key found.
+		if (wanted.size === 0) break;
 	}
-	return { byKey, listed, pages, skewMs };
+	return index;
 }
 
 /** How far back Create and Check Batch Against Limits look for the order holding a Business Key. */

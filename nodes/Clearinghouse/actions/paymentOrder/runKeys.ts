@@ -7,7 +7,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { validateIdempotencyKey } from '../../../shared/idempotency';
-import { keyMode } from '../keyedWrite';
+import { keyMode } from '../idempotencyKey';
 import { itemParameter, operationError, optionalText } from '../parameters';
 import { orderByKeyInRun } from './findOrders';
 import {

@@ -4,7 +4,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { apiRequest } from '../../../shared/transport';
 import { idempotencyFieldsFor, optionsCollection, paymentOrderLocator, subaccountOrderOption, walletsField } from '../fields';
 import { chainWallets, operationError, locatorValue, requiredText, subaccountQuery } from '../parameters';
-import { keyedWrite, keyRequest, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedSend';
 import { checkChainAndAsset } from '../supportedAssets';
 import { dryRunOption } from '../dryRun';
 
@@ -91,13 +91,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body,
 	} as const;
 	// The key first (a Derived key refused in this run stops here), then each wallet's chain against GET /supported-assets.
-	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
-	const { response, sent } = await sendKeyed(this, itemIndex, { ...request, key });
+	const guard = () =>
+		checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
+	const { key, response, sent } = await sendKeyed(this, itemIndex, { ...request, guard });
 	// The revision the first try expected (a retry sends the first try's request).
 	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
 	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };
 }
 
 /** How a person knows the row in an error (its Business Key). */
-export { businessKeyReference as rowReference } from '../keyedWrite';
+export { businessKeyReference as rowReference } from '../idempotencyKey';

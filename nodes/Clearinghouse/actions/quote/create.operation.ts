@@ -1,3 +1,9 @@
+/**
+ * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a
+ * named one expires the first, so a blind repeat could change what the first answer promised.
+ * A quote that cannot be serviced is an item with `serviceable: false`, not an error. Chain and Asset
+ * are checked first against GET /supported-assets (read once per run: actions/supportedAssets.ts).
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -51,12 +57,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['quote'], operation: ['create'] } }, properties);
 
-/**
- * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a
- * named one expires the first, so a blind repeat could change what the first answer promised.
- * A quote that cannot be serviced is an item with `serviceable: false`, not an error. Chain and Asset
- * are checked first against GET /supported-assets (read once per run: actions/supportedAssets.ts).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
 		toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),

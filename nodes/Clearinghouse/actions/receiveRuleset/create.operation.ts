@@ -1,15 +1,18 @@
+/**
+ * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
+ * Chain and Asset are checked first against GET /supported-assets (read once per run).
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../fields';
 import { operationError, jsonObject, optionalText, requiredText } from '../parameters';
-import { keyedWrite, keyRequest, sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedSend';
 import { dryRunOption } from '../dryRun';
 import { checkChainAndAsset } from '../supportedAssets';
 import { fromAiProblem, modelInputProblem } from '../../../shared/spendLimits';
 import { isToolRun } from '../toolDescriptions';
-
-export const RULESET_NAME_MAX = 120;
+import { rulesetName } from './rulesetName';
 
 const properties: INodeProperties[] = [
 	chainField({
@@ -79,10 +82,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);
 
-/**
- * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
- * Chain and Asset are checked first against GET /supported-assets (read once per run).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	// Every deposit to the ruleset is delivered to Recipient Address: never the model's choice.
 	const raw = this.getNode().parameters.toAddress;
@@ -102,13 +101,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const mode = optionalText(additional.mode);
 	if (mode) body.mode = mode;
-	if (additional.name !== undefined) {
-		const name = String(additional.name).trim();
-		if (name.length < 1 || name.length > RULESET_NAME_MAX) {
-			throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
-		}
-		body.name = name;
-	}
+	if (additional.name !== undefined) body.name = rulesetName(this, String(additional.name).trim(), itemIndex);
 	if (additional.metadata !== undefined) {
 		const metadata = jsonObject(this, additional.metadata, itemIndex, 'Metadata');
 		if (Object.keys(metadata).length > 0) body.metadata = metadata;
@@ -117,11 +110,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (subaccountId) body.subaccountId = subaccountId;
 	const request = { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body } as const;
 	// The key first: a Derived key refused in this run sends nothing, not even the read of the supported pairs.
-	const { key } = await keyedWrite(this, itemIndex, keyRequest(request));
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
-	const { response } = await sendKeyed(this, itemIndex, { ...request, key });
+	const guard = () => checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
+	const { key, response } = await sendKeyed(this, itemIndex, { ...request, guard });
 	return { ...response, idempotencyKey: key };
 }
 
 /** How a person knows the row in an error (its Business Key). */
-export { businessKeyReference as rowReference } from '../keyedWrite';
+export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -1,10 +1,14 @@
+/**
+ * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the
+ * current name does nothing), so the transport may repeat it.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { apiRequest } from '../../../shared/transport';
 import { optionsCollection } from '../fields';
-import { operationError, requiredId, requiredText } from '../parameters';
-import { RULESET_NAME_MAX } from './create.operation';
+import { requiredId, requiredText } from '../parameters';
+import { rulesetName } from './rulesetName';
 import { dryRunOption } from '../dryRun';
 
 const properties: INodeProperties[] = [
@@ -30,16 +34,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);
 
-/**
- * PATCH /rulesets/{id} with `{name}`. Not keyed, but safe to repeat by nature (renaming to the
- * current name does nothing), so the transport may repeat it.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = requiredId(this, 'rulesetId', itemIndex, 'Ruleset ID');
-	const name = requiredText(this, 'name', itemIndex, 'Name');
-	if (name.length > RULESET_NAME_MAX) {
-		throw operationError(this, `Name must be 1-${RULESET_NAME_MAX} characters after trimming (got ${name.length})`, itemIndex);
-	}
+	const name = rulesetName(this, requiredText(this, 'name', itemIndex, 'Name'), itemIndex);
 	return await apiRequest.call(this, {
 		method: 'PATCH',
 		path: `/rulesets/${encodeURIComponent(id)}`,

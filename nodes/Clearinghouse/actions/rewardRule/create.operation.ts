@@ -1,9 +1,13 @@
+/**
+ * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on
+ * every write; keyed, so the transport may repeat it.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { idempotencyFieldsFor, optionsCollection } from '../fields';
 import { jsonObject, requiredText } from '../parameters';
-import { sendKeyed } from '../keyedWrite';
+import { sendKeyed } from '../keyedSend';
 import { dryRunOption } from '../dryRun';
 
 const EXAMPLE_DEFINITION = {
@@ -44,10 +48,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['create'] } }, properties);
 
-/**
- * POST /rewards/rules on the rewards API, with the `Idempotency-Key` header the API requires on
- * every write; keyed, so the transport may repeat it.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
 		name: requiredText(this, 'name', itemIndex, 'Name'),
@@ -66,4 +66,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** How a person knows the row in an error (its Business Key). */
-export { businessKeyReference as rowReference } from '../keyedWrite';
+export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -1,3 +1,4 @@
+/** GET /rewards/rules?status= on the rewards API (`{rules}`, sorted by name): one item per rule. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -23,7 +24,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getMany'] } }, properties);
 
-/** GET /rewards/rules?status= on the rewards API (`{rules}`, sorted by name): one item per rule. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const status = this.getNodeParameter('status', itemIndex, 'active') as string;
 	const body = await apiRequest.call(this, {

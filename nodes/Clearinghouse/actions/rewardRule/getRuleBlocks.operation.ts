@@ -1,3 +1,4 @@
+/** GET /rewards/rule-blocks on the rewards API: one item holding the whole catalog. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -8,7 +9,6 @@ const properties: INodeProperties[] = [optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getRuleBlocks'] } }, properties);
 
-/** GET /rewards/rule-blocks on the rewards API: one item holding the whole catalog. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	return await apiRequest.call(this, {
 		api: 'rewards',

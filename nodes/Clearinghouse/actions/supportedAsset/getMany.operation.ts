@@ -1,3 +1,4 @@
+/** GET /supported-assets: the live list of chain/asset pairs, one item per pair. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -8,7 +9,6 @@ const properties: INodeProperties[] = [optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['supportedAsset'], operation: ['getMany'] } }, properties);
 
-/** GET /supported-assets: the live list of chain/asset pairs, one item per pair. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body = (await apiRequest.call(this, {
 		method: 'GET',

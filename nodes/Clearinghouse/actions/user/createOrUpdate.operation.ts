@@ -1,3 +1,8 @@
+/**
+ * POST /add-user-record. Not keyed by the API, but an upsert by label: sending the same body twice
+ * leaves the same user and wallets, so the transport may repeat it on a connection error or 5xx.
+ * Each wallet's chain is checked first against GET /supported-assets (read once per run).
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -61,11 +66,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['user'], operation: ['createOrUpdate'] } }, properties);
 
-/**
- * POST /add-user-record. Not keyed by the API, but an upsert by label: sending the same body twice
- * leaves the same user and wallets, so the transport may repeat it on a connection error or 5xx.
- * Each wallet's chain is checked first against GET /supported-assets (read once per run).
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const label = requiredText(this, 'label', itemIndex, 'Label');
 	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Wallets', false);

@@ -1,3 +1,4 @@
+/** GET /webhooks/deliveries/{id}: the signed envelope plus the attempt history. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -10,7 +11,6 @@ const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['get'] } }, properties);
 
-/** GET /webhooks/deliveries/{id}: the signed envelope plus the attempt history. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
 	return withoutSecrets(

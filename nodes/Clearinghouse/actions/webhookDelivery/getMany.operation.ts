@@ -1,3 +1,4 @@
+/** GET /webhooks/deliveries, newest first, with limit/offset pages; one item per delivery. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -48,7 +49,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['getMany'] } }, properties);
 
-/** GET /webhooks/deliveries, newest first, with limit/offset pages; one item per delivery. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};

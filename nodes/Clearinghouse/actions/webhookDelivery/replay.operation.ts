@@ -1,3 +1,7 @@
+/**
+ * POST /webhooks/deliveries/{id}/replay: queues the same payload (same Webhook-Id) as a new
+ * delivery record. Not repeated by the transport: each call creates a new delivery.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -11,10 +15,6 @@ const properties: INodeProperties[] = [deliveryIdField, optionsCollection([dryRu
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['replay'] } }, properties);
 
-/**
- * POST /webhooks/deliveries/{id}/replay: queues the same payload (same Webhook-Id) as a new
- * delivery record. Not repeated by the transport: each call creates a new delivery.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
 	const body = await apiRequest.call(this, {

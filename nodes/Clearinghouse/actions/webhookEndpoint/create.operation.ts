@@ -1,3 +1,8 @@
+/**
+ * POST /webhooks/endpoints. The output carries `secret`: the API returns it only here, once; keep
+ * it in a credential or secret store. Not repeated by the transport: a repeat would create a
+ * second endpoint with a secret nobody saw.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -37,11 +42,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['create'] } }, properties);
 
-/**
- * POST /webhooks/endpoints. The output carries `secret`: the API returns it only here, once; keep
- * it in a credential or secret store. Not repeated by the transport: a repeat would create a
- * second endpoint with a secret nobody saw.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const given = optionalText(this.getNodeParameter('url', itemIndex, ''));
 	if (!given) throw operationError(this, 'URL is required', itemIndex);

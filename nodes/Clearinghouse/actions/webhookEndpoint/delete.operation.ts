@@ -1,3 +1,4 @@
+/** DELETE /webhooks/endpoints/{id}: soft delete. Not repeated by the transport (a repeat may meet a deleted endpoint). */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -10,7 +11,6 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['delete'] } }, properties);
 
-/** DELETE /webhooks/endpoints/{id}: soft delete. Not repeated by the transport (a repeat may meet a deleted endpoint). */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
 	const body = await apiRequest.call(this, {

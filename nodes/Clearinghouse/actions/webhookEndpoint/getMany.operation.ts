@@ -1,3 +1,4 @@
+/** GET /webhooks/endpoints (`{endpoints}`, not paginated by the API): one item per endpoint. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -9,7 +10,6 @@ const properties: INodeProperties[] = [...returnAllFields(), optionsCollection()
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['getMany'] } }, properties);
 
-/** GET /webhooks/endpoints (`{endpoints}`, not paginated by the API): one item per endpoint. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const body = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints', itemIndex });
 	const endpoints = ((body.endpoints as IDataObject[] | undefined) ?? []).map(withoutSecrets);

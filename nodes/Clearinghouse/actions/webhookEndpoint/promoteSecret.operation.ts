@@ -1,3 +1,7 @@
+/**
+ * POST /webhooks/endpoints/{id}/rotate-secret/promote: retires the old secret after a graceful
+ * rotation. Not repeated by the transport.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -10,10 +14,6 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } }, properties);
 
-/**
- * POST /webhooks/endpoints/{id}/rotate-secret/promote: retires the old secret after a graceful
- * rotation. Not repeated by the transport.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
 	const body = await apiRequest.call(this, {

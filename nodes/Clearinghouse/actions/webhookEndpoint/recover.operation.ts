@@ -1,3 +1,12 @@
+/**
+ * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when DISABLED, GET
+ * /webhooks/deliveries (the endpoint's log since Since), and POST /webhooks/deliveries/{id}/replay
+ * for each event that never reached the receiver (shared/endpointRecovery.ts). Only an endpoint the
+ * service disabled after failed deliveries is re-enabled (and replayed to). Scope "this n8n": the
+ * endpoints under the webhook address n8n gives this execution (`$execution.resumeUrl`). Safe to repeat: an
+ * event with a delivery DELIVERED or on its way is never replayed, so a second run replays nothing
+ * the first one replayed (those are PENDING or DELIVERED by then). One output item per endpoint.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -45,15 +54,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['recover'] } }, properties);
 
-/**
- * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when DISABLED, GET
- * /webhooks/deliveries (the endpoint's log since Since), and POST /webhooks/deliveries/{id}/replay
- * for each event that never reached the receiver (shared/endpointRecovery.ts). Only an endpoint the
- * service disabled after failed deliveries is re-enabled (and replayed to). Scope "this n8n": the
- * endpoints under the webhook address n8n gives this execution (`$execution.resumeUrl`). Safe to repeat: an
- * event with a delivery DELIVERED or on its way is never replayed, so a second run replays nothing
- * the first one replayed (those are PENDING or DELIVERED by then). One output item per endpoint.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const scope = this.getNodeParameter('scope', itemIndex, 'all') as string;
 	const sinceValue = String(this.getNodeParameter('since', itemIndex, '') ?? '').trim();

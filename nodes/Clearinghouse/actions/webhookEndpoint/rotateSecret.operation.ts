@@ -1,3 +1,8 @@
+/**
+ * POST /webhooks/endpoints/{id}/rotate-secret. The output carries `secretNext`, the only place
+ * besides Create where a secret appears. Not repeated by the transport: a repeat would rotate
+ * again and the secret of the lost answer would never be seen.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -32,11 +37,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['rotateSecret'] } }, properties);
 
-/**
- * POST /webhooks/endpoints/{id}/rotate-secret. The output carries `secretNext`, the only place
- * besides Create where a secret appears. Not repeated by the transport: a repeat would rotate
- * again and the secret of the lost answer would never be seen.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
 	const immediate = this.getNodeParameter('rotation', itemIndex, 'graceful') === 'immediate';

@@ -1,3 +1,4 @@
+/** POST /webhooks/endpoints/{id}/test: sends a signed webhook.ping now and reports whether the receiver answered 2xx. Safe to repeat: each repeat sends one more ping, nothing else. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -10,7 +11,6 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['sendTestEvent'] } }, properties);
 
-/** POST /webhooks/endpoints/{id}/test: sends a signed webhook.ping now and reports whether the receiver answered 2xx. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
 	const body = await apiRequest.call(this, {

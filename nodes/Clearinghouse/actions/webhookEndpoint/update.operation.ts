@@ -1,3 +1,7 @@
+/**
+ * PATCH /webhooks/endpoints/{id}. Not keyed, but it sets values rather than changing them by a
+ * step, so a repeat leaves the same endpoint: the transport may repeat it.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -48,10 +52,6 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['update'] } }, properties);
 
-/**
- * PATCH /webhooks/endpoints/{id}. Not keyed, but it sets values rather than changing them by a
- * step, so a repeat leaves the same endpoint: the transport may repeat it.
- */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;

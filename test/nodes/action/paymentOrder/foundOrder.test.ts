@@ -12,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { waitFor } from '../../../../harness/wait';
-import { json, orderCount, payment, useEnv, walletOf } from '../support';
+import { walletOf } from '../../../../harness/sandboxClient';
+import { json, orderCount, payment, useEnv } from '../support';
 
 const pick = (o: IDataObject, keys: string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
 

@@ -1,5 +1,6 @@
 /** Payment Order → Set Return Details, over real HTTP against the sandbox. */
-import { createOrder, createSubaccountOrder, returnDetails, walletOf, useEnv } from '../support';
+import { walletOf } from '../../../../harness/sandboxClient';
+import { createOrder, createSubaccountOrder, returnDetails, useEnv } from '../support';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
 jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../support/sleep')>('../../../support/sleep').n8nWorkflowWithRecordedSleep());

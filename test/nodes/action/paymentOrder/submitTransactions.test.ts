@@ -1,5 +1,6 @@
 /** Payment Order → Submit Transactions, over real HTTP against the sandbox. */
-import { createOrder, createSubaccountOrder, walletOf, useEnv } from '../support';
+import { walletOf } from '../../../../harness/sandboxClient';
+import { createOrder, createSubaccountOrder, useEnv } from '../support';
 import { sleeps } from '../../../support/sleep';
 
 // The node's waits between submissions and the transport's backoff are recorded, not waited (the requests stay real).
