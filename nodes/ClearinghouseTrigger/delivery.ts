@@ -52,7 +52,7 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
 	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
 	// workflow again repairs the endpoint and its catch-up replays these deliveries.
-	const stored = await deliverySecret.call(ctx, state, key);
+	const stored = await deliverySecret(ctx, state, key);
 	if (stored.found === 'unreadable') {
 		return respond(ctx, 503, { error: 'Webhook secret unavailable, retry later' });
 	}

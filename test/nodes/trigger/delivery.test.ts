@@ -8,24 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
 import { forgetOpenedSecrets, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
-import {
-	activate,
-	api,
-	deliver,
-	deposit,
-	flush,
-	N8nStaticData,
-	newOrder,
-	operator,
-	requestsSince,
-	secretOf as storedSecret,
-	setupFor,
-	trigger,
-	until,
-	useTriggerSandbox,
-	type Outcome,
-	type TriggerUnderTest,
-} from './support';
+import { deliver, N8nStaticData, secretOf as storedSecret, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { activate, api, deposit, flush, newOrder, operator, requestsSince, until, useTriggerSandbox } from './support';
 import { webhookContext } from '../../../harness/n8nContexts';
 import { hmac, nowSeconds } from '../../../harness/signer';
 import { maskedSecret } from '../../../harness/sandboxClient';
