@@ -227,7 +227,8 @@ async function main(): Promise<void> {
 				url: `${receiver.url}/business`,
 				sendBody: true,
 				specifyBody: 'json',
-				jsonBody: "={{ JSON.stringify({ orderStateKey: $('Clearinghouse Trigger').item.json.orderStateKey, eventId: $('Clearinghouse Trigger').item.json.eventId }) }}",
+				jsonBody:
+					"={{ JSON.stringify({ orderStateKey: $('Clearinghouse Trigger').item.json.orderStateKey, eventId: $('Clearinghouse Trigger').item.json.eventId }) }}",
 				options: {},
 			},
 		});
@@ -345,7 +346,13 @@ async function main(): Promise<void> {
 						orderIds.push(id);
 						if (i % Math.round(1 / FUNDED_SHARE) !== 0) return;
 						await sleep(2000);
-						const { transactionHash } = await client.call('POST', 'deposits', { paymentOrderId: id, sender: aliceEth, chain: 'ethereum', asset: 'USDC', amountUsd });
+						const { transactionHash } = await client.call('POST', 'deposits', {
+							paymentOrderId: id,
+							sender: aliceEth,
+							chain: 'ethereum',
+							asset: 'USDC',
+							amountUsd,
+						});
 						await client.api('POST', `/payment-orders/${id}/transactions`, { transactions: [{ hash: transactionHash, chain: 'ethereum' }] });
 						fundedIds.add(id);
 					});
@@ -420,7 +427,9 @@ async function main(): Promise<void> {
 					rssPeakMb: NaN,
 				})),
 			];
-			const executions = cluster.store.json<number>(`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${WORKFLOW_ID}' AND "createdAt" >= to_timestamp(${from / 1000})`);
+			const executions = cluster.store.json<number>(
+				`SELECT count(*) FROM execution_entity WHERE "workflowId" = '${WORKFLOW_ID}' AND "createdAt" >= to_timestamp(${from / 1000})`,
+			);
 			const timing = cluster.store.json<Record<string, number | null>>(
 				`SELECT json_build_object(
 				   'queuedP50', percentile_cont(0.5) WITHIN GROUP (ORDER BY q), 'queuedP95', percentile_cont(0.95) WITHIN GROUP (ORDER BY q),
@@ -592,9 +601,18 @@ export function intakeMarkdown(report: Record<string, any>): string {
 		);
 	}
 	const best = results.filter((r) => r.held).at(-1);
-	lines.push('', best ? `Highest rate held (p95 under 10 s, nothing lost or doubled): **${best.rate.toLocaleString('en-US')} events/min** (p95 ${(best.latencyMs.p95 / 1000).toFixed(1)} s).` : 'No rate held.');
+	lines.push(
+		'',
+		best
+			? `Highest rate held (p95 under 10 s, nothing lost or doubled): **${best.rate.toLocaleString('en-US')} events/min** (p95 ${(best.latencyMs.p95 / 1000).toFixed(1)} s).`
+			: 'No rate held.',
+	);
 	if (best?.profile) {
-		lines.push('', `Where the CPU goes at ${best.rate.toLocaleString('en-US')}/min (${report.profileS ?? 20} s profiled in the middle of the hold; ms of CPU per event sent, share of the process's busy time):`, '');
+		lines.push(
+			'',
+			`Where the CPU goes at ${best.rate.toLocaleString('en-US')}/min (${report.profileS ?? 20} s profiled in the middle of the hold; ms of CPU per event sent, share of the process's busy time):`,
+			'',
+		);
 		lines.push('| Process | Parts (ms per event, share) |', '|---|---|');
 		for (const [name, parts] of Object.entries(best.profile))
 			lines.push(
@@ -618,7 +636,9 @@ function updateReadme(report: Record<string, any>): void {
 if (require.main === module) {
 	if (process.argv.includes('--readme')) {
 		// Rewrites the README block from the committed results, without a run.
-		updateReadme(JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', process.argv[process.argv.indexOf('--readme') + 1] ?? 'scale-intake.json'), 'utf8')));
+		updateReadme(
+			JSON.parse(readFileSync(join(repoRoot, 'bench', 'results', process.argv[process.argv.indexOf('--readme') + 1] ?? 'scale-intake.json'), 'utf8')),
+		);
 	} else {
 		main().catch((error) => {
 			console.error(error);
