@@ -35,6 +35,6 @@ export class Clearinghouse implements INodeType {
 	methods = { listSearch, loadOptions };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		return await router.call(this);
+		return await router(this);
 	}
 }

@@ -55,13 +55,13 @@ export class ClearinghouseTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await checkExists.call(this);
+				return await checkExists(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				return await create.call(this);
+				return await create(this);
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				return await deleteWebhook.call(this);
+				return await deleteWebhook(this);
 			},
 		},
 	};
@@ -71,7 +71,7 @@ export class ClearinghouseTrigger implements INodeType {
 	 * started from a test event; it starts nothing itself. Why it exists: activation.ts.
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
-		return await onActivation.call(this);
+		return await onActivation(this);
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {

@@ -146,20 +146,20 @@ async function fallbackRecovery(ctx: ITriggerFunctions, key: string, calledAt: n
 }
 
 /** `trigger()`: see above. Never throws: a failed trigger() would fail the whole activation. */
-export async function onActivation(this: ITriggerFunctions): Promise<ITriggerResponse> {
-	if (this.getMode() === 'manual') return testEventResponse(this);
+export async function onActivation(ctx: ITriggerFunctions): Promise<ITriggerResponse> {
+	if (ctx.getMode() === 'manual') return testEventResponse(ctx);
 	// The activation mode in the text: n8n's console log prints the message, not always its metadata.
-	this.logger.debug(`Clearinghouse Trigger activated (${this.getActivationMode()})`, { workflowId: this.getWorkflow().id, node: this.getNode().name });
-	const key = triggerKey(this);
+	ctx.logger.debug(`Clearinghouse Trigger activated (${ctx.getActivationMode()})`, { workflowId: ctx.getWorkflow().id, node: ctx.getNode().name });
+	const key = triggerKey(ctx);
 	// Read now, while n8n holds the workflow's expression engine for the activation.
 	let windowMs = 0;
 	try {
-		windowMs = catchUpWindowMs(this);
+		windowMs = catchUpWindowMs(ctx);
 	} catch {
 		// an unreadable option turns the fallback off; checkExists reports the problem
 	}
 	let closed = false;
-	const fallback = fallbackRecovery(this, key, Date.now(), windowMs, () => closed);
+	const fallback = fallbackRecovery(ctx, key, Date.now(), windowMs, () => closed);
 	setNewest(fallbacks, key, fallback, MAX_KEYS);
 	void fallback.finally(() => {
 		if (fallbacks.get(key) === fallback) fallbacks.delete(key);
@@ -209,16 +209,16 @@ function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
  * the endpoint was enabled just before). Best effort: a failure is kept in the static data
  * (`lastRecovery`) and never fails the activation, since the endpoint itself is in order.
  */
-export async function catchUp(this: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
-	const windowMs = catchUpWindowMs(this);
+export async function catchUp(ctx: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
+	const windowMs = catchUpWindowMs(ctx);
 	if (windowMs === 0) return;
 	const at = new Date().toISOString();
 	try {
 		// Enabled already (above): recovery must not PATCH again. Never beside another recovery of
 		// this trigger (`oneAtATime`): the second finds the first one's replays on their way.
 		const result = await oneAtATime(
-			triggerKey(this),
-			async () => await recoverEndpoint(this, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),
+			triggerKey(ctx),
+			async () => await recoverEndpoint(ctx, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),
 		);
 		state.lastRecovery = recoveryRecord(at, result);
 	} catch (error) {

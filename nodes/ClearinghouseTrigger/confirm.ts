@@ -36,11 +36,7 @@ export async function confirmOrder(ctx: IWebhookFunctions, eventOrder: IDataObje
 	if (typeof id !== 'string' || id === '') return { outcome: 'not_found' };
 	let order: IDataObject;
 	try {
-		order = await apiRequest.call(
-			ctx,
-			{ method: 'GET', path: `/payment-orders/${encodeURIComponent(id)}`, timeoutMs: CONFIRM_TIMEOUT_MS },
-			CONFIRM_RETRY_POLICY,
-		);
+		order = await apiRequest(ctx, { method: 'GET', path: `/payment-orders/${encodeURIComponent(id)}`, timeoutMs: CONFIRM_TIMEOUT_MS }, CONFIRM_RETRY_POLICY);
 	} catch (error) {
 		const status = (error as { httpCode?: string })?.httpCode;
 		return status === '404' ? { outcome: 'not_found' } : { outcome: 'unavailable' };

@@ -75,14 +75,14 @@ export function readSecret(state: SecretState, scope: SecretScope): StoredSecret
 }
 
 /** `rotate-secret?immediate=true`: the new secret, the only one that signs from now on. */
-export async function rotateImmediately(this: IHookFunctions | IWebhookFunctions, endpointId: string): Promise<string> {
-	const rotated = await apiRequest.call(this, {
+export async function rotateImmediately(ctx: IHookFunctions | IWebhookFunctions, endpointId: string): Promise<string> {
+	const rotated = await apiRequest(ctx, {
 		method: 'POST',
 		path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}/rotate-secret`,
 		qs: { immediate: true },
 	});
 	if (typeof rotated.secretNext !== 'string' || rotated.secretNext === '') {
-		throw new NodeApiError(this.getNode(), rotated as JsonObject, {
+		throw new NodeApiError(ctx.getNode(), rotated as JsonObject, {
 			message: 'The rotate-secret response did not contain the new secret',
 		});
 	}
@@ -105,14 +105,14 @@ export type DeliverySecret =
  * credential again, and the credential it was opened with becomes this call's (for the
  * confirmation request): see below.
  */
-export async function deliverySecret(this: IWebhookFunctions, state: SecretState, key: string): Promise<DeliverySecret> {
+export async function deliverySecret(ctx: IWebhookFunctions, state: SecretState, key: string): Promise<DeliverySecret> {
 	const opened = openedSecrets.get(openedKey(key, state.secretBox));
 	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) {
-		reuseCredentials(this, opened.credentials);
+		reuseCredentials(ctx, opened.credentials);
 		return { found: 'secret', secret: opened.secret };
 	}
-	const credentials = await apiCredentials(this);
-	const found = readSecret(state, scopeOf(this, credentials));
+	const credentials = await apiCredentials(ctx);
+	const found = readSecret(state, scopeOf(ctx, credentials));
 	if (found.found === 'secret' && typeof state.secretBox === 'string' && state.secretBox !== '') {
 		setNewest(openedSecrets, openedKey(key, state.secretBox), { secret: found.secret, credentials: { ...credentials }, at: Date.now() }, MAX_OPENED);
 	}

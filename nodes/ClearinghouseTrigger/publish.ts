@@ -46,8 +46,8 @@ async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | 
 }
 
 /** The stored endpoint as the API has it now; undefined when it is gone or not this account's. */
-async function storedEndpoint(this: IHookFunctions, id: string): Promise<IDataObject | undefined> {
-	const result = await settle(apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
+async function storedEndpoint(ctx: IHookFunctions, id: string): Promise<IDataObject | undefined> {
+	const result = await settle(apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
 	if (result.ok) return isLive(result.value) ? result.value : undefined;
 	// 403: the stored id belongs to another account (the credential changed); the search by URL
 	// that follows still finds anything of ours on the current account.
@@ -55,10 +55,10 @@ async function storedEndpoint(this: IHookFunctions, id: string): Promise<IDataOb
 	throw result.error;
 }
 
-async function deleteEndpoint(this: IHookFunctions, id: string): Promise<void> {
+async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
 	const result = await settle(
 		// Deleting twice cannot do harm (the second answers 404), so retries are safe.
-		apiRequest.call(this, {
+		apiRequest(ctx, {
 			method: 'DELETE',
 			path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
 			idempotent: true,
@@ -67,9 +67,9 @@ async function deleteEndpoint(this: IHookFunctions, id: string): Promise<void> {
 	if (!result.ok && !isGone(result.error)) throw result.error;
 }
 
-async function enable(this: IHookFunctions, endpoint: IDataObject): Promise<void> {
+async function enable(ctx: IHookFunctions, endpoint: IDataObject): Promise<void> {
 	if (endpoint.status === 'ENABLED') return;
-	await apiRequest.call(this, {
+	await apiRequest(ctx, {
 		method: 'PATCH',
 		path: `/webhooks/endpoints/${encodeURIComponent(String(endpoint.id))}`,
 		body: { status: 'ENABLED' },
@@ -79,8 +79,8 @@ async function enable(this: IHookFunctions, endpoint: IDataObject): Promise<void
 }
 
 /** Live endpoints of this account that deliver to `url` (ours: n8n's webhook URL is unique to one trigger node). */
-async function endpointsAt(this: IHookFunctions, url: string): Promise<IDataObject[]> {
-	const response = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' });
+async function endpointsAt(ctx: IHookFunctions, url: string): Promise<IDataObject[]> {
+	const response = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints' });
 	const endpoints = Array.isArray(response.endpoints) ? (response.endpoints as IDataObject[]) : [];
 	return endpoints.filter((e) => e.url === url && isLive(e));
 }
@@ -94,14 +94,14 @@ function subscribed(endpoint: IDataObject): boolean {
  * data was lost): an immediate rotation gives us a fresh secret and retires the unknown one, and
  * keeps the endpoint's delivery history and pending retries (deleting and re-creating would not).
  */
-async function adopt(this: IHookFunctions, endpoint: IDataObject, state: EndpointState, url: string): Promise<void> {
+async function adopt(ctx: IHookFunctions, endpoint: IDataObject, state: EndpointState, url: string): Promise<void> {
 	const id = String(endpoint.id);
-	const secret = await rotateImmediately.call(this, id);
-	await enable.call(this, endpoint);
+	const secret = await rotateImmediately(ctx, id);
+	await enable(ctx, endpoint);
 	state.endpointId = id;
-	storeSecret(state, secret, await secretScope(this));
+	storeSecret(state, secret, await secretScope(ctx));
 	state.url = url;
-	await catchUp.call(this, endpoint, state);
+	await catchUp(ctx, endpoint, state);
 }
 
 /**
@@ -109,19 +109,19 @@ async function adopt(this: IHookFunctions, endpoint: IDataObject, state: Endpoin
  * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
  * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
  */
-export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	const key = triggerKey(this);
+export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
+	const key = triggerKey(ctx);
 	return await registering(key, async () => {
-		const state = this.getWorkflowStaticData('node') as EndpointState;
+		const state = ctx.getWorkflowStaticData('node') as EndpointState;
 		const before = { ...state };
-		const result = await settle(confirmEndpoint.call(this));
+		const result = await settle(confirmEndpoint(ctx));
 		if (result.ok) return result.value;
 		const { error } = result;
 		// At n8n start or a leadership change (n8n re-activates the trigger because it has a
 		// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
 		// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
 		// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
-		const reactivation = ['init', 'leadershipChange'].includes(this.getActivationMode());
+		const reactivation = ['init', 'leadershipChange'].includes(ctx.getActivationMode());
 		if (!reactivation || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
 		Object.assign(state, before);
 		state.lastRecovery = { at: new Date().toISOString(), error: String((error as Error)?.message ?? error).slice(0, 300) };
@@ -130,22 +130,22 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	});
 }
 
-async function confirmEndpoint(this: IHookFunctions): Promise<boolean> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	const state = this.getWorkflowStaticData('node') as EndpointState;
+async function confirmEndpoint(ctx: IHookFunctions): Promise<boolean> {
+	const url = ctx.getNodeWebhookUrl('default') as string;
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
 	// Re-registered (delete, then this): the endpoint delete() was about to remove is ours again.
-	const takenBack = takeBack(retireKey(this, url));
+	const takenBack = takeBack(retireKey(ctx, url));
 	if (takenBack && !state.endpointId) Object.assign(state, takenBack);
 
 	let kept: IDataObject | undefined;
 	if (typeof state.endpointId === 'string' && state.endpointId !== '') {
-		const endpoint = await storedEndpoint.call(this, state.endpointId);
+		const endpoint = await storedEndpoint(ctx, state.endpointId);
 		// A secret that no longer opens (API key changed) counts as lost: the adoption below renews it.
-		const known = readSecret(state, await secretScope(this)).found === 'secret';
+		const known = readSecret(state, await secretScope(ctx)).found === 'secret';
 		if (endpoint && endpoint.url === url && subscribed(endpoint) && known) {
-			await enable.call(this, endpoint);
+			await enable(ctx, endpoint);
 			kept = endpoint;
-			await catchUp.call(this, endpoint, state);
+			await catchUp(ctx, endpoint, state);
 		}
 		// An endpoint stored for a URL this n8n no longer serves is forgotten, never deleted: the
 		// static data may be a copy (a restored database, another WEBHOOK_URL) and that endpoint
@@ -153,42 +153,42 @@ async function confirmEndpoint(this: IHookFunctions): Promise<boolean> {
 		if (!kept) clearEndpointState(state);
 	}
 
-	const atUrl = (await endpointsAt.call(this, url)).filter((e) => e.id !== kept?.id);
+	const atUrl = (await endpointsAt(ctx, url)).filter((e) => e.id !== kept?.id);
 	if (!kept) {
 		const candidate = atUrl.find((e) => subscribed(e));
 		if (candidate) {
-			await adopt.call(this, candidate, state, url);
+			await adopt(ctx, candidate, state, url);
 			kept = candidate;
 		}
 	}
-	for (const extra of atUrl) if (extra.id !== kept?.id) await deleteEndpoint.call(this, String(extra.id));
+	for (const extra of atUrl) if (extra.id !== kept?.id) await deleteEndpoint(ctx, String(extra.id));
 	if (kept) state.url = url;
 	return kept !== undefined;
 }
 
-export async function create(this: IHookFunctions): Promise<boolean> {
-	return await registering(triggerKey(this), async () => await createEndpoint.call(this));
+export async function create(ctx: IHookFunctions): Promise<boolean> {
+	return await registering(triggerKey(ctx), async () => await createEndpoint(ctx));
 }
 
-async function createEndpoint(this: IHookFunctions): Promise<boolean> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	const state = this.getWorkflowStaticData('node') as EndpointState;
-	const workflow = this.getWorkflow();
-	const node = this.getNode();
+async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
+	const url = ctx.getNodeWebhookUrl('default') as string;
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
+	const workflow = ctx.getWorkflow();
+	const node = ctx.getNode();
 	const body = {
 		url,
 		description: `n8n workflow "${workflow.name ?? ''}" (${workflow.id ?? ''}), node "${node.name}"`.slice(0, 500),
 		eventTypes: EVENT_TYPES,
 	};
-	const result = await settle(apiRequest.call(this, { method: 'POST', path: '/webhooks/endpoints', body }));
+	const result = await settle(apiRequest(ctx, { method: 'POST', path: '/webhooks/endpoints', body }));
 	if (!result.ok) {
 		const { error } = result;
 		// The create may have been committed before the answer was lost: adopt rather than duplicate.
 		const code = Number(httpCode(error));
 		if (!Number.isFinite(code) || code >= 500) {
-			const found = (await endpointsAt.call(this, url)).find((e) => subscribed(e));
+			const found = (await endpointsAt(ctx, url)).find((e) => subscribed(e));
 			if (found) {
-				await adopt.call(this, found, state, url);
+				await adopt(ctx, found, state, url);
 				return true;
 			}
 		}
@@ -201,12 +201,12 @@ async function createEndpoint(this: IHookFunctions): Promise<boolean> {
 	}
 	const created = result.value;
 	if (typeof created.id !== 'string' || typeof created.secret !== 'string' || created.secret === '') {
-		throw new NodeApiError(this.getNode(), created as JsonObject, {
+		throw new NodeApiError(ctx.getNode(), created as JsonObject, {
 			message: 'The webhook endpoint was created but the response lacked its id or secret',
 		});
 	}
 	state.endpointId = created.id;
-	storeSecret(state, created.secret, await secretScope(this));
+	storeSecret(state, created.secret, await secretScope(ctx));
 	state.url = url;
 	return true;
 }
@@ -217,9 +217,9 @@ async function createEndpoint(this: IHookFunctions): Promise<boolean> {
  * (delete + create after a parameter change), checkExists takes the endpoint back instead, with
  * the deliveries still owed to it.
  */
-export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
-	const url = this.getNodeWebhookUrl('default') as string;
-	const state = this.getWorkflowStaticData('node') as EndpointState;
+export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
+	const url = ctx.getNodeWebhookUrl('default') as string;
+	const state = ctx.getWorkflowStaticData('node') as EndpointState;
 	// Only an endpoint stored for the URL this n8n serves: one stored for another URL may be
 	// another n8n's (see checkExists).
 	const stored =
@@ -231,13 +231,13 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	// checkExists sweeps the URL again.
 	let extras: string[] = [];
 	try {
-		extras = (await endpointsAt.call(this, url)).map((e) => String(e.id)).filter((id) => id !== stored);
+		extras = (await endpointsAt(ctx, url)).map((e) => String(e.id)).filter((id) => id !== stored);
 	} catch {
 		// ignored on purpose, see above
 	}
 	const removeAll = async () => {
-		if (stored) await deleteEndpoint.call(this, stored);
-		for (const id of extras) await deleteEndpoint.call(this, id).catch(() => undefined);
+		if (stored) await deleteEndpoint(ctx, stored);
+		for (const id of extras) await deleteEndpoint(ctx, id).catch(() => undefined);
 	};
 	if (retireGrace() <= 0 || (!stored && extras.length === 0)) {
 		await removeAll();
@@ -246,11 +246,11 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	}
 	clearEndpointState(state);
 	// Read now: the deletion runs after n8n is done with this call.
-	await apiCredentials(this);
-	retire(retireKey(this, url), kept, removeAll, (error) =>
-		this.logger.warn('Clearinghouse Trigger could not delete its webhook endpoint after it was unpublished', {
-			workflowId: this.getWorkflow().id,
-			node: this.getNode().name,
+	await apiCredentials(ctx);
+	retire(retireKey(ctx, url), kept, removeAll, (error) =>
+		ctx.logger.warn('Clearinghouse Trigger could not delete its webhook endpoint after it was unpublished', {
+			workflowId: ctx.getWorkflow().id,
+			node: ctx.getNode().name,
 			endpointId: stored,
 			error: String((error as Error)?.message ?? error).slice(0, 300),
 		}),

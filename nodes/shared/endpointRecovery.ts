@@ -148,7 +148,7 @@ function parseMarker(description: unknown): { base: string; token?: string; unti
 
 async function setDescription(ctx: ApiContext, endpointId: string, description: string): Promise<void> {
 	// Setting a value is the same request however often it is sent.
-	await apiRequest.call(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
+	await apiRequest(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
 }
 
 /** Takes the endpoint's recovery lease (see above): whether it is still this one's, a function that gives it back; or until when another recovery holds it. */
@@ -193,7 +193,7 @@ function row(value: IDataObject): DeliveryRow | undefined {
 async function deliveriesSince(ctx: ApiContext, endpointId: string, since: number): Promise<{ rows: DeliveryRow[]; cut: boolean }> {
 	const rows: DeliveryRow[] = [];
 	let pages = 0;
-	for await (const { records, more } of listPages.call(ctx, { path: '/webhooks/deliveries', listKey: 'deliveries', qs: { endpointId }, pageSize: PAGE_SIZE })) {
+	for await (const { records, more } of listPages(ctx, { path: '/webhooks/deliveries', listKey: 'deliveries', qs: { endpointId }, pageSize: PAGE_SIZE })) {
 		let older = false;
 		for (const value of records) {
 			const r = row(value);
@@ -267,7 +267,7 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 	}
 	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
 	if (endpoint.status === 'DISABLED') {
-		await apiRequest.call(ctx, {
+		await apiRequest(ctx, {
 			method: 'PATCH',
 			path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`,
 			body: { status: 'ENABLED' },
@@ -300,7 +300,7 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 			}
 			try {
 				// Each call creates a new delivery record: never repeated by the transport.
-				await apiRequest.call(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
+				await apiRequest(ctx, { method: 'POST', path: `/webhooks/deliveries/${encodeURIComponent(delivery.id)}/replay` });
 				result.replayedDeliveryIds.push(delivery.id);
 			} catch (error) {
 				result.replayErrors.push({ deliveryId: delivery.id, error: message(error) });
@@ -317,12 +317,12 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 
 /** `GET /webhooks/endpoints/{id}`. */
 export async function getEndpoint(ctx: ApiContext, endpointId: string): Promise<IDataObject> {
-	return await apiRequest.call(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}` });
+	return await apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}` });
 }
 
 /** The account's live endpoints (`GET /webhooks/endpoints`, not paginated by the API). */
 export async function liveEndpoints(ctx: ApiContext): Promise<IDataObject[]> {
-	const body = await apiRequest.call(ctx, { method: 'GET', path: '/webhooks/endpoints' });
+	const body = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints' });
 	const endpoints = Array.isArray(body.endpoints) ? (body.endpoints as IDataObject[]) : [];
 	return endpoints.filter((e) => !e.deletedAt);
 }

@@ -8,7 +8,7 @@ import { fromPips, parseUsdAmount, type UsdAmount } from './amounts';
  * `$fromAI(…)`, so a limit written that way is refused: the model must never choose its own limits.
  *
  * Tested on their own (test/unit/spendLimits.test.ts); the panel field and the node's guard over a run
- * (read once per run, the batch, each order, what the run sends) are in actions/spendLimits.ts.
+ * (read once per run, the batch, each order, what the run sends) are in actions/paymentOrder/create/spendLimits.ts.
  */
 
 /** `$fromAI(` in any case and spacing, as n8n finds it (n8n-workflow's extractFromAICalls). */

@@ -211,12 +211,14 @@ async function proveSandbox(ctx: ApiContext, api: Api, origin: string, itemIndex
 	const headers = { [SANDBOX_PROOF_HEADER]: '1' };
 	// An error answer that carried the header proves the sandbox as well as a 200 (the write will meet
 	// the same refusal); anything else (no header, no connection) stops the write here.
-	const failure = await apiRequestWithStatus
-		.call(ctx, { api, method: 'GET', path: SANDBOX_PROBE[api], headers, itemIndex }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 2 })
-		.then(
-			() => undefined,
-			(error: NodeApiError | NodeOperationError) => error,
-		);
+	const failure = await apiRequestWithStatus(
+		ctx,
+		{ api, method: 'GET', path: SANDBOX_PROBE[api], headers, itemIndex },
+		{ ...DEFAULT_RETRY_POLICY, maxAttempts: 2 },
+	).then(
+		() => undefined,
+		(error: NodeApiError | NodeOperationError) => error,
+	);
 	if (failure && !sandboxOrigins.get(ctx)?.has(origin)) throw failure;
 }
 
@@ -277,7 +279,7 @@ async function apiError(ctx: ApiContext, statusCode: number, body: unknown, requ
 	// Reads that tell which field a refusal is about from what was sent (never from the answer's words).
 	const read = async (path: string, qs?: IDataObject): Promise<unknown> => {
 		try {
-			return (await apiRequestWithStatus.call(ctx, { method: 'GET', path, qs }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 })).body;
+			return (await apiRequestWithStatus(ctx, { method: 'GET', path, qs }, { ...DEFAULT_RETRY_POLICY, maxAttempts: 1 })).body;
 		} catch {
 			return undefined; // they only help: the error is reported without them
 		}
@@ -402,8 +404,8 @@ function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, re
  * The one way our nodes talk to the service: the key from the credential (read once per run),
  * errors mapped to NodeApiError, and retries only where repeating cannot act twice.
  */
-export async function apiRequest(this: ApiContext, request: ApiRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject> {
-	return (await apiRequestWithStatus.call(this, request, policy)).body as IDataObject;
+export async function apiRequest(ctx: ApiContext, request: ApiRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject> {
+	return (await apiRequestWithStatus(ctx, request, policy)).body as IDataObject;
 }
 
 /**
@@ -449,23 +451,23 @@ async function send(ctx: ApiContext, options: IHttpRequestOptions, apiKey: strin
 }
 
 export async function apiRequestWithStatus(
-	this: ApiContext,
+	ctx: ApiContext,
 	request: ApiRequest,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): Promise<{ statusCode: number; body: unknown; date?: string }> {
-	const credentials = await apiCredentials(this);
+	const credentials = await apiCredentials(ctx);
 	const target = apiUrl(credentials, request.api ?? 'main', request.path);
 	if ('problem' in target) {
-		throw new NodeOperationError(this.getNode(), target.problem, { itemIndex: request.itemIndex });
+		throw new NodeOperationError(ctx.getNode(), target.problem, { itemIndex: request.itemIndex });
 	}
 	// Dry run (shared/dryRun.ts): the one place that keeps every write from leaving the node.
-	if (request.method !== 'GET' && isDryRun(this)) {
+	if (request.method !== 'GET' && isDryRun(ctx)) {
 		const { method, path, qs, headers, body } = request;
 		throw new DryRunStop({ method, url: target.url, path, qs, headers, body });
 	}
 	// Local Sandbox: no write before an answer of this origin proved it is the sandbox.
 	const sandbox = credentials.environment === 'sandbox';
-	if (sandbox && request.method !== 'GET') await proveSandbox(this, request.api ?? 'main', target.origin, request.itemIndex);
+	if (sandbox && request.method !== 'GET') await proveSandbox(ctx, request.api ?? 'main', target.origin, request.itemIndex);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: target.url,
@@ -489,23 +491,23 @@ export async function apiRequestWithStatus(
 	for (let attempt = 1; ; attempt++) {
 		let response: RawResponse;
 		try {
-			response = await send(this, options, apiKey);
+			response = await send(ctx, options, apiKey);
 		} catch (error) {
 			if (safeToRepeat && attempt < policy.maxAttempts && isConnectionError(error)) {
 				reachedBefore ||= !failedBeforeSending(error);
 				await sleep(backoff(policy, attempt));
 				continue;
 			}
-			throw requestFailure(this, error, { request, attempts: attempt, reachedBefore });
+			throw requestFailure(ctx, error, { request, attempts: attempt, reachedBefore });
 		}
 		reachedBefore = true;
-		if (sandbox) verifySandboxAnswer(this, target.origin, response, request);
+		if (sandbox) verifySandboxAnswer(ctx, target.origin, response, request);
 		const { statusCode } = response;
 		if (statusCode >= 200 && statusCode < 300) {
 			const date = response.headers?.date;
 			return { statusCode, body: response.body, date: typeof date === 'string' ? date : undefined };
 		}
-		if (statusCode >= 300 && statusCode < 400) throw redirectRefused(this, response, request, target.url);
+		if (statusCode >= 300 && statusCode < 400) throw redirectRefused(ctx, response, request, target.url);
 		if (safeToRepeat && attempt < policy.maxAttempts && RETRYABLE_STATUSES.has(statusCode)) {
 			const asked = parseRetryAfter(response.headers?.['retry-after']);
 			if (asked === undefined || asked <= policy.maxRetryAfterMs) {
@@ -513,7 +515,7 @@ export async function apiRequestWithStatus(
 				continue;
 			}
 		}
-		throw await apiError(this, statusCode, response.body, request);
+		throw await apiError(ctx, statusCode, response.body, request);
 	}
 }
 
@@ -572,7 +574,7 @@ export interface ListRequest extends Omit<ApiRequest, 'method' | 'body'> {
  * whether more follow; a caller that has what it needs stops early by leaving its loop.
  */
 export async function* listPages(
-	this: ApiContext,
+	ctx: ApiContext,
 	request: ListRequest,
 	policy: RetryPolicy = DEFAULT_RETRY_POLICY,
 ): AsyncGenerator<{ records: IDataObject[]; date?: string; more: boolean }> {
@@ -581,7 +583,7 @@ export async function* listPages(
 	for (let count = 0; ; ) {
 		const wanted = limit === undefined ? pageSize : Math.min(pageSize, limit - count);
 		if (wanted <= 0) return;
-		const answer = await apiRequestWithStatus.call(this, { ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } }, policy);
+		const answer = await apiRequestWithStatus(ctx, { ...rest, method: 'GET', qs: { ...rest.qs, limit: wanted, offset } }, policy);
 		const page = (answer.body ?? {}) as IDataObject;
 		const records = Array.isArray(page[listKey]) ? (page[listKey] as IDataObject[]) : [];
 		count += records.length;
@@ -594,8 +596,8 @@ export async function* listPages(
 }
 
 /** Every record of a list (or the first `limit`), through the pager. */
-export async function apiRequestAllItems(this: ApiContext, request: ListRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject[]> {
+export async function apiRequestAllItems(ctx: ApiContext, request: ListRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject[]> {
 	const records: IDataObject[] = [];
-	for await (const page of listPages.call(this, request, policy)) records.push(...page.records);
+	for await (const page of listPages(ctx, request, policy)) records.push(...page.records);
 	return request.limit === undefined ? records : records.slice(0, request.limit);
 }

@@ -22,12 +22,18 @@ test('CONTRIBUTING.md stays under 20 KB', () => {
 const actions = join(root, 'nodes', 'Clearinghouse', 'actions');
 const operationFiles = readdirSync(actions, { recursive: true, encoding: 'utf8' })
 	.filter((file) => file.endsWith('.operation.ts'))
-	// Payment Order's files get their openings with Create's move (issue 47, after the behaviour changes in them land).
-	.filter((file) => !file.startsWith('paymentOrder'))
 	.map((file) => file.split('\\').join('/'));
 
 test.each(operationFiles)('actions/%s opens with the request it sends and whether repeating it is safe', (file) => {
 	const opening = /^\/\*\*([\s\S]*?)\*\//.exec(readFileSync(join(actions, file), 'utf8'))?.[1] ?? '';
 	expect(opening).toMatch(/\b(GET|POST|PUT|PATCH|DELETE) \//);
 	expect(opening).toMatch(/repeat/i);
+});
+
+test("helpers take the n8n context first: `this` only at n8n's entry points (the node files' methods, methods/)", () => {
+	const nodes = join(root, 'nodes');
+	const helpers = readdirSync(nodes, { recursive: true, encoding: 'utf8' }).filter(
+		(file) => file.endsWith('.ts') && !file.endsWith('.node.ts') && !file.includes('methods/'),
+	);
+	expect(helpers.filter((file) => /\bfunction\*?\s+\w+\s*(<[^>(]*>)?\(\s*this:/.test(readFileSync(join(nodes, file), 'utf8')))).toEqual([]);
 });

@@ -1,4 +1,4 @@
-import { flatOrder, payHere } from '../../nodes/Clearinghouse/actions/paymentOrder/createOutput';
+import { flatOrder, payHere } from '../../nodes/Clearinghouse/actions/paymentOrder/create/output';
 
 const addresses = [
 	{ chain: 'ethereum', symbol: 'USDC', address: '0xeth-usdc' },

@@ -17,7 +17,7 @@ function throwingResource(error: unknown) {
 			description: [],
 			boom: {
 				description: [],
-				execute: async (itemIndex: number): Promise<IDataObject> => {
+				execute: async (_ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> => {
 					if (itemIndex === 1) throw error;
 					return { itemIndex };
 				},
@@ -39,7 +39,7 @@ afterEach(() => {
 
 test('a plain error thrown by an operation becomes a NodeOperationError with the item index', async () => {
 	resources.testOnly = throwingResource(new Error('socket hang up'));
-	const failure = await router.call(context(false)).then(
+	const failure = await router(context(false)).then(
 		() => undefined,
 		(error: unknown) => error,
 	);
@@ -55,10 +55,13 @@ test("the rows that succeeded before a failure are told in the operation's own w
 		...resource,
 		operations: {
 			...resource.operations,
-			boom: { ...resource.operations.boom, succeededRows: (records: IDataObject[]) => ({ made: `${records.length} widget made`, detail: 'it exists.' }) },
+			boom: {
+				...resource.operations.boom,
+				succeededRows: (_ctx: IExecuteFunctions, records: IDataObject[]) => ({ made: `${records.length} widget made`, detail: 'it exists.' }),
+			},
 		},
 	};
-	const failure = (await router.call(context(false)).then(
+	const failure = (await router(context(false)).then(
 		() => undefined,
 		(error: unknown) => error,
 	)) as NodeOperationError;
@@ -68,7 +71,7 @@ test("the rows that succeeded before a failure are told in the operation's own w
 
 test('under Continue On Fail the plain error is the failed item, the others run', async () => {
 	resources.testOnly = throwingResource(new Error('socket hang up'));
-	const [output] = await router.call(context(true));
+	const [output] = await router(context(true));
 	expect(output.map((item) => item.json)).toEqual([{ itemIndex: 0 }, { error: 'socket hang up' }, { itemIndex: 2 }]);
 	expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 });
@@ -76,7 +79,7 @@ test('under Continue On Fail the plain error is the failed item, the others run'
 test('a node error keeps its class and gets the item index', async () => {
 	const apiError = new NodeApiError(TEST_NODE, { message: 'Conflict' }, { httpCode: '409' });
 	resources.testOnly = throwingResource(apiError);
-	const failure = await router.call(context(false)).then(
+	const failure = await router(context(false)).then(
 		() => undefined,
 		(error: unknown) => error,
 	);

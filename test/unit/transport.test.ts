@@ -72,7 +72,7 @@ function credentials(over: Partial<TestCredentials> = {}): TestCredentials {
 
 async function send(request: ApiRequest, over: Partial<TestCredentials> = {}) {
 	const [[item]] = await runNode(
-		nodeFor((ctx) => apiRequest.call(ctx, request, fast)),
+		nodeFor((ctx) => apiRequest(ctx, request, fast)),
 		{ parameters: {}, credentials: credentials(over) },
 	);
 	return item.json.result;
@@ -234,8 +234,8 @@ describe("the credential's Environment", () => {
 		handler = marked(200, { ok: true });
 		const [[item]] = await runNode(
 			nodeFor(async (ctx) => {
-				await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets' }, fast);
-				return await apiRequest.call(ctx, { method: 'POST', path: '/payment', body: {} }, fast);
+				await apiRequest(ctx, { method: 'GET', path: '/supported-assets' }, fast);
+				return await apiRequest(ctx, { method: 'POST', path: '/payment', body: {} }, fast);
 			}),
 			{ parameters: {}, credentials: credentials(sandbox()) },
 		);
@@ -459,7 +459,7 @@ describe('errors that never invite a second payment', () => {
 		let error: NodeApiError | undefined;
 		try {
 			await runNode(
-				nodeFor((ctx) => apiRequest.call(ctx, { ...order('payout-INV-2'), timeoutMs: 150 }, { ...fast, maxAttempts: 2 })),
+				nodeFor((ctx) => apiRequest(ctx, { ...order('payout-INV-2'), timeoutMs: 150 }, { ...fast, maxAttempts: 2 })),
 				{ parameters: {}, credentials: credentials() },
 			);
 		} catch (e) {
@@ -537,7 +537,7 @@ describe('pagination', () => {
 	}
 	async function list(request: Omit<ListRequest, 'path' | 'listKey'>) {
 		const [[item]] = await runNode(
-			nodeFor((ctx) => apiRequestAllItems.call(ctx, { path: '/payment-orders', listKey: 'paymentOrders', ...request }, fast)),
+			nodeFor((ctx) => apiRequestAllItems(ctx, { path: '/payment-orders', listKey: 'paymentOrders', ...request }, fast)),
 			{ parameters: {}, credentials: credentials() },
 		);
 		return item.json.result as IDataObject[];
@@ -574,7 +574,7 @@ describe('pagination', () => {
 		const [[item]] = await runNode(
 			nodeFor(async (ctx) => {
 				const seenPages: Array<{ ids: string[]; more: boolean }> = [];
-				for await (const page of listPages.call(ctx, { path: '/payment-orders', listKey: 'paymentOrders', pageSize: 10 }, fast)) {
+				for await (const page of listPages(ctx, { path: '/payment-orders', listKey: 'paymentOrders', pageSize: 10 }, fast)) {
 					seenPages.push({ ids: page.records.map((r) => String(r.id)), more: page.more });
 					if (page.records.some((r) => r.id === 'po_12')) break;
 				}
@@ -608,9 +608,9 @@ describe('one credential read per run of the node', () => {
 	test('many requests of one run, in sequence and at once, read the credential once and all carry the key', async () => {
 		handler = reply(200, { ok: true });
 		const { reads } = await runCounting(async (ctx) => {
-			await apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast);
-			await apiRequest.call(ctx, { api: 'rewards', method: 'GET', path: '/rewards/rules' }, fast);
-			return await Promise.all([1, 2, 3].map((i) => apiRequest.call(ctx, { method: 'GET', path: `/payment-orders/p${i}` }, fast)));
+			await apiRequest(ctx, { method: 'GET', path: '/account/limits' }, fast);
+			await apiRequest(ctx, { api: 'rewards', method: 'GET', path: '/rewards/rules' }, fast);
+			return await Promise.all([1, 2, 3].map((i) => apiRequest(ctx, { method: 'GET', path: `/payment-orders/p${i}` }, fast)));
 		});
 		expect(reads).toBe(1);
 		expect(seen).toHaveLength(5);
@@ -619,8 +619,8 @@ describe('one credential read per run of the node', () => {
 
 	test('a changed credential is used by the next run (nothing is kept beyond a run)', async () => {
 		handler = reply(200, { ok: true });
-		await runCounting((ctx) => apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast));
-		const { reads } = await runCounting((ctx) => apiRequest.call(ctx, { method: 'GET', path: '/account/limits' }, fast), {
+		await runCounting((ctx) => apiRequest(ctx, { method: 'GET', path: '/account/limits' }, fast));
+		const { reads } = await runCounting((ctx) => apiRequest(ctx, { method: 'GET', path: '/account/limits' }, fast), {
 			apiKey: 'sk_test_rotated_key',
 			baseUrl: `${origin}/`,
 		});

@@ -266,7 +266,7 @@ const keyFieldsAfterMode: INodeProperties[] = [
  * "Idempotency Key": a Business Key (version 2's default) or a Derived key (version 1's default).
  * n8n leaves default values out of saved workflows, so the new default needs the new version: a
  * version 1 node keeps Derived. The derived key is anchored on the execution's lineage (see
- * executionLineage in keyedWrite.ts), so n8n's retries send the same key.
+ * executionLineage in idempotencyKey.ts), so n8n's retries send the same key.
  */
 export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
 	const notice = DERIVED_NOTICES[kind];

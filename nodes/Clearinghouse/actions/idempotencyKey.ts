@@ -328,10 +328,10 @@ export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: numb
 }
 
 /** A keyed write's row as a person knows it in an error (router.ts nameOfRow): its Business Key; none with Derived keys. */
-export function businessKeyReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
+export function businessKeyReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	try {
-		if (keyMode(this, itemIndex) !== 'custom') return undefined;
-		const key = itemParameter(this, 'idempotencyKey', itemIndex, '');
+		if (keyMode(ctx, itemIndex) !== 'custom') return undefined;
+		const key = itemParameter(ctx, 'idempotencyKey', itemIndex, '');
 		const text = typeof key === 'string' || typeof key === 'number' ? String(key).trim() : '';
 		if (text === '') return undefined;
 		return text.length > 60 ? `${text.slice(0, 60)}…` : text;

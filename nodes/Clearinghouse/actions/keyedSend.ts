@@ -125,7 +125,7 @@ export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: nu
 	send.beforeSend?.(sent);
 	const startedMs = Date.now();
 	try {
-		const response = await apiRequest.call(ctx, {
+		const response = await apiRequest(ctx, {
 			api: send.api,
 			method: send.method,
 			path: send.path,

@@ -8,7 +8,7 @@ import { validatePathId } from '../../shared/pathId';
 import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
 import { nodeOfRun } from './readOnce';
 
-/** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: keyedWrite.ts). */
+/** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: idempotencyKey.ts). */
 
 export function pageSize(ctx: IExecuteFunctions, itemIndex: number): number {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -73,7 +73,7 @@ export function optionalText(value: unknown): string | undefined {
 
 /**
  * The item's error, returned (never thrown here): every call site says `throw operationError(…)`.
- * test/unit/errorCalls.test.ts fails on a bare call, which would do nothing.
+ * test/repo/errorCalls.test.ts fails on a bare call, which would do nothing.
  */
 export function operationError(ctx: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });

@@ -68,16 +68,16 @@ type Outcome = { records: IDataObject[] } | { error: NodeApiError | NodeOperatio
  * timing). Without Continue On Fail no item starts after a failure and the error of the first
  * failing item (in item order) is thrown once the items already running have finished.
  */
-export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operationName = this.getNodeParameter('operation', 0) as string;
+export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const resource = ctx.getNodeParameter('resource', 0) as string;
+	const operationName = ctx.getNodeParameter('operation', 0) as string;
 	const operation = findOperation(resource, operationName);
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+		throw new NodeOperationError(ctx.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
-	const continueOnFail = this.continueOnFail();
-	const concurrency = Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 5)) || 1));
+	const continueOnFail = ctx.continueOnFail();
+	const concurrency = Math.max(1, Math.floor(Number(ctx.getNodeParameter('options.concurrency', 0, 5)) || 1));
 
 	const outcomes: Outcome[] = new Array(items.length);
 	let next = 0;
@@ -87,29 +87,29 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const itemIndex = next++;
 			if (outcomes[itemIndex]) continue; // refused by its own checks (Continue On Fail)
 			try {
-				const result = await operation.execute.call(this, itemIndex);
+				const result = await operation.execute(ctx, itemIndex);
 				outcomes[itemIndex] = { records: Array.isArray(result) ? result : [result] };
 			} catch (error) {
 				// Dry run: the write the transport refused to send becomes the item's output.
-				const unsent = dryRunItem(this, error, itemIndex, `${resource}.${operationName}`);
+				const unsent = dryRunItem(ctx, error, itemIndex, `${resource}.${operationName}`);
 				if (unsent) {
 					outcomes[itemIndex] = { records: [unsent] };
 					continue;
 				}
-				outcomes[itemIndex] = { error: asNodeError(this, error, itemIndex) };
+				outcomes[itemIndex] = { error: asNodeError(ctx, error, itemIndex) };
 				if (!continueOnFail) stopped = true;
 			}
 		}
 	};
 	// Options → Dry Run (actions/dryRun.ts): no write leaves the transport until endDryRun.
-	beginDryRun(this);
+	beginDryRun(ctx);
 	try {
 		// Checks over the whole batch (spend limits) before any item starts: a refusal sends nothing.
 		let batchError: NodeApiError | NodeOperationError | undefined;
 		try {
-			await operation.preflight?.call(this, items.length);
+			await operation.preflight?.(ctx, items.length);
 		} catch (error) {
-			batchError = asNodeError(this, error, 0);
+			batchError = asNodeError(ctx, error, 0);
 		}
 		if (batchError) {
 			if (!continueOnFail) throw batchError;
@@ -120,19 +120,19 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (operation.checkRow) {
 			let refused: Map<number, NodeApiError | NodeOperationError>;
 			try {
-				refused = await checkRows(this, operation, items.length);
+				refused = await checkRows(ctx, operation, items.length);
 			} catch (error) {
 				// What the checks read was refused (a wrong key): the run fails as a whole, as a preflight does.
-				const runError = error instanceof NodeApiError || error instanceof NodeOperationError ? error : asNodeError(this, error, 0);
+				const runError = error instanceof NodeApiError || error instanceof NodeOperationError ? error : asNodeError(ctx, error, 0);
 				if (!continueOnFail) throw runError;
 				return [items.map((_, itemIndex) => ({ json: failedItemJson(runError), pairedItem: { item: itemIndex } }))];
 			}
-			if (refused.size > 0 && !continueOnFail) throw batchRefusal(this, operation, refused, items.length);
+			if (refused.size > 0 && !continueOnFail) throw batchRefusal(ctx, operation, refused, items.length);
 			for (const [itemIndex, error] of refused) outcomes[itemIndex] = { error };
 		}
 		await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	} finally {
-		endDryRun(this);
+		endDryRun(ctx);
 	}
 
 	const output: INodeExecutionData[] = [];
@@ -141,8 +141,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
 			if (!continueOnFail) {
-				const rowName = (index: number) => nameOfRow(this, operation, index, items.length);
-				throw withProgress(this, operation, outcome.error, outcomes, items.length, { itemIndex, rowName });
+				const rowName = (index: number) => nameOfRow(ctx, operation, index, items.length);
+				throw withProgress(ctx, operation, outcome.error, outcomes, items.length, { itemIndex, rowName });
 			}
 			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
@@ -161,7 +161,7 @@ async function checkRows(ctx: IExecuteFunctions, operation: Operation, total: nu
 	const refused = new Map<number, NodeApiError | NodeOperationError>();
 	for (let itemIndex = 0; itemIndex < total; itemIndex++) {
 		try {
-			await operation.checkRow!.call(ctx, itemIndex);
+			await operation.checkRow!(ctx, itemIndex);
 		} catch (error) {
 			if (error instanceof NodeApiError) throw asNodeError(ctx, error, itemIndex);
 			refused.set(itemIndex, asNodeError(ctx, error, itemIndex));
@@ -258,7 +258,7 @@ export function failedItemJson(error: NodeApiError | NodeOperationError): IDataO
 export function nameOfRow(ctx: IExecuteFunctions, operation: Operation, itemIndex: number, total: number): string {
 	let reference: string | undefined;
 	try {
-		reference = operation.rowReference?.call(ctx, itemIndex);
+		reference = operation.rowReference?.(ctx, itemIndex);
 	} catch {
 		reference = undefined;
 	}
@@ -330,7 +330,7 @@ export function withProgress(
 	}
 	// The message counts the rows; the details say which (up to 20), without repeating the count.
 	const which = succeeded.length <= 20 ? `${rowList(succeeded, rowName).replace(/^r/, 'R')} succeeded: ` : '';
-	const told = operation.succeededRows?.call(ctx, records);
+	const told = operation.succeededRows?.(ctx, records);
 	const summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded${told ? `: ${told.made}` : ''}`;
 	let detail = `${which}${told?.detail ?? 'their results are not in the output because the node failed. Check them (Get or Get Many) before running the rows again, or Retry this execution from the executions list.'}`;
 	detail = detail[0].toUpperCase() + detail.slice(1);

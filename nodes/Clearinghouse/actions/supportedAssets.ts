@@ -31,7 +31,7 @@ function pairCheck({ operation, sends }: Writer): string {
 async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, writer: Writer): Promise<SupportedAsset[]> {
 	let answer: unknown;
 	try {
-		answer = await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets', itemIndex });
+		answer = await apiRequest(ctx, { method: 'GET', path: '/supported-assets', itemIndex });
 	} catch (error) {
 		const failure =
 			error instanceof NodeOperationError || error instanceof NodeApiError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });

@@ -22,7 +22,7 @@ function matches(filter: string | undefined, ...fields: unknown[]): boolean {
 export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken ?? 0) || 0;
 	const page = await loadForEditor(this, async () =>
-		apiRequest.call(this, {
+		apiRequest(this, {
 			method: 'GET',
 			path: '/payment-orders',
 			// `status` is required by the reference: every known status.
@@ -38,7 +38,7 @@ export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: 
 
 /** Webhook endpoints for the From List mode; the filter matches the URL, description or id. */
 export async function searchWebhookEndpoints(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
-	const body = await loadForEditor(this, async () => apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints' }));
+	const body = await loadForEditor(this, async () => apiRequest(this, { method: 'GET', path: '/webhooks/endpoints' }));
 	const endpoints = (body.endpoints as IDataObject[] | undefined) ?? [];
 	return {
 		results: endpoints
@@ -84,12 +84,12 @@ export async function searchUsers(this: ILoadOptionsFunctions, filter?: string, 
 async function usersPage(ctx: ILoadOptionsFunctions, offset: number): Promise<{ users: IDataObject[]; total?: number }> {
 	let body: unknown;
 	try {
-		body = await apiRequest.call(ctx, { method: 'GET', path: '/users', qs: { limit: USER_PAGE_SIZE, offset } });
+		body = await apiRequest(ctx, { method: 'GET', path: '/users', qs: { limit: USER_PAGE_SIZE, offset } });
 	} catch (error) {
 		const { status } = failureOf(error);
 		if (status !== 404 && status !== 405) return await loadForEditor(ctx, async () => Promise.reject(error));
 		// A wrong Base URL answers 404 too: GET /supported-assets (in the reference) fails then, and says so.
-		await loadForEditor(ctx, async () => apiRequest.call(ctx, { method: 'GET', path: '/supported-assets' }));
+		await loadForEditor(ctx, async () => apiRequest(ctx, { method: 'GET', path: '/supported-assets' }));
 		throw new NodeOperationError(ctx.getNode(), noUserListMessage(status, await targetOf(ctx)));
 	}
 	const answer = (typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}) as IDataObject;

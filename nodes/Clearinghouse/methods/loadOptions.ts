@@ -6,7 +6,7 @@ import { loadForEditor } from './listError';
 
 /** GET /supported-assets; a failure (a wrong API key, a wrong Base URL) is said so that the editor shows why. */
 async function supportedAssets(ctx: ILoadOptionsFunctions): Promise<IDataObject[]> {
-	return await loadForEditor(ctx, async () => (await apiRequest.call(ctx, { method: 'GET', path: '/supported-assets' })) as unknown as IDataObject[]);
+	return await loadForEditor(ctx, async () => (await apiRequest(ctx, { method: 'GET', path: '/supported-assets' })) as unknown as IDataObject[]);
 }
 
 function unique(values: string[], name: (value: string) => string = (value) => value): INodePropertyOptions[] {

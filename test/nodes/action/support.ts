@@ -94,8 +94,6 @@ export function useEnv(options: { reset?: boolean; sandbox?: SandboxOptions } = 
 	return env;
 }
 
-export { walletOf };
-
 /** Parameters of a write operation whose idempotency key is derived (named: version 2 defaults to a Business Key where it has one). */
 function derivedKeyWrite(resource: string, operation: string, parameters: INodeParameters): INodeParameters {
 	return { resource, operation, idempotencyKeyMode: 'derived', ...parameters };

@@ -14,6 +14,7 @@ import { triggerKey } from '../../../nodes/ClearinghouseTrigger/state';
 import { additionalDataFor, makeWorkflow } from '../../../harness/n8nContexts';
 import { SandboxClient } from '../../../harness/sandboxClient';
 import { sleeps } from '../../support/sleep';
+import { setupFor, trigger, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
 import {
 	activate,
 	allRunOnce as allRunOnceIn,
@@ -26,10 +27,7 @@ import {
 	newOrder,
 	outage,
 	publishAlone,
-	setupFor,
-	trigger,
 	until,
-	type TriggerUnderTest,
 	useTriggerSandbox,
 } from './support';
 

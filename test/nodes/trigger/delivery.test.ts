@@ -8,24 +8,8 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { forgetMemory } from '../../../nodes/ClearinghouseTrigger/events';
 import { forgetOpenedSecrets, OPENED_SECRET_TTL_MS } from '../../../nodes/ClearinghouseTrigger/endpointSecret';
-import {
-	activate,
-	api,
-	deliver,
-	deposit,
-	flush,
-	N8nStaticData,
-	newOrder,
-	operator,
-	requestsSince,
-	secretOf as storedSecret,
-	setupFor,
-	trigger,
-	until,
-	useTriggerSandbox,
-	type Outcome,
-	type TriggerUnderTest,
-} from './support';
+import { deliver, N8nStaticData, secretOf as storedSecret, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { activate, api, deposit, flush, newOrder, operator, requestsSince, until, useTriggerSandbox } from './support';
 import { webhookContext } from '../../../harness/n8nContexts';
 import { hmac, nowSeconds } from '../../../harness/signer';
 import { maskedSecret } from '../../../harness/sandboxClient';
@@ -724,6 +708,32 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		}
 		const gets = await confirmationGets(since, order.id);
 		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, maskedSecret(sb.apiKey)]));
+	});
+
+	it("a repeat of an event whose run is in flight is answered 409 without another API request (the service's retries while When Finished holds the first delivery)", async () => {
+		const { t, order } = await confirmingTrigger();
+		t.parameters = { ...t.parameters, options: { ...(t.parameters.options as IDataObject), acknowledge: 'whenFinished' } };
+		const body = envelope(order);
+		// n8n is still busy with the first delivery's run (queued behind others), so its answer has not come.
+		let release!: () => void;
+		const running = new Promise<void>((done) => (release = done));
+		let holding = false;
+		t.creatingRun = async () => {
+			holding = true;
+			await running;
+		};
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		const first = signed(t, body);
+		await until(async () => holding);
+		t.creatingRun = undefined;
+		const repeats = [await signed(t, body), await signed(t, body)];
+		expect(repeats.map((r) => [r.status, r.body])).toEqual(Array(2).fill([409, { error: 'A run of this event is still in progress' }]));
+		// Only the first delivery asked the API.
+		expect(await confirmationGets(since, order.id)).toHaveLength(1);
+		release();
+		expect((await first).items).toHaveLength(1);
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+		expect(await confirmationGets(since, order.id)).toHaveLength(1);
 	});
 
 	it('the key the delivery opened reaches no answer, item, static data or log line, whatever the API request meets', async () => {

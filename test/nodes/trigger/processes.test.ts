@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { Receiver } from '../../../harness/receiver';
-import { activate, api, deposit, flush, N8nStaticData, newOrder, until, useTriggerSandbox, WebhookServer, type TriggerUnderTest } from './support';
+import { N8nStaticData, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { activate, api, deposit, flush, newOrder, until, useTriggerSandbox, WebhookServer } from './support';
 
 type Harness = typeof import('../../../harness/inProcessTrigger');
 

@@ -4,21 +4,8 @@
  */
 import { HookContext } from 'n8n-core';
 
-import {
-	activate,
-	api,
-	deactivate,
-	endpointsAt,
-	hook,
-	N8nStaticData,
-	operator,
-	requestsSince,
-	secretOf,
-	trigger,
-	useTriggerSandbox,
-	WebhookServer,
-	type TriggerUnderTest,
-} from './support';
+import { N8nStaticData, secretOf, trigger, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
+import { activate, api, deactivate, endpointsAt, hook, operator, requestsSince, useTriggerSandbox, WebhookServer } from './support';
 
 const { sb, receiver } = useTriggerSandbox();
 let counter = 0;

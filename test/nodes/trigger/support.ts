@@ -18,8 +18,6 @@ import { AUTO_DISABLE_AFTER } from '../../../sandbox/webhooks';
 import { fixture } from '../../support/fixture';
 import { SandboxClient, userOf, walletOf, type LoggedRequest } from '../../../harness/sandboxClient';
 
-export { deliver, N8nStaticData, secretOf, setupFor, trigger, type Outcome, type TriggerUnderTest } from '../../../harness/inProcessTrigger';
-
 // delete() deletes at once in these tests, as before its grace period (activation.test.ts tests the grace).
 setRetireGrace(0);
 // A recovery reads its lease marker back 2 s after writing it, so that another process's recovery writing its

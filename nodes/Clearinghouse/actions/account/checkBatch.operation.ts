@@ -12,8 +12,7 @@ import { amountField, optionsCollection, subaccountReadOption } from '../fields'
 import { itemParameter, operationError, subaccountQuery } from '../parameters';
 import { validateIdempotencyKey } from '../../../shared/idempotency';
 import { findOrdersByKey, KEY_LOOKUP_DAYS } from '../paymentOrder/findOrders';
-import { keyStateOf } from '../paymentOrder/findByKeys.operation';
-import { laterNow } from '../paymentOrder/foundOrder';
+import { laterNow, keyStateOf } from '../paymentOrder/foundOrder';
 import { orderAmount } from '../paymentOrder/orderAmount';
 import { checkBatch } from './batchLimits';
 
@@ -63,29 +62,29 @@ export const description = updateDisplayOptions({ show: { resource: ['account'],
  * item): the count and sum for the netting window and the day, the largest order against maxTxUsd,
  * `ok` and the problems in words. The other items produce nothing.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]> {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]> {
 	if (itemIndex !== 0) return [];
-	const items = this.getInputData();
-	const mapped = this.getNodeParameter('dataMode', 0, 'defineBelow') === 'autoMapInputData';
+	const items = ctx.getInputData();
+	const mapped = ctx.getNodeParameter('dataMode', 0, 'defineBelow') === 'autoMapInputData';
 	const amounts: UsdAmount[] = [];
 	for (let n = 0; n < items.length; n++) {
 		try {
 			// Map Automatically: the column Create reads the amount from (amountUsd, Amount (USD), Amount, ...).
-			amounts.push(orderAmount(this, n, mapped));
+			amounts.push(orderAmount(ctx, n, mapped));
 		} catch (error) {
 			throw operationError(
-				this,
+				ctx,
 				`Row ${n + 1}: ${(error as Error).message}`,
 				0,
 				'Every order of the batch needs a valid amount before the batch can be checked.',
 			);
 		}
 	}
-	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
-	const limits = await readAccountLimits(this, 0, subaccountQuery(options));
+	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const limits = await readAccountLimits(ctx, 0, subaccountQuery(options));
 	const report = { ...checkBatch(amounts, limits), accountId: limits.accountId ?? null };
-	const keys = batchKeys(this, items.length);
-	return keys ? { ...report, ...(await keysUsed.call(this, keys, options)) } : report;
+	const keys = batchKeys(ctx, items.length);
+	return keys ? { ...report, ...(await keysUsed(ctx, keys, options)) } : report;
 }
 
 /** Each item's Business Key, or undefined when the field is left empty. */
@@ -110,10 +109,10 @@ function batchKeys(ctx: IExecuteFunctions, count: number): string[] | undefined 
 }
 
 /** Which keys of the batch already have an order, from one listing of the last 90 days. */
-async function keysUsed(this: IExecuteFunctions, keys: string[], options: IDataObject): Promise<IDataObject> {
+async function keysUsed(ctx: IExecuteFunctions, keys: string[], options: IDataObject): Promise<IDataObject> {
 	const subaccountId = typeof options.subaccountId === 'string' && options.subaccountId.trim() !== '' ? options.subaccountId.trim() : undefined;
 	const createdAfter = new Date(Date.now() - KEY_LOOKUP_DAYS * 86_400_000).toISOString();
-	const index = await findOrdersByKey.call(this, { keys, createdAfter, subaccountId, includeSubaccounts: !subaccountId, itemIndex: 0 });
+	const index = await findOrdersByKey(ctx, { keys, createdAfter, subaccountId, includeSubaccounts: !subaccountId, itemIndex: 0 });
 	const usedKeys: IDataObject[] = [];
 	keys.forEach((key, n) => {
 		const order = index.byKey.get(key);

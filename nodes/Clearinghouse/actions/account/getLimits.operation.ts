@@ -17,9 +17,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['account'], operation: ['getLimits'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return await apiRequest(ctx, {
 		method: 'GET',
 		path: '/account/limits',
 		qs: subaccountQuery(options),

@@ -1,3 +1,7 @@
+/**
+ * POST /payment-orders/{id}/cancel. Not keyed and not repeated by the transport: a repeat after a
+ * lost answer would meet an order that is no longer cancelable and fail with 409 for no reason.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -21,15 +25,11 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['cancel'] } }, properties);
 
-/**
- * POST /payment-orders/{id}/cancel. Not keyed and not repeated by the transport: a repeat after a
- * lost answer would meet an order that is no longer cancelable and fail with 409 for no reason.
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
-	const reason = String(this.getNodeParameter('reason', itemIndex, '') ?? '');
-	const subaccount = subaccountQuery(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
-	const { statusCode, body } = await apiRequestWithStatus.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'paymentOrderId', itemIndex, 'Payment Order');
+	const reason = String(ctx.getNodeParameter('reason', itemIndex, '') ?? '');
+	const subaccount = subaccountQuery(ctx.getNodeParameter('options', itemIndex, {}) as IDataObject);
+	const { statusCode, body } = await apiRequestWithStatus(ctx, {
 		method: 'POST',
 		path: `/payment-orders/${encodeURIComponent(id)}/cancel`,
 		body: { reason, ...subaccount },

@@ -1,3 +1,8 @@
+/**
+ * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
+ * have an order, and in which status. What a person runs after a crash, an outage or an unknown
+ * outcome before paying again, and what a reconciliation runs daily.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -6,13 +11,7 @@ import { FieldError } from '../../../shared/fieldError';
 import { optionsCollection, pageSizeOption, subaccountReadOption } from '../fields';
 import { itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
-import { laterNow, orderState } from './foundOrder';
-
-/**
- * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
- * have an order, and in which status. What a person runs after a crash, an outage or an unknown
- * outcome before paying again, and what a reconciliation runs daily.
- */
+import { laterNow, keyStateOf } from './foundOrder';
 
 /** Created After when none is set: orders of the last 30 days. */
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -81,7 +80,7 @@ async function listing(ctx: IExecuteFunctions): Promise<{ index: OrderIndex; cre
 		}
 	}
 	const subaccountId = optionalText(options.subaccountId);
-	const index = await findOrdersByKey.call(ctx, {
+	const index = await findOrdersByKey(ctx, {
 		keys,
 		createdAfter,
 		subaccountId,
@@ -93,12 +92,12 @@ async function listing(ctx: IExecuteFunctions): Promise<{ index: OrderIndex; cre
 }
 
 /** The order holding the item's key, with its current status, or `found: false`. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const key = keyOf(this, itemIndex);
-	let shared = listings.get(this);
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const key = keyOf(ctx, itemIndex);
+	let shared = listings.get(ctx);
 	if (!shared) {
-		shared = listing(this);
-		listings.set(this, shared);
+		shared = listing(ctx);
+		listings.set(ctx, shared);
 	}
 	const { index, createdAfter } = await shared;
 	const order = index.byKey.get(key);
@@ -112,19 +111,4 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		};
 	}
 	return { found: true, businessKey: key, ...keyStateOf(order, laterNow(Date.now(), index.skewMs)), searchedFrom: createdAfter, ...order };
-}
-
-/**
- * What the key means for the payee, as data a workflow branches on: `live` (its order pays or has
- * paid: Create with this key returns that order and pays nothing new), `dead` (its order can never
- * pay: the payee is unpaid and only a new key pays), `unknown` (a status this node does not know).
- */
-export function keyStateOf(order: IDataObject, serviceNowMs: number): { keyState: string; note: string } {
-	const { state, why } = orderState(order, serviceNowMs);
-	const used = `This key was used on ${String(order.createdAt ?? '(unknown date)')} by payment order ${String(order.id ?? '')} (status ${String(order.status ?? '(none)')})`;
-	if (state === 'dead') {
-		return { keyState: 'dead', note: `${used}, which can no longer pay: ${why}. The payee is unpaid, and only a new key pays: Create with this key fails.` };
-	}
-	if (state === 'unknown') return { keyState: 'unknown', note: `${used}: ${why}. Check the order before paying again.` };
-	return { keyState: 'live', note: `${used}. Create with this key returns that order and pays nothing new.` };
 }

@@ -40,7 +40,7 @@ export interface OrderIndex {
  * is found or the window is exhausted. Orders created while paging push older ones to later offsets:
  * an order may be read twice, never skipped.
  */
-export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
+export async function findOrdersByKey(ctx: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
 	const wanted = new Set(search.keys);
 	const index: OrderIndex = { byKey: new Map(), listed: 0, pages: 0, skewMs: 0 };
 	const qs: IDataObject = { status: [...PAYMENT_ORDER_STATUSES] };
@@ -49,7 +49,7 @@ export async function findOrdersByKey(this: IExecuteFunctions, search: OrderSear
 	else if (search.includeSubaccounts) qs.includeSubaccounts = true;
 	const pageSize = Math.min(1000, Math.max(1, search.pageSize ?? 1000));
 	if (wanted.size === 0) return index;
-	for await (const { records, date } of listPages.call(this, {
+	for await (const { records, date } of listPages(ctx, {
 		path: '/payment-orders',
 		listKey: 'paymentOrders',
 		qs,
@@ -85,11 +85,11 @@ const runListings = new WeakMap<IExecuteFunctions, Map<string, { startedMs: numb
  * it), unless `alsoRecent` is false (a dry run makes none).
  */
 export async function orderByKeyInRun(
-	this: IExecuteFunctions,
+	ctx: IExecuteFunctions,
 	search: { key: string; runKeys: () => Iterable<string>; subaccountId?: string; itemIndex: number; alsoRecent?: boolean },
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const byScope = runListings.get(this) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
-	runListings.set(this, byScope);
+	const byScope = runListings.get(ctx) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
+	runListings.set(ctx, byScope);
 	const scope = { subaccountId: search.subaccountId, includeSubaccounts: !search.subaccountId };
 	const scopeKey = search.subaccountId ?? '';
 	let shared = byScope.get(scopeKey);
@@ -97,7 +97,7 @@ export async function orderByKeyInRun(
 		const startedMs = Date.now();
 		const keys = new Set(search.runKeys());
 		keys.add(search.key);
-		const index = findOrdersByKey.call(this, {
+		const index = findOrdersByKey(ctx, {
 			keys,
 			createdAfter: new Date(startedMs - KEY_LOOKUP_DAYS * 86_400_000).toISOString(),
 			...scope,
@@ -112,7 +112,7 @@ export async function orderByKeyInRun(
 	const found = index.byKey.get(search.key);
 	if (found) return { order: found, skewMs: index.skewMs };
 	if (search.alsoRecent === false) return undefined;
-	const recent = await findOrdersByKey.call(this, {
+	const recent = await findOrdersByKey(ctx, {
 		keys: [search.key],
 		// From the earlier of the two clocks (n8n's, the service's by its Date header): a Date that
 		// leads must not hide an order this run made.

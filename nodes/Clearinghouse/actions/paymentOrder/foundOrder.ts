@@ -177,3 +177,18 @@ export function existingOrderFinding(order: IDataObject, found: FoundCheck, skew
 		? `${said}: a real run fails this item. ${problem.message}.`
 		: `${said}: a real run returns that order (created: false) if its payment values are the same, and pays nothing new.`;
 }
+
+/**
+ * What the key means for the payee, as data a workflow branches on: `live` (its order pays or has
+ * paid: Create with this key returns that order and pays nothing new), `dead` (its order can never
+ * pay: the payee is unpaid and only a new key pays), `unknown` (a status this node does not know).
+ */
+export function keyStateOf(order: IDataObject, serviceNowMs: number): { keyState: string; note: string } {
+	const { state, why } = orderState(order, serviceNowMs);
+	const used = `This key was used on ${String(order.createdAt ?? '(unknown date)')} by payment order ${String(order.id ?? '')} (status ${String(order.status ?? '(none)')})`;
+	if (state === 'dead') {
+		return { keyState: 'dead', note: `${used}, which can no longer pay: ${why}. The payee is unpaid, and only a new key pays: Create with this key fails.` };
+	}
+	if (state === 'unknown') return { keyState: 'unknown', note: `${used}: ${why}. Check the order before paying again.` };
+	return { keyState: 'live', note: `${used}. Create with this key returns that order and pays nothing new.` };
+}

@@ -1,3 +1,4 @@
+/** GET /payment-orders/{id}: the order plus its `returns` block. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -17,11 +18,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['get'] } }, properties);
 
-/** GET /payment-orders/{id}: the order plus its `returns` block. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	return await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'paymentOrderId', itemIndex, 'Payment Order');
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	return await apiRequest(ctx, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
 		qs: subaccountQuery(options),

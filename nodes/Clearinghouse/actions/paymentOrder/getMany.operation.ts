@@ -1,3 +1,4 @@
+/** GET /payment-orders with limit/offset pages; one item per order. A read: safe to repeat. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -84,16 +85,15 @@ function paymentOrderQuery(ctx: IExecuteFunctions, filters: IDataObject, itemInd
 	return qs;
 }
 
-/** GET /payment-orders with limit/offset pages; one item per order. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	const qs = paymentOrderQuery(this, filters, itemIndex);
-	return await apiRequestAllItems.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs = paymentOrderQuery(ctx, filters, itemIndex);
+	return await apiRequestAllItems(ctx, {
 		path: '/payment-orders',
 		qs,
 		listKey: 'paymentOrders',
-		limit: listLimit(this, itemIndex),
-		pageSize: pageSize(this, itemIndex),
+		limit: listLimit(ctx, itemIndex),
+		pageSize: pageSize(ctx, itemIndex),
 		itemIndex,
 	});
 }

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import * as cancel from './cancel.operation';
-import * as create from './create.operation';
+import * as create from './create/create.operation';
 import * as findByKeys from './findByKeys.operation';
 import * as get from './get.operation';
 import * as getMany from './getMany.operation';

@@ -1,3 +1,8 @@
+/**
+ * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.
+ * Keyed, so the transport may repeat it (including after 429 with Retry-After). Each wallet's chain is
+ * checked first against GET /supported-assets (read once per run).
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -47,30 +52,25 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['setReturnDetails'] } }, properties);
 
-/**
- * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.
- * Keyed, so the transport may repeat it (including after 429 with Retry-After). Each wallet's chain is
- * checked first against GET /supported-assets (read once per run).
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
-	const userId = requiredText(this, 'userId', itemIndex, 'Return User ID');
-	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'paymentOrderId', itemIndex, 'Payment Order');
+	const userId = requiredText(ctx, 'userId', itemIndex, 'Return User ID');
+	const wallets = chainWallets(ctx, ctx.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
 	if (wallets.length < 1 || wallets.length > MAX_RETURN_WALLETS) {
-		throw operationError(this, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
+		throw operationError(ctx, `Return Wallets must hold 1 to ${MAX_RETURN_WALLETS} wallets (got ${wallets.length})`, itemIndex);
 	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const subaccount = subaccountQuery(options);
 	let revision: number;
 	let revisionSource: 'given' | 'read';
 	if (options.revision !== undefined && options.revision !== '') {
 		revision = Number(options.revision);
 		if (!Number.isInteger(revision) || revision < 0) {
-			throw operationError(this, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
+			throw operationError(ctx, `Expected Revision must be a whole number of 0 or more (got "${String(options.revision)}")`, itemIndex);
 		}
 		revisionSource = 'given';
 	} else {
-		const order = await apiRequest.call(this, {
+		const order = await apiRequest(ctx, {
 			method: 'GET',
 			path: `/payment-orders/${encodeURIComponent(id)}`,
 			qs: subaccount,
@@ -92,8 +92,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	} as const;
 	// The key first (a Derived key refused in this run stops here), then each wallet's chain against GET /supported-assets.
 	const guard = () =>
-		checkChainAndAsset(this, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
-	const { key, response, sent } = await sendKeyed(this, itemIndex, { ...request, guard });
+		checkChainAndAsset(ctx, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
+	const { key, response, sent } = await sendKeyed(ctx, itemIndex, { ...request, guard });
 	// The revision the first try expected (a retry sends the first try's request).
 	const expectedRevision = Number(sent.headers['If-Match'].slice(1, -1));
 	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };

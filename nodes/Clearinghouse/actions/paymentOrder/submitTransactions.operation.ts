@@ -1,3 +1,8 @@
+/**
+ * POST /payment-orders/{id}/transactions. Not keyed by the API, but attributing a hash is safe to
+ * repeat by nature (the same hash matches the same transfer once), so the transport may repeat it
+ * and the node re-submits on `transfersProcessed: 0` when asked to.
+ */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { sleep, updateDisplayOptions } from 'n8n-workflow';
 
@@ -62,22 +67,17 @@ export const description = updateDisplayOptions({ show: { resource: ['paymentOrd
 const NOT_INDEXED_HINT =
 	'The service processed no transfer: its chain indexer has probably not seen the transaction yet. Submit again in a few seconds (Options → Retries While Not Indexed), and check that the transaction went from an activated wallet of the sender to the deposit address of this order.';
 
-/**
- * POST /payment-orders/{id}/transactions. Not keyed by the API, but attributing a hash is safe to
- * repeat by nature (the same hash matches the same transfer once), so the transport may repeat it
- * and the node re-submits on `transfersProcessed: 0` when asked to.
- */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'paymentOrderId', itemIndex, 'Payment Order');
-	const entries = ((this.getNodeParameter('transactions', itemIndex, {}) as IDataObject).transaction as IDataObject[] | undefined) ?? [];
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'paymentOrderId', itemIndex, 'Payment Order');
+	const entries = ((ctx.getNodeParameter('transactions', itemIndex, {}) as IDataObject).transaction as IDataObject[] | undefined) ?? [];
 	const transactions = entries.map((entry, n) => {
 		const hash = optionalText(entry.hash);
 		const chain = optionalText(entry.chain);
-		if (!hash || !chain) throw operationError(this, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
+		if (!hash || !chain) throw operationError(ctx, `Transaction #${n + 1} needs both a hash and a chain`, itemIndex);
 		return { hash, chain };
 	});
-	if (transactions.length === 0) throw operationError(this, 'Transactions: add at least one transaction hash', itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (transactions.length === 0) throw operationError(ctx, 'Transactions: add at least one transaction hash', itemIndex);
+	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
 	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
 	const subaccount = subaccountQuery(options);
@@ -85,7 +85,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	let attempts = 0;
 	for (;;) {
 		attempts++;
-		const response = await apiRequest.call(this, {
+		const response = await apiRequest(ctx, {
 			method: 'POST',
 			path: `/payment-orders/${encodeURIComponent(id)}/transactions`,
 			body: { transactions, ...subaccount },
@@ -104,7 +104,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		if (processed > 0) return result;
 		// 0 can also mean the hashes were attributed already (by an earlier submission whose answer
 		// was lost, or another workflow): the order says so.
-		const attributed = await attributedHashes.call(this, id, itemIndex, subaccount);
+		const attributed = await attributedHashes(ctx, id, itemIndex, subaccount);
 		const already = transactions.map((t) => t.hash).filter((hash) => attributed.has(normalizeHash(hash)));
 		if (already.length === transactions.length) {
 			return { ...result, indexed: true, alreadyAttributed: already };
@@ -122,8 +122,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 }
 
 /** Transaction hashes already attributed to the order (its inbound transfers). */
-async function attributedHashes(this: IExecuteFunctions, id: string, itemIndex: number, subaccount: IDataObject | undefined): Promise<Set<string>> {
-	const order = await apiRequest.call(this, {
+async function attributedHashes(ctx: IExecuteFunctions, id: string, itemIndex: number, subaccount: IDataObject | undefined): Promise<Set<string>> {
+	const order = await apiRequest(ctx, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
 		qs: subaccount,

@@ -57,24 +57,24 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['quote'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
-		toChain: requiredText(this, 'toChain', itemIndex, 'Chain'),
-		asset: requiredText(this, 'asset', itemIndex, 'Asset'),
-		amountUsd: usdAmount(this, this.getNodeParameter('amountUsd', itemIndex, ''), itemIndex).value,
+		toChain: requiredText(ctx, 'toChain', itemIndex, 'Chain'),
+		asset: requiredText(ctx, 'asset', itemIndex, 'Asset'),
+		amountUsd: usdAmount(ctx, ctx.getNodeParameter('amountUsd', itemIndex, ''), itemIndex).value,
 	};
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const additional = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const toAddress = optionalText(additional.toAddress);
 	if (toAddress) body.toAddress = toAddress;
 	const mode = optionalText(additional.mode);
 	if (mode) body.mode = mode;
 	const name = optionalText(additional.name);
 	if (name !== undefined) {
-		if (name.length > 64) throw operationError(this, `Name must be 1-64 characters (got ${name.length})`, itemIndex);
+		if (name.length > 64) throw operationError(ctx, `Name must be 1-64 characters (got ${name.length})`, itemIndex);
 		body.name = name;
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'Quote → Create', sends: 'quote' });
-	return await apiRequest.call(this, { method: 'POST', path: '/quotes', body, itemIndex });
+	await checkChainAndAsset(ctx, itemIndex, body, { operation: 'Quote → Create', sends: 'quote' });
+	return await apiRequest(ctx, { method: 'POST', path: '/quotes', body, itemIndex });
 }

@@ -82,36 +82,36 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	// Every deposit to the ruleset is delivered to Recipient Address: never the model's choice.
-	const raw = this.getNode().parameters.toAddress;
-	const problem = fromAiProblem(raw, 'Recipient Address') ?? (isToolRun(this) ? modelInputProblem(raw, 'Recipient Address') : undefined);
+	const raw = ctx.getNode().parameters.toAddress;
+	const problem = fromAiProblem(raw, 'Recipient Address') ?? (isToolRun(ctx) ? modelInputProblem(raw, 'Recipient Address') : undefined);
 	if (problem)
 		throw operationError(
-			this,
+			ctx,
 			problem,
 			itemIndex,
 			'Nothing was sent. Every deposit to the ruleset is delivered to this address, so only the workflow owner may set it.',
 		);
 	const body: IDataObject = {
-		deliveredAsset: requiredText(this, 'deliveredAsset', itemIndex, 'Delivered Asset'),
-		deliveredChain: requiredText(this, 'deliveredChain', itemIndex, 'Delivered Chain'),
-		toAddress: requiredText(this, 'toAddress', itemIndex, 'Recipient Address'),
+		deliveredAsset: requiredText(ctx, 'deliveredAsset', itemIndex, 'Delivered Asset'),
+		deliveredChain: requiredText(ctx, 'deliveredChain', itemIndex, 'Delivered Chain'),
+		toAddress: requiredText(ctx, 'toAddress', itemIndex, 'Recipient Address'),
 	};
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const additional = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const mode = optionalText(additional.mode);
 	if (mode) body.mode = mode;
-	if (additional.name !== undefined) body.name = rulesetName(this, String(additional.name).trim(), itemIndex);
+	if (additional.name !== undefined) body.name = rulesetName(ctx, String(additional.name).trim(), itemIndex);
 	if (additional.metadata !== undefined) {
-		const metadata = jsonObject(this, additional.metadata, itemIndex, 'Metadata');
+		const metadata = jsonObject(ctx, additional.metadata, itemIndex, 'Metadata');
 		if (Object.keys(metadata).length > 0) body.metadata = metadata;
 	}
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
 	const request = { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body } as const;
 	// The key first: a Derived key refused in this run sends nothing, not even the read of the supported pairs.
-	const guard = () => checkChainAndAsset(this, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
-	const { key, response } = await sendKeyed(this, itemIndex, { ...request, guard });
+	const guard = () => checkChainAndAsset(ctx, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
+	const { key, response } = await sendKeyed(ctx, itemIndex, { ...request, guard });
 	return { ...response, idempotencyKey: key };
 }
 

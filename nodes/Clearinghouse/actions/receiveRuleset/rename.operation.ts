@@ -34,10 +34,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['receiveRuleset'], operation: ['rename'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredId(this, 'rulesetId', itemIndex, 'Ruleset ID');
-	const name = rulesetName(this, requiredText(this, 'name', itemIndex, 'Name'), itemIndex);
-	return await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredId(ctx, 'rulesetId', itemIndex, 'Ruleset ID');
+	const name = rulesetName(ctx, requiredText(ctx, 'name', itemIndex, 'Name'), itemIndex);
+	return await apiRequest(ctx, {
 		method: 'PATCH',
 		path: `/rulesets/${encodeURIComponent(id)}`,
 		body: { name },

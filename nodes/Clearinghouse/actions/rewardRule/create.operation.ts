@@ -48,13 +48,13 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const body: IDataObject = {
-		name: requiredText(this, 'name', itemIndex, 'Name'),
-		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
-		definition: jsonObject(this, this.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
+		name: requiredText(ctx, 'name', itemIndex, 'Name'),
+		description: String(ctx.getNodeParameter('description', itemIndex, '') ?? ''),
+		definition: jsonObject(ctx, ctx.getNodeParameter('definition', itemIndex, ''), itemIndex, 'Definition'),
 	};
-	const { key, response } = await sendKeyed(this, itemIndex, {
+	const { key, response } = await sendKeyed(ctx, itemIndex, {
 		record: 'reward rule',
 		api: 'rewards',
 		method: 'POST',

@@ -24,9 +24,9 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getMany'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const status = this.getNodeParameter('status', itemIndex, 'active') as string;
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const status = ctx.getNodeParameter('status', itemIndex, 'active') as string;
+	const body = await apiRequest(ctx, {
 		api: 'rewards',
 		method: 'GET',
 		path: '/rewards/rules',
@@ -34,6 +34,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		itemIndex,
 	});
 	const rules = (body.rules as IDataObject[] | undefined) ?? [];
-	const limit = listLimit(this, itemIndex);
+	const limit = listLimit(ctx, itemIndex);
 	return limit === undefined ? rules : rules.slice(0, limit);
 }

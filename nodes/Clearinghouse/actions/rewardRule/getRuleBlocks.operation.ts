@@ -9,8 +9,8 @@ const properties: INodeProperties[] = [optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['rewardRule'], operation: ['getRuleBlocks'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	return await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	return await apiRequest(ctx, {
 		api: 'rewards',
 		method: 'GET',
 		path: '/rewards/rule-blocks',

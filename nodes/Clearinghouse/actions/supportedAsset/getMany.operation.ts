@@ -9,8 +9,8 @@ const properties: INodeProperties[] = [optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['supportedAsset'], operation: ['getMany'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const body = (await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const body = (await apiRequest(ctx, {
 		method: 'GET',
 		path: '/supported-assets',
 		itemIndex,

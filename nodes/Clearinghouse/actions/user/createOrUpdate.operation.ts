@@ -66,22 +66,22 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['user'], operation: ['createOrUpdate'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const label = requiredText(this, 'label', itemIndex, 'Label');
-	const wallets = chainWallets(this, this.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Wallets', false);
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const label = requiredText(ctx, 'label', itemIndex, 'Label');
+	const wallets = chainWallets(ctx, ctx.getNodeParameter('wallets', itemIndex, {}), itemIndex, 'Wallets', false);
 	if (wallets.length === 0) {
-		throw operationError(this, 'Wallets: add at least one wallet', itemIndex);
+		throw operationError(ctx, 'Wallets: add at least one wallet', itemIndex);
 	}
 	const body: IDataObject = { label, wallets };
-	if (this.getNodeParameter('returnWalletsMode', itemIndex, 'unchanged') === 'replace') {
-		body.returnWallets = chainWallets(this, this.getNodeParameter('returnWallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
+	if (ctx.getNodeParameter('returnWalletsMode', itemIndex, 'unchanged') === 'replace') {
+		body.returnWallets = chainWallets(ctx, ctx.getNodeParameter('returnWallets', itemIndex, {}), itemIndex, 'Return Wallets', true);
 	}
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
+	const additional = ctx.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
 
-	await checkChainAndAsset(this, itemIndex, body, { operation: 'User → Create or Update', sends: 'user record' });
-	const response = await apiRequest.call(this, {
+	await checkChainAndAsset(ctx, itemIndex, body, { operation: 'User → Create or Update', sends: 'user record' });
+	const response = await apiRequest(ctx, {
 		method: 'POST',
 		path: '/add-user-record',
 		body,

@@ -11,10 +11,10 @@ const properties: INodeProperties[] = [deliveryIdField, optionsCollection()];
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredId(ctx, 'deliveryId', itemIndex, 'Delivery ID');
 	return withoutSecrets(
-		await apiRequest.call(this, {
+		await apiRequest(ctx, {
 			method: 'GET',
 			path: `/webhooks/deliveries/${encodeURIComponent(id)}`,
 			itemIndex,

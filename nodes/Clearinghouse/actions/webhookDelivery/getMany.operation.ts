@@ -49,19 +49,19 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['getMany'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const filters = ctx.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
 	for (const name of ['endpointId', 'status', 'type']) {
 		const value = optionalText(filters[name]);
 		if (value) qs[name] = value;
 	}
-	const deliveries = await apiRequestAllItems.call(this, {
+	const deliveries = await apiRequestAllItems(ctx, {
 		path: '/webhooks/deliveries',
 		qs,
 		listKey: 'deliveries',
-		limit: listLimit(this, itemIndex),
-		pageSize: pageSize(this, itemIndex),
+		limit: listLimit(ctx, itemIndex),
+		pageSize: pageSize(ctx, itemIndex),
 		itemIndex,
 	});
 	return deliveries.map(withoutSecrets);

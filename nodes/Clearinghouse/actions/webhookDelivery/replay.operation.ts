@@ -15,9 +15,9 @@ const properties: INodeProperties[] = [deliveryIdField, optionsCollection([dryRu
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookDelivery'], operation: ['replay'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredId(this, 'deliveryId', itemIndex, 'Delivery ID');
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = requiredId(ctx, 'deliveryId', itemIndex, 'Delivery ID');
+	const body = await apiRequest(ctx, {
 		method: 'POST',
 		path: `/webhooks/deliveries/${encodeURIComponent(id)}/replay`,
 		itemIndex,

@@ -42,18 +42,18 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['create'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const given = optionalText(this.getNodeParameter('url', itemIndex, ''));
-	if (!given) throw operationError(this, 'URL is required', itemIndex);
-	const url = httpsUrl(this, given, itemIndex);
-	const eventTypes = this.getNodeParameter('eventTypes', itemIndex, ['payment_order']) as string[];
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const given = optionalText(ctx.getNodeParameter('url', itemIndex, ''));
+	if (!given) throw operationError(ctx, 'URL is required', itemIndex);
+	const url = httpsUrl(ctx, given, itemIndex);
+	const eventTypes = ctx.getNodeParameter('eventTypes', itemIndex, ['payment_order']) as string[];
 	if (!Array.isArray(eventTypes) || eventTypes.length === 0) {
-		throw operationError(this, 'Event Types: choose at least one event type', itemIndex);
+		throw operationError(ctx, 'Event Types: choose at least one event type', itemIndex);
 	}
 	const body: IDataObject = {
 		url,
-		description: String(this.getNodeParameter('description', itemIndex, '') ?? ''),
+		description: String(ctx.getNodeParameter('description', itemIndex, '') ?? ''),
 		eventTypes,
 	};
-	return await apiRequest.call(this, { method: 'POST', path: '/webhooks/endpoints', body, itemIndex });
+	return await apiRequest(ctx, { method: 'POST', path: '/webhooks/endpoints', body, itemIndex });
 }

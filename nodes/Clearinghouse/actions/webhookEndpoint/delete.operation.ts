@@ -11,9 +11,9 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['delete'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest(ctx, {
 		method: 'DELETE',
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
 		itemIndex,

@@ -10,7 +10,7 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['get'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	return withoutSecrets(await apiRequest.call(this, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}`, itemIndex }));
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	return withoutSecrets(await apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}`, itemIndex }));
 }

@@ -10,9 +10,9 @@ const properties: INodeProperties[] = [...returnAllFields(), optionsCollection()
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['getMany'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const body = await apiRequest.call(this, { method: 'GET', path: '/webhooks/endpoints', itemIndex });
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const body = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints', itemIndex });
 	const endpoints = ((body.endpoints as IDataObject[] | undefined) ?? []).map(withoutSecrets);
-	const limit = listLimit(this, itemIndex);
+	const limit = listLimit(ctx, itemIndex);
 	return limit === undefined ? endpoints : endpoints.slice(0, limit);
 }

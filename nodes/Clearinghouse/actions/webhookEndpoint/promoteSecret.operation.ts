@@ -14,9 +14,9 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['promoteSecret'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest(ctx, {
 		method: 'POST',
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}/rotate-secret/promote`,
 		itemIndex,

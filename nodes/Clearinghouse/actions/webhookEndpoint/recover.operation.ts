@@ -54,34 +54,33 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['recover'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
-	const scope = this.getNodeParameter('scope', itemIndex, 'all') as string;
-	const sinceValue = String(this.getNodeParameter('since', itemIndex, '') ?? '').trim();
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
+	const scope = ctx.getNodeParameter('scope', itemIndex, 'all') as string;
+	const sinceValue = String(ctx.getNodeParameter('since', itemIndex, '') ?? '').trim();
 	const since = sinceValue === '' ? Date.now() - DEFAULT_MAX_AGE_MS : Date.parse(sinceValue);
-	if (!Number.isFinite(since)) throw operationError(this, 'Since must be a date and time, for example 2026-01-31T12:00:00Z', itemIndex);
-	const maxReplays = Number(this.getNodeParameter('maxReplays', itemIndex, DEFAULT_MAX_REPLAYS));
-	if (!Number.isInteger(maxReplays) || maxReplays < 0)
-		throw operationError(this, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
+	if (!Number.isFinite(since)) throw operationError(ctx, 'Since must be a date and time, for example 2026-01-31T12:00:00Z', itemIndex);
+	const maxReplays = Number(ctx.getNodeParameter('maxReplays', itemIndex, DEFAULT_MAX_REPLAYS));
+	if (!Number.isInteger(maxReplays) || maxReplays < 0) throw operationError(ctx, 'Maximum Replays per Endpoint must be a whole number of 0 or more', itemIndex);
 
 	let endpoints: IDataObject[];
-	if (scope === 'one') endpoints = [await getEndpoint(this, locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint'))];
+	if (scope === 'one') endpoints = [await getEndpoint(ctx, locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint'))];
 	else if (scope === 'thisN8n') {
-		const base = webhookBaseOf(this.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
+		const base = webhookBaseOf(ctx.evaluateExpression('{{ $execution.resumeUrl }}', itemIndex));
 		if (!base)
 			throw operationError(
-				this,
+				ctx,
 				"Endpoints: this n8n's webhook address could not be read from its resume URL. Choose All Endpoints of the Account or One Endpoint",
 				itemIndex,
 			);
-		endpoints = (await liveEndpoints(this)).filter((e) => isUnder(e.url, base));
-	} else endpoints = await liveEndpoints(this);
+		endpoints = (await liveEndpoints(ctx)).filter((e) => isUnder(e.url, base));
+	} else endpoints = await liveEndpoints(ctx);
 	const results: IDataObject[] = [];
 	for (const endpoint of endpoints) {
 		if (endpoint.deletedAt) {
 			results.push({ endpointId: endpoint.id, url: endpoint.url ?? null, statusBefore: endpoint.status ?? null, deleted: true });
 			continue;
 		}
-		const result = await recoverEndpoint(this, endpoint, { since, maxReplays, onlyDisabledByFailures: true });
+		const result = await recoverEndpoint(ctx, endpoint, { since, maxReplays, onlyDisabledByFailures: true });
 		results.push({ ...result } as unknown as IDataObject);
 	}
 	return results;

@@ -37,10 +37,10 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['rotateSecret'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	const immediate = this.getNodeParameter('rotation', itemIndex, 'graceful') === 'immediate';
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const immediate = ctx.getNodeParameter('rotation', itemIndex, 'graceful') === 'immediate';
+	const body = await apiRequest(ctx, {
 		method: 'POST',
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}/rotate-secret`,
 		qs: immediate ? { immediate: true } : undefined,

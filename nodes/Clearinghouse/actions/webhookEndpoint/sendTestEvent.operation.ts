@@ -11,9 +11,9 @@ const properties: INodeProperties[] = [webhookEndpointLocator, optionsCollection
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['sendTestEvent'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	const body = await apiRequest.call(this, {
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const body = await apiRequest(ctx, {
 		method: 'POST',
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}/test`,
 		itemIndex,

@@ -52,18 +52,18 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['webhookEndpoint'], operation: ['update'] } }, properties);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = locatorValue(this, 'endpointId', itemIndex, 'Webhook Endpoint');
-	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
+export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+	const id = locatorValue(ctx, 'endpointId', itemIndex, 'Webhook Endpoint');
+	const fields = ctx.getNodeParameter('updateFields', itemIndex, {}) as IDataObject;
 	const body: IDataObject = {};
 	if (fields.url !== undefined) {
-		body.url = httpsUrl(this, String(fields.url).trim(), itemIndex);
+		body.url = httpsUrl(ctx, String(fields.url).trim(), itemIndex);
 	}
 	if (fields.description !== undefined) body.description = String(fields.description);
 	if (fields.status !== undefined) body.status = fields.status;
-	if (Object.keys(body).length === 0) throw operationError(this, 'Update Fields: add at least one field to change', itemIndex);
+	if (Object.keys(body).length === 0) throw operationError(ctx, 'Update Fields: add at least one field to change', itemIndex);
 	return withoutSecrets(
-		await apiRequest.call(this, {
+		await apiRequest(ctx, {
 			method: 'PATCH',
 			path: `/webhooks/endpoints/${encodeURIComponent(id)}`,
 			body,

@@ -6,10 +6,10 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { validateIdempotencyKey } from '../../../shared/idempotency';
-import { keyMode } from '../idempotencyKey';
-import { itemParameter, operationError, optionalText } from '../parameters';
-import { orderByKeyInRun } from './findOrders';
+import { validateIdempotencyKey } from '../../../../shared/idempotency';
+import { keyMode } from '../../idempotencyKey';
+import { itemParameter, operationError, optionalText } from '../../parameters';
+import { orderByKeyInRun } from '../findOrders';
 import {
 	businessKeyColumn,
 	DEFAULT_KEY_FIELD,
@@ -19,8 +19,8 @@ import {
 	type KeyedRow,
 	orderFieldsFromItem,
 	rowsSharingKey,
-} from './inputItem';
-import { differingFields, type UserField } from './sameOrder';
+} from '../inputItem';
+import { differingFields, type UserField } from '../sameOrder';
 
 /** What one run has read of its rows: each mapped row's fields (or why they do not read), its rows by Business Key. */
 interface RunRows {
@@ -137,20 +137,20 @@ export function runBusinessKeys(ctx: IExecuteFunctions): string[] {
  * Undefined when it is not found: the caller reports the 409 as it is.
  */
 export async function orderHoldingKey(
-	this: IExecuteFunctions,
+	ctx: IExecuteFunctions,
 	itemIndex: number,
 	key: string,
 	sent: IDataObject,
 	labels: Record<UserField, string>,
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const found = await orderByKeyInRun.call(this, { key, runKeys: () => runBusinessKeys(this), subaccountId: optionalText(sent.subaccountId), itemIndex });
+	const found = await orderByKeyInRun(ctx, { key, runKeys: () => runBusinessKeys(ctx), subaccountId: optionalText(sent.subaccountId), itemIndex });
 	if (!found) return undefined;
 	const { order } = found;
 	const differences = differingFields(order, sent, labels);
 	if (differences.length > 0) {
 		const list = differences.map((d) => `${d.label} is ${d.order} on the order, this run sends ${d.sent}`).join('; ');
 		throw operationError(
-			this,
+			ctx,
 			`This item's Business Key "${key}" already belongs to payment order ${String(order.id)} with other values: ${list}`,
 			itemIndex,
 			`Nothing new was created. If this item is that payment, set the value back (Payment Order → Get shows the order). If it is a different payment, give it a NEW Business Key: running it anew with a new key pays again.`,
@@ -160,16 +160,16 @@ export async function orderHoldingKey(
 }
 
 /** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
-export function rowReference(this: IExecuteFunctions, itemIndex: number): string | undefined {
-	const mapped = this.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
-	const json = this.getInputData()[itemIndex]?.json ?? {};
+export function rowReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
+	const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
+	const json = ctx.getInputData()[itemIndex]?.json ?? {};
 	const candidates: unknown[] = [];
-	if (keyMode(this, itemIndex) === 'custom') {
+	if (keyMode(ctx, itemIndex) === 'custom') {
 		candidates.push(
-			mapped ? mappedKey(json, this.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(this, 'idempotencyKey', itemIndex, ''),
+			mapped ? mappedKey(json, ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
 		);
 	}
-	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(this, 'memo', itemIndex, ''));
+	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(ctx, 'memo', itemIndex, ''));
 	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
 	if (found === undefined) return undefined;
 	const text = String(found).trim();

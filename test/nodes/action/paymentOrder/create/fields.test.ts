@@ -1,7 +1,7 @@
 /** Payment Order → Create's panel: what n8n shows for each Settlement Mode (n8n's own display logic). */
 import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } from 'n8n-workflow';
 
-import { node } from '../support';
+import { node } from '../../support';
 
 const properties = node.description.properties;
 const nodeStub = { typeVersion: 1, parameters: {} } as unknown as INode;

@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { parseUsdAmount, type UsdAmount } from '../../shared/amounts';
-import { limitBreaches, remainingText } from '../../shared/limits';
+import { parseUsdAmount, type UsdAmount } from '../../../../shared/amounts';
+import { limitBreaches, remainingText } from '../../../../shared/limits';
 import {
 	addToRunTotal,
 	checkAiFilledFields,
@@ -13,19 +13,19 @@ import {
 	SpendLimitError,
 	type OrderTerms,
 	type SpendLimits,
-} from '../../shared/spendLimits';
-import { readAccountLimits } from './accountLimits';
-import { isDryRun, noteFinding } from './dryRun';
-import { operationError } from './parameters';
-import { orderAmount } from './paymentOrder/orderAmount';
-import { isToolRun } from './toolDescriptions';
+} from '../../../../shared/spendLimits';
+import { readAccountLimits } from '../../accountLimits';
+import { isDryRun, noteFinding } from '../../dryRun';
+import { operationError } from '../../parameters';
+import { orderAmount } from '../orderAmount';
+import { isToolRun } from '../../toolDescriptions';
 
 /**
  * The spend-limit guard of Payment Order → Create over the pure rules of shared/spendLimits.ts: the
  * panel field; the limits read once per run and Max Total per Run checked over the whole batch by
  * `preflight` (the router calls it before any item starts, so Concurrency > 1 cannot race it); each
  * order by `checkSpendLimits` before it is sent; what the run sends by `countSent`. In a dry run it
- * also reports the order and the batch against the account limits (accountLimits.ts).
+ * also reports the order and the batch against the account limits (actions/accountLimits.ts).
  */
 
 export const spendLimitsField: INodeProperties = {
@@ -136,21 +136,21 @@ function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | unde
 }
 
 /** Once per run, before any item: the limits, Max Total per Run over every item, and a dry run's reads. */
-export async function preflight(this: IExecuteFunctions, itemCount: number): Promise<void> {
-	const run: RunLimits = { limits: readLimits(this), sentPips: 0n, orders: 0 };
-	runs.set(this, run);
-	const dryRun = isDryRun(this);
+export async function preflight(ctx: IExecuteFunctions, itemCount: number): Promise<void> {
+	const run: RunLimits = { limits: readLimits(ctx), sentPips: 0n, orders: 0 };
+	runs.set(ctx, run);
+	const dryRun = isDryRun(ctx);
 	if (run.limits.maxTotalPerRun || dryRun) {
 		const amounts: UsdAmount[] = [];
 		for (let itemIndex = 0; itemIndex < itemCount; itemIndex++) {
-			const amount = itemAmount(this, itemIndex);
+			const amount = itemAmount(ctx, itemIndex);
 			if (amount) amounts.push(amount);
 		}
 		try {
 			run.total = checkRunTotal(run.limits, amounts);
 			run.orders = amounts.length;
 		} catch (error) {
-			throw limitError(this, error, 0);
+			throw limitError(ctx, error, 0);
 		}
 	}
 }
@@ -165,8 +165,8 @@ function runLimits(ctx: IExecuteFunctions): RunLimits {
 	return run;
 }
 
-/** Checks one order against the spend limits before it is sent; in a dry run notes what passed. */
-export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms): void {
+/** Checks one order against the spend limits before it is sent; in a dry run (`notes`) notes what passed. */
+export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms, notes = true): void {
 	const run = runLimits(ctx);
 	let passed: string[];
 	try {
@@ -177,20 +177,7 @@ export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, orde
 	if (run.total && run.limits.maxTotalPerRun) {
 		passed.push(`the run's total ${run.total.text} USD is within Max Total per Run ${run.limits.maxTotalPerRun.text}`);
 	}
-	for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
-}
-
-/**
- * One order against the spend limits without a dry run's notes: a row's own check, run for every row
- * before any row is sent (checkSpendLimits checks it again just before the row is sent).
- */
-export function refuseOverSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms): void {
-	const run = runLimits(ctx);
-	try {
-		checkOrder(run.limits, order);
-	} catch (error) {
-		throw limitError(ctx, error, itemIndex);
-	}
+	if (notes) for (const finding of passed) noteFinding(ctx, itemIndex, `Spend limit passed: ${finding}`);
 }
 
 /** A check's breaches; a limit not read exactly stops the dry run as it stops Check Account Limits First. */

@@ -7,7 +7,8 @@
  */
 import { ExecuteContext } from 'n8n-core';
 
-import { json, payment, useEnv, walletOf } from '../support';
+import { walletOf } from '../../../../../harness/sandboxClient';
+import { json, payment, useEnv } from '../../support';
 
 const env = useEnv();
 

@@ -2,12 +2,13 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import { instantQuote, orderCount, payment, walletOf, useEnv } from '../support';
-import { sleeps } from '../../../support/sleep';
-import { maskedSecret } from '../../../../harness/sandboxClient';
+import { walletOf } from '../../../../../harness/sandboxClient';
+import { instantQuote, orderCount, payment, useEnv } from '../../support';
+import { sleeps } from '../../../../support/sleep';
+import { maskedSecret } from '../../../../../harness/sandboxClient';
 
 // The transport's backoff between retries is recorded, not waited (the requests stay real).
-jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../support/sleep')>('../../../support/sleep').n8nWorkflowWithRecordedSleep());
+jest.mock('n8n-workflow', () => jest.requireActual<typeof import('../../../../support/sleep')>('../../../../support/sleep').n8nWorkflowWithRecordedSleep());
 
 const env = useEnv();
 

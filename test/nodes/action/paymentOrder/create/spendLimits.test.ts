@@ -6,8 +6,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { walletOf } from '../../../harness/sandboxClient';
-import { json, orderCount, payment, useEnv } from './support';
+import { walletOf } from '../../../../../harness/sandboxClient';
+import { json, orderCount, payment, useEnv } from '../../support';
 
 const env = useEnv();
 

@@ -5,24 +5,24 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { fromPips, toPips } from '../../../shared/amounts';
-import { createdInLineage, type Lineage } from '../../../shared/idempotency';
-import { apiRequest, apiRequestWithStatus } from '../../../shared/transport';
-import { depositAddressEntries } from '../depositAddress/getMany.operation';
-import { keyMode } from '../idempotencyKey';
-import { optionalText } from '../parameters';
-import { clockSkew, fundsSeen } from './foundOrder';
+import { fromPips, toPips } from '../../../../shared/amounts';
+import { createdInLineage, type Lineage } from '../../../../shared/idempotency';
+import { apiRequest, apiRequestWithStatus } from '../../../../shared/transport';
+import { depositAddressEntries } from '../../depositAddress/depositAddresses';
+import { keyMode } from '../../idempotencyKey';
+import { optionalText } from '../../parameters';
+import { clockSkew, fundsSeen } from '../foundOrder';
 
 /** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
 export async function currentOrder(
-	this: IExecuteFunctions,
+	ctx: IExecuteFunctions,
 	itemIndex: number,
 	id: string,
 	subaccountId: unknown,
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
 	if (id === '') return undefined;
 	const scope = optionalText(subaccountId);
-	const answer = await apiRequestWithStatus.call(this, {
+	const answer = await apiRequestWithStatus(ctx, {
 		method: 'GET',
 		path: `/payment-orders/${encodeURIComponent(id)}`,
 		qs: scope ? { subaccountId: scope } : undefined,
@@ -41,16 +41,16 @@ const depositAddressReads = new WeakMap<IExecuteFunctions, Map<string, Promise<I
  * account-scoped, independent of any order), since a 409 or a replayed snapshot may carry none.
  * Nothing for an order that no longer awaits funds.
  */
-export async function addressesFor(this: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
+export async function addressesFor(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
 	if (order.status !== 'AWAITING_FUNDS') return {};
 	const scope = optionalText(subaccountId);
-	const byScope = depositAddressReads.get(this) ?? new Map<string, Promise<IDataObject[]>>();
-	depositAddressReads.set(this, byScope);
+	const byScope = depositAddressReads.get(ctx) ?? new Map<string, Promise<IDataObject[]>>();
+	depositAddressReads.set(ctx, byScope);
 	let read = byScope.get(scope ?? '');
 	if (!read) {
-		read = apiRequest
-			.call(this, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex })
-			.then((body) => depositAddressEntries(body));
+		read = apiRequest(ctx, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex }).then((body) =>
+			depositAddressEntries(body),
+		);
 		byScope.set(scope ?? '', read);
 		read.catch(() => byScope.delete(scope ?? ''));
 	}
@@ -172,11 +172,11 @@ export function payHere(order: IDataObject, depositAddresses: IDataObject[]): { 
  * The orders the rows that succeeded before a failed row made or found, for the run's error: they
  * exist, and how to finish the batch without paying them again (the router's `succeededRows`).
  */
-export function succeededRows(this: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
+export function succeededRows(ctx: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
 	const made = records.filter((r) => r.created === true).length;
 	const found = records.length - made;
 	const rerun =
-		runKeyMode(this) === 'derived'
+		runKeyMode(ctx) === 'derived'
 			? 'Do not run the whole batch anew with Derived keys: that pays them again. Fix the cause, then Retry this execution from the executions list: only the missing orders are made.'
 			: 'Fix the cause, then run again with the same Business Keys (or Retry this execution from the executions list): only the missing orders are made.';
 	return {

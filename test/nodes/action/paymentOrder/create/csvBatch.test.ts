@@ -9,7 +9,8 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { json, orderCount, payment, UNKNOWN_WALLET, useEnv, walletOf } from '../support';
+import { walletOf } from '../../../../../harness/sandboxClient';
+import { json, orderCount, payment, UNKNOWN_WALLET, useEnv } from '../../support';
 
 const env = useEnv();
 
