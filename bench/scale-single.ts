@@ -114,7 +114,6 @@ function workflow(contender: N8nContender, credential: CredentialRef, filesDir: 
 		nodes.push({
 			name: 'Pay each row',
 			type: ACTION_NODE,
-			typeVersion: 2,
 			parameters: {
 				...common,
 				dataMode: 'autoMapInputData',
@@ -128,7 +127,6 @@ function workflow(contender: N8nContender, credential: CredentialRef, filesDir: 
 		nodes.push({
 			name: 'Pay each row',
 			type: ACTION_NODE,
-			typeVersion: 2,
 			parameters: {
 				...common,
 				dataMode: 'defineBelow',

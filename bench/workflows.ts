@@ -40,7 +40,11 @@ export const WEBHOOK_PATHS: Record<string, string> = {
 };
 
 const TRIGGER_WEBHOOK_ID = 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000001';
-/** The trigger contenders: v2 (the default for new nodes) with and without confirmation, and v1. */
+/**
+ * The trigger contenders: its one version (2) with and without confirmation, and the same node saved as
+ * typeVersion 1, which it does not declare (n8n runs it anyway): what n8n's per-delivery expression for a
+ * version 1 trigger costs, the reason the trigger's one version is 2.
+ */
 export const TRIGGER_CONTENDERS = {
 	trigger: { id: IDS.trigger, webhookId: TRIGGER_WEBHOOK_ID, typeVersion: 2, confirmWithApi: false },
 	triggerConfirmed: { id: IDS.triggerConfirmed, webhookId: 'b3c1d2e4-0b5e-4c3a-8f00-be7c00000002', typeVersion: 2, confirmWithApi: true },

@@ -74,8 +74,6 @@ export interface TriggerUnderTest {
 	apiKey?: string;
 	/** The credential's Base URL; the sandbox's main API when unset. */
 	baseUrl?: string;
-	/** The node's typeVersion; the newest when unset. */
-	typeVersion?: number;
 	/** When it returns true, n8n fails to create the run webhook() asked for (answers 500). */
 	failRunStart?: () => boolean;
 	/** n8n is still creating the run webhook() asked for (a loaded database or queue): it answers once this resolves. */
@@ -94,7 +92,6 @@ export function setupFor(sb: SandboxAccess, t: TriggerUnderTest): NodeSetup {
 		credentials: { apiKey: t.apiKey ?? sb.apiKey, baseUrl: t.baseUrl ?? sb.mainUrl, rewardsUrl: sb.rewardsUrl },
 		workflowId: t.workflowId,
 		webhookId: `wh-${t.workflowId}`,
-		typeVersion: t.typeVersion,
 	};
 }
 

@@ -46,9 +46,9 @@ export interface TestCredentials {
 export interface NodeSetup {
 	parameters: INodeParameters;
 	credentials: TestCredentials;
-	/** Node name (part of version 2's derived idempotency keys). */
+	/** Node name (part of the derived idempotency keys). */
 	name?: string;
-	/** Node id (part of version 1's derived keys); a pasted copy of a node gets a new one. */
+	/** Node id (not part of the derived keys); a pasted copy of a node gets a new one. */
 	nodeId?: string;
 	workflowId?: string;
 	executionId?: string;
@@ -57,8 +57,6 @@ export interface NodeSetup {
 	continueOnFail?: boolean;
 	mode?: WorkflowExecuteMode;
 	webhookId?: string;
-	/** The node's typeVersion; the newest the node declares when unset. */
-	typeVersion?: number;
 	/** As an AI agent's tool: n8n's `<package>.<name>Tool` node type (the input items stand for the model's tool call). */
 	asTool?: boolean;
 	/** A node with no credential chosen (a new node whose panel loads its lists before n8n gives it one). */
@@ -80,7 +78,7 @@ function makeNode(nodeType: INodeType, setup: NodeSetup): INode {
 		id: setup.nodeId ?? 'node-under-test',
 		name: setup.name ?? nodeType.description.defaults.name ?? nodeType.description.displayName,
 		type: `n8n-nodes-clearinghouse.${nodeType.description.name}${setup.asTool ? 'Tool' : ''}`,
-		typeVersion: setup.typeVersion ?? ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
+		typeVersion: ([] as number[]).concat(nodeType.description.version).slice(-1)[0],
 		position: [0, 0],
 		parameters: setup.parameters,
 		credentials: setup.withoutCredential ? undefined : { clearinghouseApi: { id: 'cred-1', name: 'Clearinghouse sandbox' } },

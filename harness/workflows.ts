@@ -3,6 +3,11 @@ import type { WorkflowInput } from './n8nProcess';
 export const ACTION_NODE = 'n8n-nodes-clearinghouse.clearinghouse';
 export const TRIGGER_NODE = 'n8n-nodes-clearinghouse.clearinghouseTrigger';
 const CREDENTIAL_TYPE = 'clearinghouseApi';
+/**
+ * The one version each node of this package declares (test/repo/examples.test.ts holds them to the
+ * nodes): the trigger's is 2, since n8n evaluates an expression on every delivery to a version 1 trigger.
+ */
+export const NODE_VERSIONS: Readonly<Record<string, number>> = { [ACTION_NODE]: 1, [TRIGGER_NODE]: 2 };
 
 export interface CredentialRef {
 	id: string;
@@ -13,6 +18,7 @@ export interface NodeSpec {
 	name: string;
 	type: string;
 	parameters?: Record<string, unknown>;
+	/** Default: the node's one version (NODE_VERSIONS) for this package's nodes, else 1. */
 	typeVersion?: number;
 	/** Any other node fields: retryOnFail, maxTries, waitBetweenTries, onError, webhookId, ... */
 	[key: string]: unknown;
@@ -51,7 +57,7 @@ export function graph(
 		id,
 		name,
 		nodes: nodes.map((node, index) => {
-			const { name: nodeName, type, parameters = {}, typeVersion = 1, ...rest } = node;
+			const { name: nodeName, type, parameters = {}, typeVersion = NODE_VERSIONS[node.type] ?? 1, ...rest } = node;
 			const isOurs = type.startsWith('n8n-nodes-clearinghouse.');
 			return {
 				id: `${id}-node-${index}`,

@@ -18,10 +18,8 @@ export class Clearinghouse implements INodeType {
 		name: 'clearinghouse',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['transform'],
-		// 2: Idempotency Key defaults to Business Key; Derived keys follow the node's name (see fields.ts, idempotencyKey.ts).
-		// 2.1: Create's optional (standard) Quote ID is in Additional Fields; versions 1 and 2 keep it on the panel.
-		version: [1, 2, 2.1],
-		defaultVersion: 2.1,
+		// One version until the first release has saved workflows to keep (a new default then needs a new version).
+		version: 1,
 		subtitle: `={{ (${JSON.stringify(subtitles)})[$parameter["resource"] + "." + $parameter["operation"]] ?? $parameter["operation"] }}`,
 		description: 'Pay, refund and look up stablecoin payment orders; manage users, quotes, receive rulesets and webhook endpoints',
 		defaults: { name: 'Clearinghouse' },

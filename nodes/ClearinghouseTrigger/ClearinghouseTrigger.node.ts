@@ -27,12 +27,11 @@ export class ClearinghouseTrigger implements INodeType {
 		name: 'clearinghouseTrigger',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['trigger'],
-		// v2: the Events filter (one nodes-panel entry per event), a notice for users, and no engine
-		// call per delivery (n8n evaluates `options.binaryData` for every v1 delivery, by version).
-		// v3: Pass Unknown Statuses defaults to off (n8n leaves defaults out of saved workflows, so a
-		// new default needs a new version: v1 and v2 nodes keep it on).
-		version: [1, 2, 3],
-		defaultVersion: 3,
+		// One version until the first release has saved workflows to keep (a new default then needs a
+		// new version). 2, not 1: n8n evaluates an expression on every delivery to a version 1 trigger
+		// (`options.binaryData`, n8n/dist/webhooks/webhook-helpers.js parseRequestBody), an isolate per
+		// delivery even with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true.
+		version: 2,
 		subtitle: EVENTS_SUBTITLE,
 		// n8n 2.40.7's nodes panel merges a trigger with the action node of the same name and shows the
 		// trigger's description for both (workflows.store, generateMergedNodesAndActions): it says both.

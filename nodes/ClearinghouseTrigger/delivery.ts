@@ -8,7 +8,6 @@ import type { EventOptions, TriggerMemory } from './events';
 import { decide, memoryFor, orderStateKey, recordEmitted } from './events';
 import { isInFlight, trackRun } from './acknowledgement';
 import { deliverySecret } from './endpointSecret';
-import { passUnknownStatusesDefault } from './eventOptions';
 import { rememberTestEvent } from './activation';
 import { triggerKey, type EndpointState } from './state';
 
@@ -175,7 +174,7 @@ async function answerEvent(
 
 	const options: EventOptions = {
 		statuses: ctx.getNodeParameter('statuses', []) as string[],
-		passUnknownStatuses: eventSwitch(ctx, 'passUnknownStatuses', passUnknownStatusesDefault(ctx.getNode().typeVersion), 'Pass Unknown Statuses', 'exemption'),
+		passUnknownStatuses: eventSwitch(ctx, 'passUnknownStatuses', false, 'Pass Unknown Statuses', 'exemption'),
 		includeDepositEvents: eventSwitch(ctx, 'options.includeDepositEvents', false, 'Include Deposit-Only Events', 'exemption'),
 		dropStaleEvents: eventSwitch(ctx, 'options.dropStaleEvents', true, 'Drop Stale Events', 'guard'),
 		dropDuplicates,

@@ -5,7 +5,7 @@ import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
 type Status = (typeof PAYMENT_ORDER_STATUSES)[number];
 
 /**
- * The v2 trigger's Events: named for what happened, valued with the status the order then has (the
+ * The trigger's Events: named for what happened, valued with the status the order then has (the
  * service sends one `payment_order` event per status change). n8n's nodes panel lists one trigger
  * entry per option of a property named Event/Events/Trigger On, e.g. "On order funded".
  */
@@ -41,37 +41,13 @@ export const EVENTS_SUBTITLE =
 	`={{ !Array.isArray(${CHOSEN}) ? "Events set by an expression" : ${CHOSEN}.length === 0 ? "Every payment order event" : ` +
 	`${CHOSEN}.slice(0, 2).map((s) => (${NAMES})[s] || s).join(", ") + (${CHOSEN}.length > 2 ? " and " + (${CHOSEN}.length - 2) + " more" : "") }}`;
 
-/** Version 3 and later: new triggers pass only the chosen events unless the user asks for more. */
-const FROM_VERSION_3 = { '@version': [{ _cnd: { gte: 3 } }] };
-
-/** Pass Unknown Statuses when the saved node has no value: the default of the node's version. */
-export function passUnknownStatusesDefault(typeVersion: number): boolean {
-	return typeVersion < 3;
-}
-
-/**
- * Pass Unknown Statuses: on in versions 1 and 2, off from version 3. n8n leaves default values out of
- * saved workflows, so a new default needs a new version: triggers saved before keep it on.
- */
-export const passUnknownStatusesFields: INodeProperties[] = [
-	{
-		displayName: 'Pass Unknown Statuses',
-		name: 'passUnknownStatuses',
-		type: 'boolean',
-		validateType: 'boolean',
-		default: true,
-		description:
-			'Whether to emit events whose order status is not one the service documented when this node was written (the service adds statuses over time). On for triggers added before version 3 of this node, which keep it; new triggers start with it off.',
-		displayOptions: { show: { '@version': [1, 2] } },
-	},
-	{
-		displayName: 'Pass Unknown Statuses',
-		name: 'passUnknownStatuses',
-		type: 'boolean',
-		validateType: 'boolean',
-		default: false,
-		description:
-			'Whether to also start the workflow for order statuses this node does not know yet (the service adds statuses over time; Events cannot name them). Off: only the chosen events. Triggers added with an older version of this node keep it on.',
-		displayOptions: { show: FROM_VERSION_3 },
-	},
-];
+/** Pass Unknown Statuses: off, so the trigger passes only the chosen events unless the user asks for more. */
+export const passUnknownStatusesField: INodeProperties = {
+	displayName: 'Pass Unknown Statuses',
+	name: 'passUnknownStatuses',
+	type: 'boolean',
+	validateType: 'boolean',
+	default: false,
+	description:
+		'Whether to also start the workflow for order statuses this node does not know yet (the service adds statuses over time; Events cannot name them). Off: only the chosen events.',
+};

@@ -1,46 +1,26 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { paymentOrderStatusOptions } from '../shared/paymentOrderStatus';
-import { eventOptions, passUnknownStatusesFields } from './eventOptions';
+import { eventOptions, passUnknownStatusesField } from './eventOptions';
 
 /** The trigger's panel: its fields, in the order the panel shows them. */
 export const properties: INodeProperties[] = [
-	{
-		displayName:
-			"Registers its own webhook endpoint when the workflow is published and deletes it when unpublished. The service only delivers to https URLs on public hosts: n8n's WEBHOOK_URL must be such an address. Every delivery is signature-checked; unsigned, forged or expired ones are answered 401 and run nothing.",
-		name: 'notice',
-		type: 'notice',
-		default: '',
-		displayOptions: { show: { '@version': [1] } },
-	},
-	{
-		displayName: 'Order Statuses',
-		name: 'statuses',
-		type: 'multiOptions',
-		options: paymentOrderStatusOptions(),
-		default: [],
-		description: 'Emit only events whose order has one of these statuses. Leave empty for every known status.',
-		displayOptions: { show: { '@version': [1] } },
-	},
 	{
 		displayName:
 			'Publish the workflow and this trigger starts it for each payment order event chosen in Events below: it registers itself with the clearinghouse, there is nothing to copy or paste. To try it with the sandbox, publish, then move an order along in the sandbox console (fund it, close the netting window) and watch the executions appear. Whenever n8n activates it (publish, n8n start) it re-enables an endpoint the service disabled and has the service send again the events it missed while n8n was down. An endpoint disabled while n8n stays up is recovered by the Clearinghouse node\'s Webhook Endpoint → Recover on a schedule, as in the "Keep my trigger healthy" example.',
 		name: 'notice',
 		type: 'notice',
 		default: '',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
 	},
 	{
-		// Named `statuses` like v1's filter: the values are the statuses the order has after the event.
+		// The values are the statuses the order has after the event.
 		displayName: 'Events',
 		name: 'statuses',
 		type: 'multiOptions',
 		options: eventOptions(),
 		default: [],
 		description: 'What must have happened to an order for the workflow to start. Leave empty for every event.',
-		displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } },
 	},
-	...passUnknownStatusesFields,
+	passUnknownStatusesField,
 	{
 		displayName: 'Options',
 		name: 'options',

@@ -138,7 +138,7 @@ export interface DerivedKeyParts {
 	workflowId: string;
 	/** The lineage nonce: the same in an execution, its retries and their retries. */
 	lineage: string;
-	/** The node's id: stable when the node is renamed. */
+	/** The node: `name:` and its name, which n8n's Retry with the saved workflow finds it by. */
 	nodeId: string;
 	/** Which run of the node (a loop runs it several times in one execution). */
 	runIndex: number;

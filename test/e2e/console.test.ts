@@ -51,6 +51,7 @@ describeBrowser('sandbox console in a real browser', () => {
 						expiry: 'inMinutes',
 						expiresInMinutes: 60,
 						memo: 'INV-CONSOLE-1',
+						idempotencyKeyMode: 'derived',
 					}),
 				],
 				{ id: credential.id, name: credential.name },

@@ -426,7 +426,7 @@ describe('example workflows in a real n8n', () => {
 		test("the trigger's output schema fits its real items (funded, distributed, failed, refunded)", () => {
 			const items = n8n.finishedExecutions(slack.id).flatMap((e) => nodeItems(e.data, 'Clearinghouse Trigger')) as any[];
 			expect(new Set(items.map((i) => i.paymentOrder.status))).toEqual(new Set(['FUNDED', 'DISTRIBUTED', 'DISTRIBUTION_FAILED', 'REFUNDED']));
-			const file = schemaFile(join(repoRoot, 'nodes', 'ClearinghouseTrigger'), '1.0.0');
+			const file = schemaFile(join(repoRoot, 'nodes', 'ClearinghouseTrigger'), '2.0.0');
 			if (process.env.UPDATE_OUTPUT_SCHEMAS === '1')
 				writeSchema(
 					file,

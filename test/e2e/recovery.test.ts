@@ -127,7 +127,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 		proxy = await LossyProxy.start(stage.sandbox.mainUrl.replace(/\/+$/, ''));
 		const { alice, bobEth } = stage;
 
-		// (a) Webhook → Pay one item (Derived key, the node's default), through the lossy proxy.
+		// (a) Webhook → Pay one item (Derived key), through the lossy proxy.
 		const lossy = graph(
 			'recoverLossy00001',
 			'lossy answers',
@@ -147,6 +147,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 					asset: 'USDC',
 					amountUsd: '={{ $json.body.amount }}',
 					memo: '={{ $json.body.memo }}',
+					idempotencyKeyMode: 'derived',
 					expiry: 'inMinutes',
 					expiresInMinutes: 60,
 					options: {},
@@ -156,7 +157,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			lossyCredential,
 		);
 
-		// (d) Webhook → Pay (version 2, Derived) → Pay (version 2, Business Key), both with Retry On Fail,
+		// (d) Webhook → Pay (Derived) → Pay (Business Key), both with Retry On Fail,
 		// through the lossy proxy.
 		const payParams = (memo: string, key: Record<string, unknown>) => ({
 			...key,
@@ -171,7 +172,7 @@ describe('recovering from lost answers, crashes and re-runs, in a real n8n', () 
 			expiresInMinutes: 60,
 			options: {},
 		});
-		const retryOnFail = { typeVersion: 2, retryOnFail: true, maxTries: 3, waitBetweenTries: 100 };
+		const retryOnFail = { retryOnFail: true, maxTries: 3, waitBetweenTries: 100 };
 		const lossyRetry = graph(
 			'recoverLossyRetry',
 			'lossy answers, Retry On Fail',

@@ -1,6 +1,6 @@
 /**
  * Re-runs a PERSON starts, in a real n8n 2.40.7 (`n8n start`, the editor's REST API), one
- * instance for the file. Version 2 nodes as a new node has them (Idempotency Key → Business Key by
+ * instance for the file. Nodes as a new node has them (Idempotency Key → Business Key by
  * default). Each test counts the orders in the sandbox by memo and reads n8n's execution records.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -36,7 +36,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 	const credential = { id: 'chSandboxCred001', name: 'Clearinghouse sandbox' };
 	const remote = { id: 'chRemoteCred0001', name: 'Clearinghouse (not this computer)' };
 
-	/** Pay as a new version 2 node: Business Key (default) from `reference`, Expires In 60 minutes (default). */
+	/** Pay as a new node: Business Key (default) from `reference`, Expires In 60 minutes (default). */
 	function pay(extra: Record<string, unknown> = {}, nodeExtra: Record<string, unknown> = {}): NodeSpec {
 		return action(
 			'Pay',
@@ -54,7 +54,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 				options: { concurrency: 1 },
 				...extra,
 			},
-			{ typeVersion: 2, ...nodeExtra },
+			nodeExtra,
 		);
 	}
 
@@ -198,7 +198,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 			editorWorkflow(ids.pasted, itemsCode(`pasted-${run}`, 3, [3]), pay({ idempotencyKeyMode: 'derived' })),
 			editorWorkflow(ids.remote, itemsCode(`remote-${run}`, 1, []), pay({ idempotencyKeyMode: 'derived' }), remote),
 			// Which of the batch's 20 keys (and a 21st never paid) have an order: Payment Order → Find by Keys.
-			editorWorkflow(ids.find, itemsCode(`batch-${run}`, 21, []), { ...action('Pay', 'paymentOrder', 'findByKeys', {}), typeVersion: 2 }),
+			editorWorkflow(ids.find, itemsCode(`batch-${run}`, 21, []), action('Pay', 'paymentOrder', 'findByKeys', {})),
 			child,
 			parent,
 		]);

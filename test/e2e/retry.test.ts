@@ -61,6 +61,7 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 					asset: 'USDC',
 					amountUsd: '={{ $json.amount }}',
 					memo: '={{ $json.memo }}',
+					idempotencyKeyMode: 'derived',
 					expiry: '={{ $json.expiry }}',
 					expiresInMinutes: 60,
 					expiresAt: '={{ $now.plus({ hours: 2 }).toISO() }}',

@@ -22,8 +22,6 @@ const WORKFLOW_ID = 'e2eTriggerFlow01';
 const WEBHOOK_ID = 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0001';
 const TRIGGER = 'Clearinghouse Trigger';
 const WEBHOOK_PATH = `${WEBHOOK_ID}/webhook`;
-/** A workflow saved before typeVersion 2: published by the last test only. */
-const V1 = { id: 'e2eTriggerFlowV1', webhookId: 'b6a7f0c2-5d1e-4a8e-9f53-3c2d7e2e0011' };
 /** A workflow that pays on an event, then fails (under When Finished): published by its own test only. */
 /** A Schedule Trigger's run with a Derived key: published by its own test only. */
 const SCHEDULED = { id: 'e2eSchedulePays1', memo: 'e2e scheduled firing' };
@@ -66,12 +64,12 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		n8n = await N8nInstance.create();
 		const credential = sandboxCredential(stage.sandbox);
 		await n8n.importCredential(credential);
-		const workflow = (id: string, name: string, webhookId: string, typeVersion: number) =>
+		const workflow = (id: string, name: string, webhookId: string) =>
 			graph(
 				id,
 				name,
 				[
-					{ name: TRIGGER, type: TRIGGER_NODE, typeVersion, webhookId, parameters: {} },
+					{ name: TRIGGER, type: TRIGGER_NODE, webhookId, parameters: {} },
 					{ name: 'Received', type: 'n8n-nodes-base.noOp' },
 				],
 				[[TRIGGER, 'Received']],
@@ -86,13 +84,13 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 				stage,
 				name,
 				{ amountUsd: '3.25', memo: `${REDELIVERED.memo}: ${name}`, ...keys },
-				{ typeVersion: 2.1, credentials: { clearinghouseApi: { id: production.id, name: production.name } } },
+				{ credentials: { clearinghouseApi: { id: production.id, name: production.name } } },
 			);
 		const pays = graph(
 			REDELIVERED.id,
 			'e2e: pays on an event, then fails',
 			[
-				{ name: TRIGGER, type: TRIGGER_NODE, typeVersion: 3, webhookId: REDELIVERED.webhookId, parameters: { options: { acknowledge: 'whenFinished' } } },
+				{ name: TRIGGER, type: TRIGGER_NODE, webhookId: REDELIVERED.webhookId, parameters: { options: { acknowledge: 'whenFinished' } } },
 				// Only the test's order: the orders this workflow makes send events too.
 				{
 					name: 'The test order',
@@ -128,8 +126,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 			credential,
 		);
 		await n8n.importWorkflows([
-			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID, 2),
-			workflow(V1.id, 'e2e: payment-order events, trigger v1', V1.webhookId, 1),
+			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID),
 			pays,
 			scheduled,
 		]);
@@ -306,19 +303,6 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 		const order = await createOrder(4.5);
 		const executions = await n8n.waitForExecutions(WORKFLOW_ID, before + 1);
 		expect(nodeItems(executions[executions.length - 1].data, TRIGGER)[0]).toMatchObject({ paymentOrder: { id: order.id } });
-	});
-
-	test('a workflow saved with trigger version 1 still registers its endpoint and runs on signed deliveries', async () => {
-		await n8n.publish(V1.id);
-		await n8n.waitForWebhook(`${V1.webhookId}/webhook`);
-		const endpoints = await waitForLiveEndpoints(2);
-		expect(endpoints.map((e) => e.url)).toContain(n8n.webhookUrl(`${V1.webhookId}/webhook`));
-		const order = await createOrder(6.5);
-		const [run] = await n8n.waitForExecutions(V1.id, 1);
-		expect(run.status).toBe('success');
-		expect(nodeItems(run.data, TRIGGER)[0]).toMatchObject({ type: 'payment_order', paymentOrder: { id: order.id, status: 'AWAITING_FUNDS' } });
-		await n8n.unpublish(V1.id);
-		await waitForLiveEndpoints(1);
 	});
 
 	test('an event the service delivers again (its run failed after Create, Acknowledge → When Finished) pays once: Business Key one order, Derived refused', async () => {

@@ -10,6 +10,7 @@ import { Clearinghouse } from '../../nodes/Clearinghouse/Clearinghouse.node';
 import { ClearinghouseTrigger } from '../../nodes/ClearinghouseTrigger/ClearinghouseTrigger.node';
 import { exampleFiles, loadExample, OUTBOX_NODE, withOutbox } from '../../harness/examples';
 import type { WorkflowInput } from '../../harness/n8nProcess';
+import { NODE_VERSIONS } from '../../harness/workflows';
 
 type NodeJson = WorkflowInput['nodes'][number];
 
@@ -153,17 +154,30 @@ describe('examples: editable without JavaScript', () => {
 	});
 });
 
+/** The one version each node declares. */
+const VERSIONS: Record<string, unknown> = {
+	'n8n-nodes-clearinghouse.clearinghouse': new Clearinghouse().description.version,
+	'n8n-nodes-clearinghouse.clearinghouseTrigger': new ClearinghouseTrigger().description.version,
+};
+
+test("the harness's versions are the nodes' (workflows built by tests and benches default to them)", () => {
+	expect(NODE_VERSIONS).toEqual(VERSIONS);
+});
+
+test('every example names each Clearinghouse node at its one version', () => {
+	const ours = examples.flatMap(({ file, workflow }) => workflow.nodes.filter((n) => String(n.type) in VERSIONS).map((node) => ({ file, node })));
+	expect(ours.length).toBeGreaterThan(10);
+	for (const { file, node } of ours)
+		expect({ file, node: node.name, typeVersion: node.typeVersion }).toEqual({ file, node: node.name, typeVersion: VERSIONS[String(node.type)] });
+});
+
 describe('the queue-mode recipe (examples/queue/payment-order-events-once.json)', () => {
 	const recipe = JSON.parse(readFileSync(join(__dirname, '..', '..', 'examples', 'queue', 'payment-order-events-once.json'), 'utf8')) as WorkflowInput;
 
-	test("its Clearinghouse nodes are at today's versions (a trigger added today: Pass Unknown Statuses off)", () => {
-		const newest: Record<string, number | undefined> = {
-			'n8n-nodes-clearinghouse.clearinghouse': new Clearinghouse().description.defaultVersion,
-			'n8n-nodes-clearinghouse.clearinghouseTrigger': new ClearinghouseTrigger().description.defaultVersion,
-		};
-		const ours = recipe.nodes.filter((n) => String(n.type) in newest);
-		expect(ours.map((n) => n.type).sort()).toEqual(Object.keys(newest).sort());
-		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest[String(node.type)] });
+	test('its Clearinghouse nodes: the action node and the trigger, each at its one version (every example: below)', () => {
+		const ours = recipe.nodes.filter((n) => String(n.type) in VERSIONS);
+		expect(ours.map((n) => n.type).sort()).toEqual(Object.keys(VERSIONS).sort());
+		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: VERSIONS[String(node.type)] });
 	});
 
 	test('the CREATE TABLE its claim needs is on the page users follow (docs/queue-mode.md), as the recipe note says it', () => {

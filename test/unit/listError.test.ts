@@ -4,7 +4,7 @@ import { NodeApiError, NodeOperationError, type INode } from 'n8n-workflow';
 import { failureOf, listFailureMessage } from '../../nodes/Clearinghouse/methods/listError';
 
 const target = { baseUrl: 'https://api.example.com', credentialName: 'Clearinghouse prod' };
-const node = { id: 'n', name: 'Clearinghouse', type: 'x', typeVersion: 2, position: [0, 0], parameters: {} } as INode;
+const node = { id: 'n', name: 'Clearinghouse', type: 'x', typeVersion: 1, position: [0, 0], parameters: {} } as INode;
 
 test.each([
 	[

@@ -217,26 +217,6 @@ export const DERIVED_NOTICES: Partial<Record<KeyedWriteKind, string>> = {
 	returnDetails: "A new run gets new Derived keys and sets the return details again; only n8n's Retry reuses them.",
 };
 
-/** Shown beside Derived in version 2's dropdown: the one line a person needs before choosing it. */
-export function derivedOptionWarning(kind: KeyedWriteKind): string {
-	return `New keys in every new run: a new run ${kind === 'payment' ? 'pays' : 'writes'} again (only n8n's Retry is safe)`;
-}
-
-/** Version 1 of the node (saved workflows keep it) and version 2 and later (new nodes). */
-const VERSION_1 = { '@version': [1] };
-const VERSION_2_ON = { '@version': [{ _cnd: { gte: 2 } }] };
-
-const keyModeBase: INodeProperties = {
-	displayName: 'Idempotency Key',
-	name: 'idempotencyKeyMode',
-	type: 'options',
-	default: 'custom',
-	options: [],
-	// What to do, in the tooltip itself; the README's table keeps the details.
-	description:
-		'How the key that stops this write from happening twice is chosen. Choose Business Key and map a value that names each write (an invoice number for a payment): running the workflow again then returns what the first run made instead of writing again. Derived keys are new in every new run: only n8n\'s Retry of the same execution reuses them. Details: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
-};
-
 /** The fields after the notice: the same for every keyed write. */
 const keyFieldsAfterMode: INodeProperties[] = [
 	{
@@ -263,33 +243,17 @@ const keyFieldsAfterMode: INodeProperties[] = [
 ];
 
 /**
- * "Idempotency Key": a Business Key (version 2's default) or a Derived key (version 1's default).
- * n8n leaves default values out of saved workflows, so the new default needs the new version: a
- * version 1 node keeps Derived. The derived key is anchored on the execution's lineage (see
- * executionLineage in idempotencyKey.ts), so n8n's retries send the same key.
+ * "Idempotency Key": a Business Key (the default) or a Derived key. The derived key is anchored on
+ * the execution's lineage (see executionLineage in idempotencyKey.ts), so n8n's retries send the
+ * same key.
  */
 export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
 	const notice = DERIVED_NOTICES[kind];
 	return [
 		{
-			...keyModeBase,
-			default: 'derived',
-			options: [
-				{
-					name: 'Derived',
-					value: 'derived',
-					description: 'Same key in n8n retries of this execution; new key in a new execution',
-				},
-				{
-					name: 'Business Key',
-					value: 'custom',
-					description: 'Your own key (e.g. invoice number): also safe when the workflow runs again',
-				},
-			],
-			displayOptions: { show: VERSION_1 },
-		},
-		{
-			...keyModeBase,
+			displayName: 'Idempotency Key',
+			name: 'idempotencyKeyMode',
+			type: 'options',
 			default: 'custom',
 			options: [
 				{
@@ -300,10 +264,13 @@ export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
 				{
 					name: 'Derived',
 					value: 'derived',
-					description: derivedOptionWarning(kind),
+					// The one line a person needs before choosing it.
+					description: `New keys in every new run: a new run ${kind === 'payment' ? 'pays' : 'writes'} again (only n8n's Retry is safe)`,
 				},
 			],
-			displayOptions: { show: VERSION_2_ON },
+			// What to do, in the tooltip itself; the README's table keeps the details.
+			description:
+				'How the key that stops this write from happening twice is chosen. Choose Business Key and map a value that names each write (an invoice number for a payment): running the workflow again then returns what the first run made instead of writing again. Derived keys are new in every new run: only n8n\'s Retry of the same execution reuses them. Details: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
 		},
 		...(notice
 			? [

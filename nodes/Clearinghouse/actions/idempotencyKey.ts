@@ -90,10 +90,9 @@ export interface TakenKey {
 
 export type KeyMode = 'custom' | 'derived';
 
-/** Idempotency Key of this item: the saved choice, else the default of the node's version (2: Business Key). */
+/** Idempotency Key of this item: the saved choice, else the default (Business Key). */
 export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
-	const fallback = nodeOfRun(ctx).typeVersion >= 2 ? 'custom' : 'derived';
-	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, fallback) === 'derived' ? 'derived' : 'custom';
+	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, 'custom') === 'derived' ? 'derived' : 'custom';
 }
 
 /** Why a Derived key is refused in a run, and whether Allow Derived Keys in Editor and Sub-Workflow Runs lifts it. */
@@ -282,10 +281,9 @@ export async function takeKey(
 		instanceId: ctx.getInstanceId(),
 		workflowId: String(ctx.getWorkflow().id ?? ''),
 		lineage: lineage.nonce,
-		// Version 2: the node's name, which n8n's "Retry with currently saved workflow" finds it by, so
-		// a node replaced by a pasted copy (same name, new id) sends the same keys. Version 1 keeps the
-		// id: executions already running must get the keys they started with on their retry.
-		nodeId: node.typeVersion >= 2 ? `name:${node.name}` : (node.id ?? node.name),
+		// The node's name, which n8n's "Retry with currently saved workflow" finds it by, so a node
+		// replaced by a pasted copy (same name, new id) sends the same keys.
+		nodeId: `name:${node.name}`,
 		runIndex: runIndexOf(ctx, itemIndex),
 		itemIndex,
 		request,

@@ -22,9 +22,9 @@ let counter = 0;
 const endpointIds: string[] = [];
 
 /** Each test gets its own published trigger, and the others' endpoints are removed (so each order's events reach only it). */
-async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string, typeVersion?: number): Promise<TriggerUnderTest> {
+async function publishedTrigger(parameters: IDataObject = {}, apiKey?: string): Promise<TriggerUnderTest> {
 	for (const id of endpointIds.splice(0)) await api(sb, 'DELETE', `/webhooks/endpoints/${id}`);
-	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), apiKey, typeVersion };
+	const t: TriggerUnderTest = { parameters, workflowId: `wh-${++counter}-${Date.now()}`, staticData: new N8nStaticData(), apiKey };
 	receiver.serve(t);
 	await activate(sb, receiver, t);
 	endpointIds.push(String(t.staticData.node().endpointId));
@@ -408,26 +408,11 @@ describe('filters', () => {
 		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
 	});
 
-	it('version 1 (workflows saved before v2) registers its endpoint and emits with its Order Statuses filter, as before', async () => {
-		const t = await publishedTrigger(unconfirmed({ statuses: ['FUNDED'] }), undefined, 1);
-		expect(t.staticData.node().endpointId).toEqual(expect.any(String));
-		const o = await newOrder(sb, 10);
-		await deposit(sb, o.id, 10);
-		const outcomes = await outcomesFor(o.id, funded);
-		expect(outcomes.every((x) => x.status === 200)).toBe(true);
-		expect(outcomes.flatMap((x) => x.items ?? []).map((i) => (i.json.paymentOrder as any).status)).toEqual(['FUNDED']);
-		expect(outcomes[0].body).toEqual({ received: true, ignored: 'status_not_selected' });
-	});
-
-	it('unknown statuses are dropped by default (v3), pass by default in v1 and v2, and the switch decides', async () => {
+	it('unknown statuses are dropped by default, and the switch decides', async () => {
 		let t = await published();
 		expect((await signed(t, envelope({ id: 'po-u0', status: 'SOMETHING_NEW', version: 1 }))).body).toEqual({ received: true, ignored: 'unknown_status' });
 		t = await published({ passUnknownStatuses: true });
 		expect((await signed(t, envelope({ id: 'po-u1', status: 'SOMETHING_NEW', version: 1 }))).items).toHaveLength(1);
-		for (const version of [1, 2]) {
-			t = await publishedTrigger(unconfirmed({}), undefined, version);
-			expect((await signed(t, envelope({ id: `po-u1-v${version}`, status: 'SOMETHING_NEW', version: 1 }))).items).toHaveLength(1);
-		}
 		t = await published({ passUnknownStatuses: false, statuses: ['FUNDED'] });
 		expect((await signed(t, envelope({ id: 'po-u2', status: 'SOMETHING_NEW', version: 1 }))).body).toEqual({
 			received: true,

@@ -1,10 +1,10 @@
 /**
- * The trigger's description as n8n reads it: versions, the native resolvers of the webhook
- * description (n8n 2.40 then evaluates nothing per delivery for the acknowledgement), and the v2
+ * The trigger's description as n8n reads it: its one version, the native resolvers of the webhook
+ * description (n8n 2.40 then evaluates nothing per delivery for the acknowledgement), and the
  * Events filter that the editor's nodes panel turns into one trigger entry per event. The editor
  * reads the built package, so the last block loads dist/ when it exists (`npm run build`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodeProperties, INodeType, IWebhookDescription } from 'n8n-workflow';
@@ -16,12 +16,6 @@ import { makeWorkflow } from '../../../harness/n8nContexts';
 
 const source = new ClearinghouseTrigger();
 const built = join(__dirname, '..', '..', '..', 'dist', 'nodes', 'ClearinghouseTrigger', 'ClearinghouseTrigger.node.js');
-
-/** Whether a property shows for a version (a list of versions, or n8n's `{ _cnd: { gte } }`). */
-const shownIn = (p: INodeProperties, version: number) => {
-	const versions = p.displayOptions?.show?.['@version'] as Array<number | { _cnd: { gte: number } }> | undefined;
-	return !versions || versions.some((v) => (typeof v === 'number' ? v === version : version >= v._cnd.gte));
-};
 
 /**
  * What n8n 2.40.7's editor does to list a trigger's entries in the nodes panel (n8n-editor-ui,
@@ -39,22 +33,19 @@ function nodesPanelEntries(node: INodeType): Array<{ event: string; values: Reco
 }
 
 describe('versions', () => {
-	it('declares 1, 2 and 3, new nodes get 3', () => {
-		expect(source.description.version).toEqual([1, 2, 3]);
-		expect(source.description.defaultVersion).toBe(3);
+	it('declares one version, 2 (n8n evaluates an expression on every delivery to a version 1 trigger), and no version condition', () => {
+		expect(source.description.version).toBe(2);
+		expect(source.description.defaultVersion).toBeUndefined();
+		expect(JSON.stringify(source.description.properties)).not.toContain('@version');
 	});
 
-	it.each([
-		[1, true],
-		[2, true],
-		[3, false],
-	])('v%s: Pass Unknown Statuses defaults to %s (saved triggers keep what they had: n8n saves no defaults)', (version, expected) => {
-		const shown = source.description.properties.filter((p) => p.name === 'passUnknownStatuses' && shownIn(p, version));
+	it('Pass Unknown Statuses defaults to off', () => {
+		const shown = source.description.properties.filter((p) => p.name === 'passUnknownStatuses');
 		expect(shown).toHaveLength(1);
-		expect(shown[0].default).toBe(expected);
-		// What n8n fills in for a node saved without the value (as n8n saves a default): the version's default.
-		const { workflow, node } = makeWorkflow(source, { parameters: {}, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }, typeVersion: version });
-		expect(workflow.nodes[node.name].parameters.passUnknownStatuses).toBe(expected);
+		expect(shown[0].default).toBe(false);
+		// What n8n fills in for a node saved without the value (as n8n saves a default).
+		const { workflow, node } = makeWorkflow(source, { parameters: {}, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' } });
+		expect(workflow.nodes[node.name].parameters.passUnknownStatuses).toBe(false);
 	});
 
 	it.each([
@@ -71,11 +62,10 @@ describe('versions', () => {
 		expect(workflow.expression.getSimpleParameterValue(own, source.description.subtitle as string, 'internal', {})).toBe(expected);
 	});
 
-	it('version 1 keeps its parameters: the notice, Order Statuses, Pass Unknown Statuses, Options', () => {
-		const v1 = source.description.properties.filter((p) => shownIn(p, 1));
-		expect(v1.map((p) => `${p.name}:${p.type === 'notice' ? p.displayName.slice(0, 25) : p.displayName}`)).toEqual([
-			'notice:Registers its own webhook',
-			'statuses:Order Statuses',
+	it('the panel: the notice, Events, Pass Unknown Statuses, Options', () => {
+		expect(source.description.properties.map((p) => `${p.name}:${p.type === 'notice' ? p.displayName.slice(0, 25) : p.displayName}`)).toEqual([
+			'notice:Publish the workflow and ',
+			'statuses:Events',
 			'passUnknownStatuses:Pass Unknown Statuses',
 			'options:Options',
 		]);
@@ -95,15 +85,9 @@ describe('webhook description: resolved by n8n without the expression engine', (
 		expect(webhookDescriptionIsNativelyResolvable(webhook)).toBe(true);
 	});
 
-	it.each([
-		[1, undefined],
-		[2, undefined],
-		[2, 'whenReceived'],
-		[2, 'whenFinished'],
-		[1, 'whenFinished'],
-	])('v%s, acknowledge %s: the resolver gives what the engine gives for the template', (typeVersion, acknowledge) => {
+	it.each([undefined, 'whenReceived', 'whenFinished'])('acknowledge %s: the resolver gives what the engine gives for the template', (acknowledge) => {
 		const parameters = acknowledge ? { options: { acknowledge } } : {};
-		const { workflow, node } = makeWorkflow(source, { parameters, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' }, typeVersion });
+		const { workflow, node } = makeWorkflow(source, { parameters, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' } });
 		// The workflow's own node carries the defaults n8n fills in, as in a real delivery.
 		const own = workflow.nodes[node.name];
 		for (const field of ['responseMode', 'responseData'] as const) {
@@ -115,7 +99,7 @@ describe('webhook description: resolved by n8n without the expression engine', (
 		expect(mode).toEqual({ resolved: true, value: acknowledge === 'whenFinished' ? 'lastNode' : 'onReceived' });
 	});
 
-	it('is left to the engine (the template, as in v1) when any parameter holds an expression', () => {
+	it('is left to the engine (the template) when any parameter holds an expression', () => {
 		const parameters = { statuses: '={{ ["FUNDED"] }}', options: { acknowledge: 'whenFinished' } };
 		const { workflow, node } = makeWorkflow(source, { parameters, credentials: { apiKey: 'k', baseUrl: 'http://127.0.0.1:1' } });
 		const own = workflow.nodes[node.name];
@@ -129,7 +113,7 @@ describe.each([
 	// The editor reads the built package: prove it there too (skipped only before the first build).
 	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the built file exists only after a build
 	['built (dist/)', () => (existsSync(built) ? (new (require(built).ClearinghouseTrigger)() as INodeType) : undefined)],
-])('Events (v2), %s', (_label, load) => {
+])('Events, %s', (_label, load) => {
 	const node = load();
 	const maybe = node ? it : it.skip;
 
@@ -144,20 +128,20 @@ describe.each([
 		expect(entries.flatMap((e) => e.values.statuses as string[]).sort()).toEqual([...PAYMENT_ORDER_STATUSES].sort());
 	});
 
-	maybe('Events is a v2 parameter; the v2 notice speaks to the user, not of WEBHOOK_URL or 401', () => {
+	maybe('Events is the status filter; the notice speaks to the user, not of WEBHOOK_URL or 401', () => {
 		const events = node!.description.properties.find((p) => p.displayName === 'Events')!;
-		expect(events).toMatchObject({ name: 'statuses', type: 'multiOptions', default: [], displayOptions: { show: { '@version': [{ _cnd: { gte: 2 } }] } } });
-		const notice = node!.description.properties.find((p) => p.type === 'notice' && shownIn(p, 2) && !shownIn(p, 1))!;
+		expect(events).toMatchObject({ name: 'statuses', type: 'multiOptions', default: [] });
+		expect(events.displayOptions).toBeUndefined();
+		const notice = node!.description.properties.find((p) => p.type === 'notice')!;
 		expect(notice.displayName).toMatch(/Publish the workflow/);
 		expect(notice.displayName).not.toMatch(/WEBHOOK_URL|401|https/);
 	});
 });
 
 describe('output schema', () => {
-	it('v2 and v3 ship the same item schema as v1 (the item did not change; test/e2e/examples.test.ts checks v1 against real items)', () => {
+	it('one item schema, for the one version (test/e2e/examples.test.ts checks it against real items)', () => {
 		const dir = join(__dirname, '..', '..', '..', 'nodes', 'ClearinghouseTrigger', '__schema__');
-		const read = (v: string) => JSON.parse(readFileSync(join(dir, v, 'output.json'), 'utf8')) as unknown;
-		expect(read('v2.0.0')).toEqual(read('v1.0.0'));
-		expect(read('v3.0.0')).toEqual(read('v1.0.0'));
+		expect(readdirSync(dir)).toEqual([`v${String(source.description.version)}.0.0`]);
+		expect(JSON.parse(readFileSync(join(dir, readdirSync(dir)[0], 'output.json'), 'utf8'))).toMatchObject({ type: 'object', version: 1 });
 	});
 });

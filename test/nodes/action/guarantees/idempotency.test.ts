@@ -182,7 +182,7 @@ test('one short Derived sentence, only on the writes that pay or change where mo
 	// "pays again" only where the write pays.
 	const derivedOf = (resource: string) =>
 		modes
-			.filter((m) => (m.displayOptions?.show?.resource as string[]).includes(resource) && JSON.stringify(m.displayOptions?.show?.['@version']).includes('gte'))
+			.filter((m) => (m.displayOptions?.show?.resource as string[]).includes(resource))
 			.map((m) => (m.options as Array<{ value: string; description: string }>).find((o) => o.value === 'derived')!.description);
 	expect(derivedOf('paymentOrder')).toEqual([expect.stringContaining('pays again'), expect.stringContaining('writes again')]);
 	expect(derivedOf('rewardRule')).toEqual([expect.stringContaining('writes again')]);

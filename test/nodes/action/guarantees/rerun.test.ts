@@ -1,5 +1,5 @@
 /**
- * Re-runs a person starts, inside n8n-core's real contexts against the sandbox: version 2's
+ * Re-runs a person starts, inside n8n-core's real contexts against the sandbox: the
  * Business Key default, Derived keys refused in editor and sub-workflow runs off the sandbox, node
  * identity under "Retry with currently saved workflow", a Business Key batch finished after a failure,
  * `created` by lineage, and replayed answers read anew. The real-n8n proof: test/e2e/rerun.test.ts.
@@ -9,6 +9,7 @@ import { ExecuteContext } from 'n8n-core';
 import { createRunExecutionData } from 'n8n-workflow';
 
 import { Clearinghouse } from '../../../../nodes/Clearinghouse/Clearinghouse.node';
+import { LINEAGE_CUSTOM_DATA_KEY } from '../../../../nodes/shared/idempotency';
 import { Receiver } from '../../../../harness/receiver';
 import { runNode } from '../../../../harness/n8nContexts';
 import { walletOf } from '../../../../harness/sandboxClient';
@@ -17,16 +18,16 @@ import { json, node, orderCount, payment, UNKNOWN_WALLET, useEnv } from '../supp
 const env = useEnv();
 
 const posts = async () => (await env.requests()).filter((r) => r.method === 'POST' && r.path === '/api/v1/payment');
-/** Payment parameters as a new version 2 node has them: no Idempotency Key choice saved. */
-const v2Payment = (extra = {}) => {
+/** Payment parameters as a new node has them: no Idempotency Key choice saved. */
+const newPayment = (extra = {}) => {
 	const params = payment(env, extra);
 	delete params.idempotencyKeyMode;
 	return params;
 };
 
-describe('version 2 defaults to a Business Key; version 1 keeps Derived', () => {
+describe('Idempotency Key defaults to a Business Key', () => {
 	test('a new node without a mapped key fails before sending, naming Business Key', async () => {
-		await expect(env.run(v2Payment())).rejects.toThrow('Business Key must not be empty');
+		await expect(env.run(newPayment())).rejects.toThrow('Business Key must not be empty');
 		expect(await env.requests()).toEqual([]);
 	});
 
@@ -39,23 +40,19 @@ describe('version 2 defaults to a Business Key; version 1 keeps Derived', () => 
 			amountUsd: '5',
 			reference: 'INV-auto-1',
 		};
-		const [out] = json(await env.run(v2Payment({ dataMode: 'autoMapInputData' }), { items: [{ json: item }] }));
+		const [out] = json(await env.run(newPayment({ dataMode: 'autoMapInputData' }), { items: [{ json: item }] }));
 		expect(out).toMatchObject({ idempotencyKey: 'INV-auto-1', created: true });
 	});
 
-	test('a version 1 node without a saved choice sends a Derived key, as it always did', async () => {
-		const [out] = json(await env.run(v2Payment(), { typeVersion: 1 }));
-		expect(String(out.idempotencyKey)).toMatch(/^n8n-[0-9a-f]{48}$/);
-	});
-
-	test("the panel: each version's default, and Derived's one-line warning in version 2", () => {
-		const modes = node.description.properties.filter((p) => p.name === 'idempotencyKeyMode');
-		const byVersion = (v: number) => modes.find((p) => JSON.stringify(p.displayOptions?.show?.['@version']).includes(v === 1 ? '[1]' : '"gte":2'))!;
-		expect(byVersion(1).default).toBe('derived');
-		expect(byVersion(2).default).toBe('custom');
-		const derived = (byVersion(2).options as Array<{ value: string; description: string }>).find((o) => o.value === 'derived')!;
+	test("the panel: Business Key the default, Derived's one-line warning; one version, no version condition", () => {
+		const modes = node.description.properties.filter((p) => p.name === 'idempotencyKeyMode' && (p.displayOptions?.show?.operation as string[]).includes('create'));
+		const create = modes.find((p) => (p.displayOptions?.show?.resource as string[]).includes('paymentOrder'))!;
+		expect(create.default).toBe('custom');
+		const derived = (create.options as Array<{ value: string; description: string }>).find((o) => o.value === 'derived')!;
 		expect(derived.description).toMatch(/a new run pays again/);
-		expect(new Clearinghouse().description).toMatchObject({ version: [1, 2, 2.1], defaultVersion: 2.1 });
+		expect(new Clearinghouse().description.version).toBe(1);
+		expect(new Clearinghouse().description.defaultVersion).toBeUndefined();
+		expect(JSON.stringify(node.description.properties)).not.toContain('@version');
 	});
 });
 
@@ -72,8 +69,7 @@ describe('Derived keys in runs a person repeats by hand', () => {
 		});
 	});
 
-	test('also in version 1, and for the other keyed writes', async () => {
-		await expect(runNode(node, { parameters: payment(env), credentials: offSandbox, mode: 'manual', typeVersion: 1 })).rejects.toThrow(/refused/);
+	test('also for the other keyed writes', async () => {
 		const ruleset = {
 			resource: 'receiveRuleset',
 			operation: 'create',
@@ -134,8 +130,11 @@ describe('Derived keys in runs a person repeats by hand', () => {
 	});
 });
 
+/** The key of the test below, as version 2.1 derived it. */
+const PINNED_KEY = 'n8n-07c24a12328bed0adabf2994778dc999fc1a667bd9232014';
+
 describe('node identity: a node replaced by a pasted copy before "Retry with currently saved workflow"', () => {
-	test('version 2: the copy (same name, new id) sends the same Derived keys; no second order', async () => {
+	test('the copy (same name, new id) sends the same Derived keys; no second order', async () => {
 		const data = createRunExecutionData();
 		// Item 2's payee is refused by the service alone (a row the node can check stops the batch before anything is sent).
 		const batch = payment(env, { amountUsd: '={{ $json.amount }}', toAddress: '={{ $json.to }}', options: { concurrency: 1 } });
@@ -155,20 +154,28 @@ describe('node identity: a node replaced by a pasted copy before "Retry with cur
 		expect(await orderCount(env)).toBe(2);
 	});
 
-	test('version 1 keeps its key formula (the node id), so executions already running retry with their own keys', async () => {
+	test('the Derived key, byte for byte as version 2.1 sent it: instance, workflow, lineage, the node name (not its id), run, item, request', async () => {
 		const data = createRunExecutionData();
-		const [a] = json(await env.run(payment(env), { typeVersion: 1, mode: 'webhook', runExecutionData: data, nodeId: 'n1' }));
-		const [b] = json(await env.run(payment(env), { typeVersion: 1, mode: 'retry', executionId: '2', runExecutionData: data, nodeId: 'n1' }));
-		const [c] = json(await env.run(payment(env), { typeVersion: 2, mode: 'retry', executionId: '3', runExecutionData: data, nodeId: 'n1' }));
-		expect(b.idempotencyKey).toBe(a.idempotencyKey);
-		expect(c.idempotencyKey).not.toBe(a.idempotencyKey);
+		data.resultData.metadata = { [LINEAGE_CUSTOM_DATA_KEY]: `v1.${'ab'.repeat(16)}.${Date.now()}.1` };
+		const instance = jest.spyOn(ExecuteContext.prototype, 'getInstanceId').mockReturnValue('pinned-instance');
+		try {
+			const run = async (nodeId: string, name: string) =>
+				String(json(await env.run(payment(env), { mode: 'retry', executionId: '2', runExecutionData: data, nodeId, name }))[0].idempotencyKey);
+			// Measured with version 2.1 (main at ff66ff0): any change here would pay again on a retry across the upgrade.
+			expect(await run('n1', 'Pay Bob')).toBe(PINNED_KEY);
+			expect(await run('pasted-copy', 'Pay Bob')).toBe(PINNED_KEY);
+			expect(await run('n1', 'Pay Alice')).not.toBe(PINNED_KEY);
+			expect(await orderCount(env)).toBe(2);
+		} finally {
+			instance.mockRestore();
+		}
 	});
 });
 
 describe('a Business Key batch is finishable by running it again', () => {
 	// The bad row's payee is refused by the service alone (a row the node can check stops the batch before anything is sent).
 	const batch = () =>
-		v2Payment({ amountUsd: '={{ $json.amount }}', toAddress: '={{ $json.to }}', idempotencyKey: '={{ $json.reference }}', options: { concurrency: 1 } });
+		newPayment({ amountUsd: '={{ $json.amount }}', toAddress: '={{ $json.to }}', idempotencyKey: '={{ $json.reference }}', options: { concurrency: 1 } });
 	const rows = (bad?: number) =>
 		Array.from({ length: 5 }, (_, n) => ({
 			json: { reference: `PAY-${n + 1}`, amount: `${n + 1}`, to: n + 1 === bad ? UNKNOWN_WALLET : walletOf(env.bob, 'ethereum') },
@@ -194,8 +201,8 @@ describe('a Business Key batch is finishable by running it again', () => {
 		const item = (amountUsd: string) => ({
 			json: { fromUserId: env.alice.id, toAddress: walletOf(env.bob, 'ethereum'), toChain: 'ethereum', asset: 'USDC', amountUsd, reference: 'INV-map-9' },
 		});
-		await env.run(v2Payment({ dataMode: 'autoMapInputData' }), { items: [item('9')], executionId: '1' });
-		await expect(env.run(v2Payment({ dataMode: 'autoMapInputData' }), { items: [item('9.5')], executionId: '2' })).rejects.toThrow(
+		await env.run(newPayment({ dataMode: 'autoMapInputData' }), { items: [item('9')], executionId: '1' });
+		await expect(env.run(newPayment({ dataMode: 'autoMapInputData' }), { items: [item('9.5')], executionId: '2' })).rejects.toThrow(
 			/Business Key "INV-map-9" already belongs to payment order .* with other values: Input field "amountUsd" is 9 on the order, this run sends 9.5/,
 		);
 		expect(await orderCount(env)).toBe(1);
@@ -203,7 +210,7 @@ describe('a Business Key batch is finishable by running it again', () => {
 });
 
 test('a replayed answer shows the order as it is now: a funded order gets no deposit address', async () => {
-	const params = v2Payment({ idempotencyKey: 'INV-funded-1', expiry: 'at', expiresAt: new Date(Date.now() + 3 * 3600_000).toISOString(), amountUsd: '7' });
+	const params = newPayment({ idempotencyKey: 'INV-funded-1', expiry: 'at', expiresAt: new Date(Date.now() + 3 * 3600_000).toISOString(), amountUsd: '7' });
 	const [first] = json(await env.run(params, { executionId: '1' }));
 	expect(first.depositAddress).toEqual(expect.any(String));
 	await env.client.deposit(String(first.id), 7);
@@ -219,7 +226,7 @@ test('a replayed answer shows the order as it is now: a funded order gets no dep
 
 test('lost answers with Retry On Fail and a Business Key: the order this execution made is created: true (row 8)', async () => {
 	await env.op('POST', '/faults', { method: 'POST', path: '^/api/v1/payment$', count: 4, commitThen500: true });
-	const [item] = json(await env.run(v2Payment({ idempotencyKey: 'INV-lost-1' }), { retryOnFail: { maxTries: 2 }, executionId: '31' }));
+	const [item] = json(await env.run(newPayment({ idempotencyKey: 'INV-lost-1' }), { retryOnFail: { maxTries: 2 }, executionId: '31' }));
 	expect((await posts()).map((r) => r.status)).toEqual([500, 500, 500, 500, 201]);
 	expect(item).toMatchObject({ created: true, replayed: true, idempotencyKey: 'INV-lost-1' });
 	expect(await orderCount(env)).toBe(1);

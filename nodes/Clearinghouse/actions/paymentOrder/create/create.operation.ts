@@ -204,7 +204,7 @@ interface SettlementInputs {
 function settlementInputs(ctx: IExecuteFunctions, itemIndex: number, additional: IDataObject): SettlementInputs {
 	return settlementOnce(ctx, itemIndex, () => ({
 		expiry: ctx.getNodeParameter('expiry', itemIndex, 'inMinutes') as string,
-		// The panel's Quote ID (instant; standard in versions 1 and 2), else Additional Fields → Quote ID (2.1).
+		// The panel's Quote ID (instant), else Additional Fields → Quote ID (standard, or the mode from an expression).
 		quoteId: optionalText(itemParameter(ctx, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId),
 		// Read only where the mode and Expires use them (as before), then kept.
 		expiresAtText: () => expiresAtOnce(ctx, itemIndex, () => optionalText(itemParameter(ctx, 'expiresAt', itemIndex, ''))),

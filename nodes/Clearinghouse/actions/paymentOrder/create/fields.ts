@@ -13,7 +13,7 @@ import { DEFAULT_KEY_FIELD, FIELD_ALIASES, KEY_ALIASES, OPTIONAL_INPUT_FIELDS, R
 const RECURRING_HINT =
 	"Paying the same payee every week or month? Put the period in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}: a key used in an earlier period finds that period's order, pays nothing and fails the item.";
 
-/** Quote ID, in its three places (required for Instant; optional on the panel in versions 1-2, in Additional Fields from 2.1). */
+/** Quote ID, in its two places (required on the panel for Instant; optional in Additional Fields). */
 const quoteIdField = {
 	displayName: 'Quote ID',
 	name: 'quoteId',
@@ -124,11 +124,10 @@ const properties: INodeProperties[] = [
 		assetField(),
 		amountField,
 	]),
-	// Two panels for one parameter: required when Settlement Mode is Instant, optional otherwise.
-	// When the mode is an expression n8n shows any `show` field, so both use `hide`: the optional
-	// one and the standard-only fields stay, the required one goes. execute() checks each item.
-	// From version 2.1 the optional one is in Additional Fields (a standard order rarely has a quote);
-	// versions 1 and 2 keep it here, so that n8n keeps the value their saved workflows hold.
+	// Quote ID in two places: on the panel, required, when Settlement Mode is Instant; in Additional
+	// Fields, optional, otherwise (a standard order rarely has a quote). When the mode is an expression
+	// n8n shows any `show` field, so both use `hide`: the standard-only fields stay, the required one
+	// goes. execute() checks each item.
 	{
 		...quoteIdField,
 		required: true,
@@ -136,12 +135,6 @@ const properties: INodeProperties[] = [
 		displayOptions: { hide: { mode: [{ _cnd: { not: 'instant' } }] } },
 	},
 	...standardOnly([
-		{
-			...quoteIdField,
-			description:
-				"Optional Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. Required for instant orders.",
-			displayOptions: { show: { '@version': [1, 2] } },
-		},
 		{
 			displayName: 'Expires',
 			name: 'expiry',
@@ -219,7 +212,6 @@ const properties: INodeProperties[] = [
 					...quoteIdField,
 					description:
 						"A Standard Quote from Create Quote: the order then takes the quote's rate and window and must match its terms. With Settlement Mode from an expression, an instant item's quote.",
-					displayOptions: { show: { '@version': [{ _cnd: { gte: 2.1 } }] } },
 				},
 			],
 		},

@@ -4,20 +4,18 @@ import { NodeHelpers, type INode, type INodeParameters, type INodeProperties } f
 import { node } from '../../support';
 
 const properties = node.description.properties;
-const nodeStub = { typeVersion: 1, parameters: {} } as unknown as INode;
+const stub = { typeVersion: node.description.version, parameters: {} } as unknown as INode;
 
-/** The fields of Create shown for these values (defaults filled in as the editor does), in version 1 unless `typeVersion`. */
-function shown(values: INodeParameters, typeVersion = 1): INodeProperties[] {
-	const stub = { ...nodeStub, typeVersion };
+/** The fields of Create shown for these values (defaults filled in as the editor does). */
+function shown(values: INodeParameters): INodeProperties[] {
 	const all = { resource: 'paymentOrder', operation: 'create', ...values };
 	const withDefaults = NodeHelpers.getNodeParameters(properties, all, true, false, stub, node.description) ?? {};
 	return properties.filter((p) => !['resource', 'operation'].includes(p.name) && NodeHelpers.displayParameter(withDefaults, p, stub, node.description));
 }
 
-/** The options of Additional Fields n8n offers in this version (its "Add Field" list). */
-function additionalOptions(typeVersion: number): string[] {
-	const stub = { ...nodeStub, typeVersion };
-	const additional = shown({ mode: 'standard' }, typeVersion).find((f) => f.name === 'additionalFields')!;
+/** The options of Additional Fields n8n offers (its "Add Field" list). */
+function additionalOptions(values: INodeParameters = { mode: 'standard' }): string[] {
+	const additional = shown(values).find((f) => f.name === 'additionalFields')!;
 	return (additional.options as INodeProperties[]).filter((o) => NodeHelpers.displayParameter({}, o, stub, node.description)).map((o) => o.name);
 }
 const names = (fields: INodeProperties[]) => fields.map((f) => f.name);
@@ -31,36 +29,22 @@ test('Instant hides the standard-only fields and shows Quote ID as required', ()
 	expect(names(instant)).toEqual(expect.arrayContaining(['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'memo', 'options']));
 });
 
-test('Standard shows the expiry and Additional Fields (Subaccount ID), and Quote ID as optional', () => {
+test('Standard shows the expiry and Additional Fields (Subaccount ID, Quote ID), and no Quote ID on the panel', () => {
 	const standard = shown({ mode: 'standard' });
 	expect(names(standard)).toEqual(expect.arrayContaining(['expiry', 'expiresInMinutes', 'additionalFields']));
 	expect(names(standard)).not.toContain('expiresAt');
 	expect(names(shown({ mode: 'standard', expiry: 'at' }))).toEqual(expect.arrayContaining(['expiresAt']));
-	expect(standard.filter((f) => f.name === 'quoteId').map((f) => f.required ?? false)).toEqual([false]);
-	expect(additionalOptions(1)).toEqual(['subaccountId']);
+	expect(names(standard)).not.toContain('quoteId');
+	expect(additionalOptions()).toEqual(['subaccountId', 'quoteId']);
 	// The default mode is standard.
 	expect(names(shown({}))).toEqual(names(standard));
 });
 
-test('from version 2.1 Standard shows no Quote ID on the panel: it is in Additional Fields; Instant still asks for it', () => {
-	expect(names(shown({ mode: 'standard' }, 2.1))).not.toContain('quoteId');
-	expect(additionalOptions(2.1)).toEqual(['subaccountId', 'quoteId']);
-	expect(
-		shown({ mode: 'instant' }, 2.1)
-			.filter((f) => f.name === 'quoteId')
-			.map((f) => f.required),
-	).toEqual([true]);
-	// Versions 1 and 2 (saved workflows) keep it on the panel, and not twice.
-	for (const version of [1, 2]) {
-		expect(shown({ mode: 'standard' }, version).filter((f) => f.name === 'quoteId')).toHaveLength(1);
-		expect(additionalOptions(version)).toEqual(['subaccountId']);
-	}
-});
-
-test('a Settlement Mode expression shows the standard panel, with Quote ID optional (each item is checked at run time)', () => {
+test('a Settlement Mode expression shows the standard panel, with Quote ID optional in Additional Fields (each item is checked at run time)', () => {
 	const byExpression = shown({ mode: '={{ $json.mode }}' });
 	expect(names(byExpression)).toEqual(expect.arrayContaining(STANDARD_ONLY.filter((n) => n !== 'expiresAt')));
-	expect(byExpression.filter((f) => f.name === 'quoteId').map((f) => f.required ?? false)).toEqual([false]);
+	expect(names(byExpression)).not.toContain('quoteId');
+	expect(additionalOptions({ mode: '={{ $json.mode }}' })).toEqual(['subaccountId', 'quoteId']);
 });
 
 test('Instant shows no field twice, and Map Automatically keeps the mode rules', () => {
