@@ -125,11 +125,7 @@ describe('Clearinghouse Trigger in a running n8n', () => {
 			[['Every 2 seconds', 'Pay by derived key']],
 			credential,
 		);
-		await n8n.importWorkflows([
-			workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID),
-			pays,
-			scheduled,
-		]);
+		await n8n.importWorkflows([workflow(WORKFLOW_ID, 'e2e: payment-order events', WEBHOOK_ID), pays, scheduled]);
 		// Publish into a running n8n, as a user does from the editor: that is when create() registers.
 		await n8n.start({ timeoutMs: 300_000 });
 		await n8n.publish(WORKFLOW_ID);

@@ -45,7 +45,9 @@ describe('Idempotency Key defaults to a Business Key', () => {
 	});
 
 	test("the panel: Business Key the default, Derived's one-line warning; one version, no version condition", () => {
-		const modes = node.description.properties.filter((p) => p.name === 'idempotencyKeyMode' && (p.displayOptions?.show?.operation as string[]).includes('create'));
+		const modes = node.description.properties.filter(
+			(p) => p.name === 'idempotencyKeyMode' && (p.displayOptions?.show?.operation as string[]).includes('create'),
+		);
 		const create = modes.find((p) => (p.displayOptions?.show?.resource as string[]).includes('paymentOrder'))!;
 		expect(create.default).toBe('custom');
 		const derived = (create.options as Array<{ value: string; description: string }>).find((o) => o.value === 'derived')!;
