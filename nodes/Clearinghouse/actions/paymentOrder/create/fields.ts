@@ -126,7 +126,7 @@ const properties: INodeProperties[] = [
 	]),
 	// Quote ID in two places: on the panel, required, when Settlement Mode is Instant; in Additional
 	// Fields, optional, otherwise (a standard order rarely has a quote). When the mode is an expression
-	// n8n shows any `show` field, so both use `hide`: the standard-only fields stay, the required one
+	// n8n shows any `show` field, so these use `hide`: the standard-only fields stay, the required one
 	// goes. execute() checks each item.
 	{
 		...quoteIdField,
