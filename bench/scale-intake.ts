@@ -71,6 +71,8 @@ const WEBHOOK_ENV = JSON.parse(process.env.BENCH_INTAKE_WEBHOOK_ENV ?? '{"N8N_EX
  */
 const BASELINE_HOLD_S = Number(process.env.BENCH_INTAKE_BASELINE_HOLD_S ?? 60);
 const BASELINE_DRAIN_S = 30;
+/** Extra environment of the workers only (n8n's settings are per process). */
+const WORKER_ENV = JSON.parse(process.env.BENCH_INTAKE_WORKER_ENV ?? '{}') as Record<string, string>;
 const WORKER_ARGS = (process.env.BENCH_INTAKE_WORKER_ARGS ?? '').split(' ').filter(Boolean);
 const RECIPE = process.env.BENCH_INTAKE_RECIPE ?? join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
 /** What "held" means (issue 45): p95 under this, nothing lost or doubled, everything delivered. */
@@ -169,6 +171,7 @@ async function main(): Promise<void> {
 		// child inherits NODE_OPTIONS and finds the port taken, which it only warns about.
 		processEnv: (name): Record<string, string> => ({
 			...(name.startsWith('webhook') ? WEBHOOK_ENV : {}),
+			...(name.startsWith('worker') ? WORKER_ENV : {}),
 			...(PROFILE_S > 0 ? { NODE_OPTIONS: `--inspect=127.0.0.1:${inspectPorts.get(name)}` } : {}),
 		}),
 	});
@@ -190,6 +193,7 @@ async function main(): Promise<void> {
 		commit: execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: repoRoot, encoding: 'utf8' }).trim(),
 		env: EXTRA_ENV,
 		webhookEnv: WEBHOOK_ENV,
+		workerEnv: WORKER_ENV,
 		workerArgs: WORKER_ARGS,
 		recipe: RECIPE.replace(`${repoRoot}/`, ''),
 		holdS: HOLD_S,
