@@ -38,6 +38,8 @@ const PARTS: Array<{ part: string; match: (fn: string, url: string) => boolean }
 	},
 	{ part: 'expression engine', match: (_fn, url) => /expression|tournament|isolated-vm|expression-sandboxing|@n8n\/expression/.test(url) },
 	{ part: 'database (typeorm, sqlite)', match: (_fn, url) => /typeorm|sqlite|better-sqlite|\/db\/|@n8n\/db/.test(url) },
+	{ part: 'PostgreSQL driver (pg)', match: (_fn, url) => /node_modules\/(pg|pg-protocol|pg-pool|pg-promise)\//.test(url) },
+	{ part: 'queue (bull, ioredis)', match: (_fn, url) => /node_modules\/(bull|ioredis|@ioredis|redis-parser)\/|\/scaling\//.test(url) },
 	{ part: 'webhook + HTTP server (express)', match: (_fn, url) => /express|body-parser|webhook|raw-body|on-finished|router/.test(url) },
 	{
 		part: 'item handling (n8n execution engine)',
@@ -65,6 +67,11 @@ interface Summary {
 function summarise(file: string): Summary {
 	const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 	const [contender, orders] = file.split('/').at(-1)!.split('.');
+	return { file, contender, orders: Number(orders), ...summariseProfile(profile) };
+}
+
+/** Every sample of a profile attributed to one part (PARTS, V8's entries), with the top self times. */
+export function summariseProfile(profile: CpuProfile): Pick<Summary, 'totalMs' | 'partsMs' | 'topOurs' | 'topOther'> {
 	const byId = new Map<number, CpuProfileNode>(profile.nodes.map((n) => [n.id, n]));
 	const parent = new Map<number, number>();
 	for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
@@ -112,7 +119,7 @@ function summarise(file: string): Summary {
 		const top = part.startsWith('ours') ? topOurs : part === 'n8n, other' || part.startsWith('item') ? topOther : undefined;
 		top?.set(where, (top.get(where) ?? 0) + ms);
 	});
-	return { file, contender, orders: Number(orders), totalMs, partsMs, topOurs, topOther };
+	return { totalMs, partsMs, topOurs, topOther };
 }
 
 function load(dir: string): Map<string, Summary[]> {
@@ -183,4 +190,4 @@ function main(): void {
 	}
 }
 
-main();
+if (require.main === module) main();

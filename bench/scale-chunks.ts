@@ -247,11 +247,25 @@ async function main(): Promise<void> {
 		};
 
 		const [first, second] = c.workers;
+		// Warm-up (not counted): each worker loads the nodes and compiles the workflow on its first payouts.
+		const warmUp = async () => {
+			const tag = `warm-${Date.now().toString(36)}`;
+			const after = lastId();
+			const files = [0, 1].map((p) => {
+				const file = `${tag}-${p}.csv`;
+				writeFileSync(join(filesDir, file), payeesCsv(`${tag}-${p}`, 0, 20, wallet));
+				return file;
+			});
+			await Promise.all(files.map(post));
+			await waitForParents(after, files.length);
+		};
+		await warmUp();
 		await second.stop();
 		log('\n## one worker');
 		await measure('one-worker-one-payout', [first], 1);
 		await measure('one-worker-two-payouts', [first], 2);
 		await second.start();
+		await warmUp();
 		log('\n## two workers');
 		await measure('two-workers-one-payout', [first, second], 1);
 		await measure('two-workers-two-payouts', [first, second], 2);

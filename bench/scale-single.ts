@@ -17,8 +17,11 @@
  * the bytes of the saved execution (execution_data) and per order, and Create's output per order.
  * The growth: cost per order at the largest size ÷ at the smallest.
  *
+ * Map Automatically (the recipe's mode) runs at every size; fixed fields and expressions at the largest
+ * (BENCH_SCALE_ALL_MODES=1: at every size).
+ *
  * Env: BENCH_SCALE_SIZES (default 1000,5000,10000), BENCH_SCALE_MODES (default
- * autoMap,fixed,expressions), BENCH_CONCURRENCY (default 5), TEST_PORT_BAND_OFFSET.
+ * autoMap,fixed,expressions), BENCH_SCALE_ALL_MODES, BENCH_CONCURRENCY (default 5), TEST_PORT_BAND_OFFSET.
  * Writes bench/results/scale-single.json and the `single` subsection of bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
@@ -55,6 +58,7 @@ const MODES = env('BENCH_SCALE_MODES', 'autoMap,fixed,expressions')
 	.map((s) => s.trim())
 	.filter((m): m is Mode => ['autoMap', 'fixed', 'expressions'].includes(m));
 const CONCURRENCY = Number(env('BENCH_CONCURRENCY', '5'));
+const ALL_MODES_AT_EVERY_SIZE = env('BENCH_SCALE_ALL_MODES', '') === '1';
 const WARM_UP_ROWS = 20;
 
 const IDS: Record<N8nContender, string> = {
@@ -235,6 +239,8 @@ export interface SingleRun {
 	peakRssMb?: number;
 	savedExecutionBytes?: number;
 	savedBytesPerOrder?: number;
+	/** Wall time ÷ the bare undici loop's for the same number of orders, measured in the same run. */
+	timeVsUndici?: number;
 	/** Create's output items: count and JSON bytes per order (the largest part of the saved execution). */
 	output?: { items: number; bytesPerOrder: number; fields: string[] };
 	created: number;
@@ -319,7 +325,9 @@ async function main(): Promise<void> {
 
 		for (const size of SIZES) {
 			log(`\n## ${size} payees in one execution`);
+			const largest = size === SIZES[SIZES.length - 1];
 			for (const contender of contenders) {
+				if (contender !== 'n8nOnly' && contender !== 'autoMap' && !largest && !ALL_MODES_AT_EVERY_SIZE) continue;
 				const pid = await restart(contender);
 				await runN8n(contender, WARM_UP_ROWS, `warm-${contender}-${size}-${Date.now().toString(36)}`);
 				const tag = `s${size}-${contender}-${Date.now().toString(36)}`;
@@ -380,6 +388,9 @@ async function main(): Promise<void> {
 				created,
 			});
 			log(`  undici      ${Math.round(ms)} ms (${((size / ms) * 1000).toFixed(1)} orders/s)`);
+			// Each contender's time ÷ the bare loop's for the same orders (the same sandbox, the same minutes).
+			for (const run of runs)
+				if (run.orders === size && run.contender !== 'undici' && run.contender !== 'n8nOnly') run.timeVsUndici = Number((run.wallMs / ms).toFixed(2));
 		}
 	} finally {
 		await n8n.dispose();
@@ -449,12 +460,12 @@ export function singleMarkdown(record: {
 		`Run of ${record.startedAt} (commit ${record.commit}, n8n ${record.n8nVersion}, ${record.cpus} CPUs, load at start ${record.loadAverageAtStart.join(' ')}, concurrency ${record.concurrency}; ${record.wallSeconds} s). ` +
 			'One run per size and contender, n8n restarted before each; wall time from the webhook call until n8n has saved the execution. Results: [`results/scale-single.json`](results/scale-single.json).',
 		'',
-		'| Payees | Contender | Wall | Orders/s | Net of n8n only | Peak RSS of n8n | Saved execution (per order) | Create output per order |',
-		'|---|---|---|---|---|---|---|---|',
+		'| Payees | Contender | Wall | Orders/s | Net of n8n only | Time ÷ undici loop | Peak RSS of n8n (before) | Saved execution (per order) | Create output per order |',
+		'|---|---|---|---|---|---|---|---|---|',
 	];
 	for (const r of record.runs) {
 		lines.push(
-			`| ${r.orders.toLocaleString('en-US')} | ${names[r.contender]} | ${(r.wallMs / 1000).toFixed(1)} s | ${r.ordersPerSecond} | ${r.netOrdersPerSecond ?? ''} | ${r.peakRssMb !== undefined ? `${r.peakRssMb} MB` : ''} | ` +
+			`| ${r.orders.toLocaleString('en-US')} | ${names[r.contender]} | ${(r.wallMs / 1000).toFixed(1)} s | ${r.ordersPerSecond} | ${r.netOrdersPerSecond ?? ''} | ${r.timeVsUndici !== undefined ? `${r.timeVsUndici} ×` : ''} | ${r.peakRssMb !== undefined ? `${r.peakRssMb} MB (${r.rssBeforeMb})` : ''} | ` +
 				`${r.savedExecutionBytes !== undefined ? `${(r.savedExecutionBytes / 1048576).toFixed(1)} MB (${r.savedBytesPerOrder} B)` : ''} | ${r.output ? `${r.output.bytesPerOrder} B` : ''} |`,
 		);
 	}

@@ -99,7 +99,9 @@ proxy() {
 worker_processes 1;
 pid $dir/nginx.pid;
 error_log $dir/nginx-error.log warn;
-events { worker_connections 1024; }
+# Each delivery held open until its run ends (When Finished) takes two connections (the sender's and the
+# webhook process's): 1024 ran out at a backlog of about 500 (bench:scale intake, issue 45).
+events { worker_connections 8192; }
 http {
   client_body_temp_path $dir/nginx-tmp/body;
   proxy_temp_path $dir/nginx-tmp/proxy;

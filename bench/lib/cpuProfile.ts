@@ -36,7 +36,7 @@ export class InspectorSession {
 	}
 
 	/** Connects to the first target the inspector at 127.0.0.1:<port> lists (the n8n main process). */
-	static async connect(port: number): Promise<InspectorSession> {
+	static async connect(port: number, samplingIntervalUs = 250): Promise<InspectorSession> {
 		const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
 		const socket = new WebSocket(targets[0].webSocketDebuggerUrl);
 		await new Promise<void>((resolve, reject) => {
@@ -46,7 +46,7 @@ export class InspectorSession {
 		const session = new InspectorSession(socket);
 		await session.send('Profiler.enable');
 		// 250 µs: enough samples per order (a few ms of CPU each) without slowing n8n much.
-		await session.send('Profiler.setSamplingInterval', { interval: 250 });
+		await session.send('Profiler.setSamplingInterval', { interval: samplingIntervalUs });
 		return session;
 	}
 

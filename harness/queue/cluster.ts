@@ -53,6 +53,8 @@ export class QueueProcess {
 		readonly instance: N8nInstance,
 		readonly command: 'worker' | 'webhook',
 		readonly args: string[] = [],
+		/** Extra environment of this process only (e.g. its own V8 inspector port); a restart takes a changed one. */
+		public env: Record<string, string> = {},
 	) {}
 
 	private get logName(): string {
@@ -67,6 +69,7 @@ export class QueueProcess {
 	async start(timeoutMs = 240_000): Promise<void> {
 		this.process = await this.instance.spawnProcess([this.command, ...this.args], {
 			name: this.logName,
+			env: this.env,
 			readyUrl: `http://127.0.0.1:${this.instance.port}/healthz/readiness`,
 			timeoutMs,
 		});
@@ -97,6 +100,8 @@ export interface ClusterOptions {
 	env?: Record<string, string>;
 	/** Arguments of `n8n worker`, e.g. ['--concurrency=5']. */
 	workerArgs?: string[];
+	/** Extra environment of one worker or webhook process (by name: worker1, webhook2, ...). */
+	processEnv?: (name: string) => Record<string, string>;
 }
 
 /**
@@ -194,11 +199,11 @@ export class QueueCluster {
 				port,
 				env: { ...this.env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(port), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
 			});
-			this.workers.push(new QueueProcess(`worker${i}`, instance, 'worker', options.workerArgs));
+			this.workers.push(new QueueProcess(`worker${i}`, instance, 'worker', options.workerArgs, options.processEnv?.(`worker${i}`)));
 		}
 		for (let i = 1; i <= (options.webhooks ?? 2); i++) {
 			const instance = await N8nInstance.create({ ...shared, root: join(this.root, `webhook${i}`), env: this.env });
-			this.webhooks.push(new QueueProcess(`webhook${i}`, instance, 'webhook'));
+			this.webhooks.push(new QueueProcess(`webhook${i}`, instance, 'webhook', [], options.processEnv?.(`webhook${i}`)));
 		}
 		this.nginx = NginxProxy.start(
 			this.services.dir,

@@ -123,6 +123,14 @@ function eventSwitch(ctx: IWebhookFunctions, path: string, fallback: boolean, la
 	}
 }
 
+/**
+ * A repeat of an event whose run is in flight in this process. A 2xx now would lose the event if that
+ * run fails (or, When Received, if n8n fails to start it): the service tries again later.
+ */
+function inFlight(ctx: IWebhookFunctions): IWebhookResponseData {
+	return respond(ctx, 409, { error: 'A run of this event is still in progress' });
+}
+
 /** What a verified event leads to: a run of the workflow, or an answer that starts none. */
 async function answerEvent(
 	ctx: IWebhookFunctions,
@@ -149,6 +157,10 @@ async function answerEvent(
 	if (confirm) {
 		// A repeat of an emitted event id needs no API request (checked again after it, as always).
 		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
+		// Nor does a repeat of an event whose run is in flight here: the service's retry after its 10 s
+		// timeout while "When Finished" holds the first delivery (under load, most deliveries). It gets
+		// the 409 it would get after the request, without adding an API read per retry to the load.
+		if (dropDuplicates && isInFlight(triggerKey, event.id)) return inFlight(ctx);
 		const confirmation = await confirmOrder(ctx, eventOrder);
 		if (confirmation.outcome === 'not_found') {
 			logDropped(ctx, event.id, eventOrder.id);
@@ -171,11 +183,7 @@ async function answerEvent(
 
 	// No await between the decision and the record, so two concurrent deliveries of one event in
 	// this process cannot both pass.
-	if (options.dropDuplicates && isInFlight(triggerKey, event.id)) {
-		// A 2xx now would lose the event if the run in flight fails (or, When Received, if n8n
-		// fails to start it): the service tries again later.
-		return respond(ctx, 409, { error: 'A run of this event is still in progress' });
-	}
+	if (options.dropDuplicates && isInFlight(triggerKey, event.id)) return inFlight(ctx);
 	const decision = decide(memory, event.id, order, options, eventOrder);
 	if (!decision.emit) return ignored(decision.reason);
 	const stateKey = orderStateKey(order, decision.kind);

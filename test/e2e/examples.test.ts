@@ -2,8 +2,9 @@
  * The example workflows in examples/, imported as shipped and run end to end by a real n8n against
  * the sandbox: 1 and 4 with `n8n execute`, 2 and 3 published the way the editor publishes (its REST
  * call, which refuses a workflow with node issues such as a missing credential) and driven by the
- * sandbox's signed events. The only change to the shipped files is the one a user makes once: Where messages
- * go → outboxUrl set to the outbox of this test's sandbox, which listens on another port than the default 4010.
+ * sandbox's signed events. The only changes to the shipped files are the ones a user makes once: Where messages
+ * go → outboxUrl set to the outbox of this test's sandbox, which listens on another port than the default 4010,
+ * and Example 10's chunk size (2 rows, for its 6).
  */
 import { join } from 'node:path';
 
@@ -12,6 +13,7 @@ import { N8nRest } from '../../harness/n8nRest';
 import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/examples';
 import { nodeItems } from '../../harness/executions';
 import { N8nInstance, sleep, type WorkflowInput } from '../../harness/n8nProcess';
+import { freePort } from '../../harness/ports';
 import { repoRoot } from '../../harness/runtime';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
@@ -19,6 +21,13 @@ import { triggerSecret } from '../../harness/secrets';
 import { signatureHeader } from '../../harness/signer';
 
 jest.setTimeout(300_000);
+
+/** The one change a user makes for a small file: Loop Over Items' Batch Size (the chunk size). */
+function inChunksOf(size: number, workflow: WorkflowInput): WorkflowInput {
+	const copy = JSON.parse(JSON.stringify(workflow)) as WorkflowInput;
+	(findNode(copy, 'Chunks of 1,000 rows').parameters as { batchSize: number }).batchSize = size;
+	return copy;
+}
 
 describe('example workflows in a real n8n', () => {
 	let stage: SandboxStage;
@@ -28,6 +37,7 @@ describe('example workflows in a real n8n', () => {
 	let ledger: WorkflowInput;
 	let refund: WorkflowInput;
 	let csv: WorkflowInput;
+	let chunks: WorkflowInput;
 	/** An example as shipped, its Where messages go set to this test's sandbox (not the default port 4010). */
 	const shipped = (file: string): WorkflowInput => withOutbox(loadExample(file), stage.sandbox.mainUrl);
 	const outbox = async (channel: string) => ((await stage.operator.call('GET', `outbox?channel=${channel}`)).messages as any[]).map((m) => m.body);
@@ -63,15 +73,16 @@ describe('example workflows in a real n8n', () => {
 			'4-refund-handling.json',
 		].map(shipped);
 		csv = loadExample('9-pay-from-a-csv-file.json');
+		chunks = inChunksOf(2, loadExample('10-pay-a-large-csv-in-chunks.json'));
 		n8n = await N8nInstance.create();
 		await n8n.importCredential(sandboxCredential(stage.sandbox));
-		await n8n.importWorkflows([batch, refund, slack, ledger, csv]);
+		await n8n.importWorkflows([batch, refund, slack, ledger, csv, chunks]);
 	});
 
 	afterAll(() => stopAll(n8n, stage?.sandbox));
 
 	test('every example is valid workflow JSON that references the sandbox credential', () => {
-		expect(exampleFiles()).toHaveLength(9);
+		expect(exampleFiles()).toHaveLength(10);
 		const withCode: string[] = [];
 		for (const file of exampleFiles()) {
 			const workflow = loadExample(file);
@@ -424,6 +435,54 @@ describe('example workflows in a real n8n', () => {
 			const schema = readSchema(file);
 			expect(schema).toMatchObject({ type: 'object', version: 1 });
 			expect(items.flatMap((item) => problems(schema!, item))).toEqual([]);
+		});
+
+		test('10. a large CSV in chunks: the file checked once, each chunk its own sub-workflow run; n8n killed mid-run, the same run again pays the rest, one order per row', async () => {
+			// Its chunks run as its own sub-workflow, which n8n runs in its published version (outside the editor).
+			await rest.publish(chunks.id);
+			// Every POST /payment takes 400 ms at the sandbox, so the kill lands while a chunk is being paid.
+			await stage.operator.fault({ method: 'POST', path: '^/api/v1/payment$', count: 6, delayMs: 400 });
+			const mark = await stage.operator.mark();
+			const crashed = await n8n.spawnProcess(['execute', `--id=${chunks.id}`, '--rawOutput'], {
+				name: 'n8n-execute-chunks-killed',
+				env: { N8N_RUNNERS_BROKER_PORT: String(await freePort()) },
+			});
+			const paid = async (since: number) => (await stage.operator.paymentPosts(since)).filter((r) => r.status === 201).length;
+			const deadline = Date.now() + 120_000;
+			// The first chunk (2 rows) is paid: the second is on its way.
+			while ((await paid(mark)) < 2) {
+				if (!crashed.running) throw new Error(`the payout ended before the kill:\n${crashed.tail}`);
+				if (Date.now() > deadline) throw new Error(`the payout did not pay its first chunk:\n${crashed.tail}`);
+				await sleep(50);
+			}
+			await crashed.stop('SIGKILL');
+			await stage.operator.clearFaults();
+			// Requests in flight at the kill finish at the sandbox (it read their bodies first).
+			await sleep(1_000);
+			const before = await stage.operator.ordersByMemo('BIG-');
+			const madeBefore = Object.values(before).reduce((a, b) => a + b, 0);
+			expect(madeBefore).toBeGreaterThanOrEqual(2);
+			expect(madeBefore).toBeLessThan(6);
+			expect(Object.values(before).every((n) => n === 1)).toBe(true);
+
+			// The documented way to finish: run the same workflow again.
+			const again = await stage.operator.mark();
+			const result = await n8n.execute(chunks.id);
+			if (result.code !== 0 || !result.run) throw new Error(`example 10 failed\n${result.stdout.slice(-3000)}`);
+			const runData = result.run.data.resultData.runData;
+			// The whole file checked once, before any chunk; then 3 chunks of 2, each a run of the sub-workflow.
+			expect(runData['Check the whole file']).toHaveLength(1);
+			expect(nodeItems(result.run.data, 'Check the whole file')).toEqual([expect.objectContaining({ ok: true })]);
+			expect(runData['Pay one chunk']).toHaveLength(3);
+			const summary = nodeItems(result.run.data, 'Payout summary') as any[];
+			const count = (created: boolean) => summary.find((s) => s.created === created)?.sum_count_paymentOrderId ?? 0;
+			expect({ createdNow: count(true), found: count(false) }).toEqual({ createdNow: 6 - madeBefore, found: madeBefore });
+			// Only the rows without an order were created now, each once: one order per row in all.
+			const created = (await stage.operator.paymentPosts(again)).filter((r) => r.status === 201).map((r) => r.body.idempotencyKey);
+			expect(created.sort()).toEqual(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].filter((key) => !(key in before)));
+			expect(await stage.operator.ordersByMemo('BIG-')).toEqual(
+				Object.fromEntries(['BIG-4001', 'BIG-4002', 'BIG-4003', 'BIG-4004', 'BIG-4005', 'BIG-4006'].map((key) => [key, 1])),
+			);
 		});
 	});
 });

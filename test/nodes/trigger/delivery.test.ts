@@ -710,6 +710,32 @@ describe('confirmation with the API (on by default): a leaked secret cannot run 
 		expect(gets.map((g) => [g.status, g.headers['x-api-key']])).toEqual(Array(4).fill([200, maskedSecret(sb.apiKey)]));
 	});
 
+	it("a repeat of an event whose run is in flight is answered 409 without another API request (the service's retries while When Finished holds the first delivery)", async () => {
+		const { t, order } = await confirmingTrigger();
+		t.parameters = { ...t.parameters, options: { ...(t.parameters.options as IDataObject), acknowledge: 'whenFinished' } };
+		const body = envelope(order);
+		// n8n is still busy with the first delivery's run (queued behind others), so its answer has not come.
+		let release!: () => void;
+		const running = new Promise<void>((done) => (release = done));
+		let holding = false;
+		t.creatingRun = async () => {
+			holding = true;
+			await running;
+		};
+		const since = (await operator(sb, 'GET', 'requests?since=0')).lastSeq;
+		const first = signed(t, body);
+		await until(async () => holding);
+		t.creatingRun = undefined;
+		const repeats = [await signed(t, body), await signed(t, body)];
+		expect(repeats.map((r) => [r.status, r.body])).toEqual(Array(2).fill([409, { error: 'A run of this event is still in progress' }]));
+		// Only the first delivery asked the API.
+		expect(await confirmationGets(since, order.id)).toHaveLength(1);
+		release();
+		expect((await first).items).toHaveLength(1);
+		expect((await signed(t, body)).body).toEqual({ received: true, ignored: 'duplicate' });
+		expect(await confirmationGets(since, order.id)).toHaveLength(1);
+	});
+
 	it('the key the delivery opened reaches no answer, item, static data or log line, whatever the API request meets', async () => {
 		const { t, order } = await confirmingTrigger();
 		// n8n's logger: every line at an enabled level goes through its log(level, message, metadata)
