@@ -22,7 +22,7 @@
  * TEST_PORT_BAND_OFFSET. Writes bench/results/scale-chunks.json and the `chunks` subsection of bench/README.md.
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -35,7 +35,7 @@ import { QueueCluster, type QueueProcess } from '../harness/queue/cluster';
 import { PAYMENT_ORDER_STATUSES } from '../nodes/shared/paymentOrderStatus';
 import { cpuMs, findN8nPid } from './lib/proc';
 import { startSandboxProcess } from './lib/sandbox-process';
-import { replaceSection } from './lib/readmeSection';
+import { replaceSection, writeResults } from './lib/readmeSection';
 
 const ROWS = Number(process.env.BENCH_SCALE_CHUNK_ROWS ?? 10_000);
 const CHUNK = Number(process.env.BENCH_SCALE_CHUNK ?? 1_000);
@@ -337,10 +337,7 @@ async function main(): Promise<void> {
 		runs,
 		kill,
 	};
-	const out = join(repoRoot, 'bench', 'results');
-	mkdirSync(out, { recursive: true });
-	const file = join(out, 'scale-chunks.json');
-	writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+	const file = writeResults('scale-chunks.json', record);
 	replaceSection('chunks', chunksMarkdown(record));
 	log(`results: ${file}; bench/README.md (section chunks) updated; ${record.wallSeconds} s`);
 }

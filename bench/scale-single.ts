@@ -43,7 +43,7 @@ import { executionRecord } from '../harness/executions';
 import { pool } from './lib/http';
 import { findN8nPid, withPeakMemory } from './lib/proc';
 import { startSandboxProcess } from './lib/sandbox-process';
-import { replaceSection } from './lib/readmeSection';
+import { replaceSection, writeResults } from './lib/readmeSection';
 
 type Mode = 'autoMap' | 'fixed' | 'expressions';
 type N8nContender = 'n8nOnly' | Mode;
@@ -428,10 +428,7 @@ async function main(): Promise<void> {
 		perOrderCostGrowth: { from: smallest, to: largest, ...growth },
 	};
 	log(`\nper-order cost ${largest} ÷ ${smallest}: ${JSON.stringify(growth)}`);
-	const out = join(repoRoot, 'bench', 'results');
-	mkdirSync(out, { recursive: true });
-	const file = join(out, 'scale-single.json');
-	writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+	const file = writeResults('scale-single.json', record);
 	replaceSection('single', singleMarkdown(record));
 	log(`results: ${file}; bench/README.md (section single) updated; ${record.wallSeconds} s`);
 }

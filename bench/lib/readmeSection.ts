@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const README = join(__dirname, '..', 'README.md');
@@ -25,4 +25,13 @@ export function replaceSection(section: string, markdown: string): void {
 		next = readme.replace(heading, `$1${block}`);
 	}
 	writeFileSync(README, next);
+}
+
+/** Writes a `bench:scale` results record to bench/results/<fileName> and returns that path. */
+export function writeResults(fileName: string, record: unknown): string {
+	const out = join(__dirname, '..', 'results');
+	mkdirSync(out, { recursive: true });
+	const file = join(out, fileName);
+	writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`);
+	return file;
 }

@@ -106,7 +106,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await browser.goto(`${n8n.baseUrl}/home/workflows`);
 		await browser.clickWhere(
 			`the "${name}" card`,
-			`[...document.querySelectorAll('[data-test-id="workflow-card-name"]')].find((e) => e.textContent.includes(${js(name)}))`,
+			// "Example 1:", not "Example 1" (which "Example 10: …" contains too).
+			`[...document.querySelectorAll('[data-test-id="workflow-card-name"]')].find((e) => e.textContent.trim().startsWith(${js(`${name}:`)}))`,
 			120_000,
 		);
 		await browser.waitFor(
