@@ -7,7 +7,7 @@
  * read with n8n's own file nodes from n8n's files folder (`~/.n8n-files` of the user running n8n: this n8n's
  * HOME is a folder of the test). Only clicks, keys and typing:
  *   new workflow → Read/Write Files from Disk (n8n puts a manual trigger before it) → Extract from File (CSV)
- *   → Create with Map Automatically, the sender's ID pasted once (Sender User ID for Rows Without One), Default
+ *   → Create with Map Automatically, the sender picked from its list (Sender User ID for Rows Without One), Default
  *   Asset USDC → Execute workflow.
  * Run 1 pays nothing and lists both rows the node can check, each with its fix. The two rows are fixed in the
  * file (nothing else in it changes). Run 2 pays the four good rows, and the payee only the service can refuse
@@ -84,6 +84,18 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 			30_000,
 			`${param(parameter)}?.innerHTML.slice(0, 500)`,
 		);
+	}
+	/** A resource locator's value input (From List: the field that opens the list). */
+	const locatorInput = (name: string) =>
+		`(() => { const e = ${param(name)}?.querySelector('[data-test-id="rlc-input"]'); return e?.matches('input, textarea') ? e : e?.querySelector('input, textarea'); })()`;
+	/** Picks an entry of a resource locator's From List: the field (the list opens), then the entry named `name`. */
+	async function pickFromList(parameter: string, name: string) {
+		await click(`the ${parameter} list`, locatorInput(parameter));
+		const item = `[...document.querySelectorAll('[data-test-id="rlc-item"]')].find((e) => e.offsetParent && e.textContent.trim().startsWith(${js(name)}))`;
+		const items = `[...document.querySelectorAll('[data-test-id="rlc-item"], [data-test-id="rlc-error-container"]')].map((e) => e.textContent.trim().slice(0, 200))`;
+		await browser.waitFor(`${name} in the ${parameter} list`, item, 60_000, items);
+		await click(`the entry ${name}`, item);
+		await browser.waitFor(`${parameter} set to ${name}`, `${locatorInput(parameter)}?.value === ${js(name)}`, 30_000, `${locatorInput(parameter)}?.value`);
 	}
 	const searchBar = `document.querySelector('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]')`;
 	const entry = (name: RegExp) =>
@@ -173,8 +185,8 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 			30_000,
 		);
 		await choose('dataMode', 'Map Automatically');
-		// The sender's ID, as the sandbox console's Users table shows it (pasted).
-		await fill('Sender User ID for Rows Without One', `${param('senderForAllRows')}?.querySelector('input, textarea')`, alice.id);
+		// The sender picked by its label from the list (From List, the field's default mode): the ID is saved.
+		await pickFromList('senderForAllRows', `alice (${alice.id})`);
 		await choose('assetForAllRows', 'USDC');
 		await shot('1-create-panel');
 		await closePanel();

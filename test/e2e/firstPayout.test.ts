@@ -82,6 +82,18 @@ describeBrowser('a first payout from a blank canvas in a real browser', () => {
 	}
 
 	const param = (name: string) => `document.querySelector('[data-test-id="parameter-input-${name}"]')`;
+	/** A resource locator's value input (From List: the field that opens the list). */
+	const locatorInput = (name: string) =>
+		`(() => { const e = ${param(name)}?.querySelector('[data-test-id="rlc-input"]'); return e?.matches('input, textarea') ? e : e?.querySelector('input, textarea'); })()`;
+	/** Picks an entry of a resource locator's From List: the field (the list opens), then the entry named `name`. */
+	async function pickFromList(parameter: string, name: string) {
+		await click(`the ${parameter} list`, locatorInput(parameter));
+		const item = `[...document.querySelectorAll('[data-test-id="rlc-item"]')].find((e) => e.offsetParent && e.textContent.trim().startsWith(${js(name)}))`;
+		const items = `[...document.querySelectorAll('[data-test-id="rlc-item"], [data-test-id="rlc-error-container"]')].map((e) => e.textContent.trim().slice(0, 200))`;
+		await browser.waitFor(`${name} in the ${parameter} list`, item, 60_000, items);
+		await click(`the entry ${name}`, item);
+		await browser.waitFor(`${parameter} set to ${name}`, `${locatorInput(parameter)}?.value === ${js(name)}`, 30_000, `${locatorInput(parameter)}?.value`);
+	}
 	const searchBar = `document.querySelector('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]')`;
 	const entry = (name: RegExp) =>
 		`[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].find((e) => ${name}.test(e.querySelector('[data-test-id="node-creator-item-name"]')?.textContent.trim() ?? e.textContent.trim()))`;
@@ -178,7 +190,8 @@ describeBrowser('a first payout from a blank canvas in a real browser', () => {
 			`document.querySelector('[data-test-id="node-credentials-select"]')?.outerHTML.slice(0, 800)`,
 		);
 		await choose('dataMode', 'Map Automatically');
-		await fill('Sender User ID for Rows Without One', `${param('senderForAllRows')}?.querySelector('input, textarea')`, alice.id);
+		// The sender picked by its label from the list (From List, the field's default mode): the ID is saved.
+		await pickFromList('senderForAllRows', `alice (${alice.id})`);
 		used.fields.push('Sender User ID for Rows Without One');
 		// Business Key Field stays at its default, reference: a row without that column is keyed by its Invoice.
 		expect(await browser.evaluate(`${param('businessKeyField')}?.querySelector('input, textarea')?.value`)).toBe('reference');

@@ -124,9 +124,11 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		await browser.clickWhere('the Create action', entry('Create a payment order'));
 		await browser.waitFor('the Create panel', param('fromUserId'), 60_000, `document.body.innerText.slice(0, 2000)`);
 		const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;
-		const required = ['fromUserId', 'toAddress', 'amountUsd'];
+		// Sender User ID (fromUserId) is a resource locator: n8n 2.40.7 marks it only after a run (the next test),
+		// not when it is left (a click opens its list, and leaving the list is no blur of the field).
+		const required = ['toAddress', 'amountUsd'];
 		// A new node: no mark yet (n8n hides its issues until a field is left).
-		for (const name of required) expect(await browser.evaluate(`!!${issueOf(name)}`)).toBe(false);
+		for (const name of [...required, 'fromUserId']) expect(await browser.evaluate(`!!${issueOf(name)}`)).toBe(false);
 		for (const name of required) {
 			await browser.click(`[data-test-id="parameter-input-${name}"] input`);
 			await browser.evaluate(`document.activeElement.blur()`);

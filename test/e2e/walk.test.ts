@@ -454,7 +454,9 @@ describeBrowser('the no-code walk in a real browser', () => {
 		// 2. Following it in Create payment orders: Sender User ID → carol (a user of the subaccount), and
 		// Additional Fields → Add Field → Subaccount ID → her subaccount's ID (both as the console lists them).
 		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
-		await replaceText('Sender User ID', `${param('fromUserId')}?.querySelector('input, textarea')`, carol.id);
+		// Sender User ID is a resource locator, By ID in Example 1: its value input.
+		const senderInput = `(() => { const e = ${param('fromUserId')}?.querySelector('[data-test-id="rlc-input"]'); return e?.matches('input, textarea') ? e : e?.querySelector('input, textarea'); })()`;
+		await replaceText('Sender User ID', senderInput, carol.id);
 		await addCollectionField('Add Field', 'Subaccount ID', 'subaccountId');
 		await replaceText('Subaccount ID', `${param('subaccountId')}?.querySelector('input, textarea')`, carol.accountId);
 		await shot('13-carol-subaccount-fields');

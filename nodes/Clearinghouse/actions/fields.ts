@@ -152,6 +152,34 @@ export const paymentOrderLocator: INodeProperties = {
 	],
 };
 
+/**
+ * A sender: a user's system id (`fromUserId`, never the label), From List or By ID. From List reads
+ * GET /users, which the reference does not show (methods/listSearch.ts says why it is read anyway): By ID
+ * is always there, and nothing at run time reads the list. A plain ID or expression saved before the
+ * field was a locator is read as it is (parameters.ts, itemParameter).
+ */
+export function senderLocator(field: Pick<INodeProperties, 'displayName' | 'name' | 'description'> & Partial<INodeProperties>): INodeProperties {
+	return {
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				typeOptions: { searchListMethod: 'searchUsers', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
+			},
+		],
+		...field,
+	};
+}
+
 export const webhookEndpointLocator: INodeProperties = {
 	displayName: 'Webhook Endpoint',
 	name: 'endpointId',

@@ -46,15 +46,19 @@ function pathIdOf(ctx: IExecuteFunctions, value: unknown, itemIndex: number, lab
 /**
  * A top-level parameter of one item: a trivial `={{ $json.a.b }}` that reaches a string or a finite
  * number is read from the input item without n8n's expression engine (shared/jsonPath.ts, the same
- * value as the engine's); anything else is n8n's getNodeParameter.
+ * value as the engine's); anything else is n8n's getNodeParameter (a resource locator's value extracted).
  */
 export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
-	const path = trivialJsonPath(nodeOfRun(ctx).parameters[name]);
+	const stored = nodeOfRun(ctx).parameters[name];
+	// A resource locator (From List / By ID) gives the value it holds, as n8n's extractValue reads it; a
+	// plain text or expression saved before the field became one is read as it always was.
+	const locator = typeof stored === 'object' && stored !== null && 'mode' in stored && 'value' in stored;
+	const path = trivialJsonPath(locator ? (stored as IDataObject).value : stored);
 	if (path) {
 		const found = readJsonPath(ctx.getInputData()[itemIndex]?.json, path);
 		if (found) return found.value;
 	}
-	return ctx.getNodeParameter(name, itemIndex, fallback as never);
+	return ctx.getNodeParameter(name, itemIndex, fallback as never, locator ? { extractValue: true } : undefined);
 }
 
 /** A required text parameter, trimmed; refused when empty. */

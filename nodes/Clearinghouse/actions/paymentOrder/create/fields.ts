@@ -3,7 +3,16 @@ import type { INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { dryRunOption } from '../../dryRun';
-import { amountField, assetField, chainField, DYNAMIC_OPTIONS_HINT, idempotencyFieldsFor, optionsCollection, subaccountWriteOption } from '../../fields';
+import {
+	amountField,
+	assetField,
+	chainField,
+	DYNAMIC_OPTIONS_HINT,
+	idempotencyFieldsFor,
+	optionsCollection,
+	senderLocator,
+	subaccountWriteOption,
+} from '../../fields';
 import { spendLimitsField } from './spendLimits';
 import { CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION, toolDescriptionField } from '../../toolDescriptions';
 import { DEFAULT_REUSE_WINDOW_HOURS } from '../foundOrder';
@@ -73,16 +82,13 @@ const properties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
 	},
-	{
+	senderLocator({
 		displayName: 'Sender User ID for Rows Without One',
 		name: 'senderForAllRows',
-		type: 'string',
-		default: '',
-		placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
 		description:
-			'System ID of the user who funds the orders of rows that have no sender column (the ID from Create or Update User, never the label). A row with its own sender keeps it.',
+			'The user who funds the orders of rows that have no sender column: picked by label from the list, or by ID (from Create or Update User); the ID is sent, never the label. A row with its own sender keeps it.',
 		displayOptions: { show: { dataMode: ['autoMapInputData'] } },
-	},
+	}),
 	// A payee table rarely has a chain or asset column: given once here, as the sender is.
 	chainField({
 		displayName: 'Default Chain Name or ID',
@@ -102,15 +108,12 @@ const properties: INodeProperties[] = [
 		'chainForAllRows',
 	),
 	...definedBelow([
-		{
+		senderLocator({
 			displayName: 'Sender User ID',
 			name: 'fromUserId',
-			type: 'string',
 			required: true,
-			default: '',
-			placeholder: 'e.g. 80146f91-be0e-47f5-ade4-12f4d64b2c88',
-			description: 'System ID of the user who funds the order (the ID from Create or Update User, never the label)',
-		},
+			description: 'The user who funds the order: picked by label from the list, or by ID (from Create or Update User); the ID is sent, never the label',
+		}),
 		{
 			displayName: 'Recipient Address',
 			name: 'toAddress',

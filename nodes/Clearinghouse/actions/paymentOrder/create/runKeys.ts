@@ -52,7 +52,7 @@ export function mappedOrderFields(ctx: IExecuteFunctions, itemIndex: number): In
 		try {
 			const given = (name: string) => String(ctx.getNodeParameter(name, itemIndex, '') ?? '');
 			row = {
-				fields: orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, given('senderForAllRows'), {
+				fields: orderFieldsFromItem(ctx.getInputData()[itemIndex]?.json ?? {}, keyField, String(itemParameter(ctx, 'senderForAllRows', itemIndex, '') ?? ''), {
 					toChain: given('chainForAllRows'),
 					asset: given('assetForAllRows'),
 				}),
