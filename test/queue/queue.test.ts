@@ -47,11 +47,11 @@ const LIST_PATH = `queue-list-${run}`;
 const TRIGGER_WEBHOOK_ID = randomUUID();
 const TRIGGER_PATH = `${TRIGGER_WEBHOOK_ID}/webhook`;
 const TRIGGER = 'Clearinghouse Trigger';
-/** The first step after the trigger in the shipped recipe: it succeeding is "the business step ran". */
-const BUSINESS = 'Get current order';
+/** The shipped recipe's business step (a placeholder users replace): it succeeding is "the business step ran". */
+const BUSINESS = 'Your business step';
 const RECIPE = join(repoRoot, 'examples', 'queue', 'payment-order-events-once.json');
-/** The recipe's nodes, in order: the claim on orderStateKey, the filter, the business step (re-fetch), your steps, the mark. */
-const RECIPE_NODES = [TRIGGER, 'Claim the order state', 'Only the first of this order state', BUSINESS, 'Your business step', 'Mark the order state done'];
+/** The recipe's nodes, in order: the claim on orderStateKey, the filter, your business step, the mark. */
+const RECIPE_NODES = [TRIGGER, 'Claim the order state', 'Only the first of this order state', BUSINESS, 'Mark the order state done'];
 /** The claims table the recipe's notes ask for, in n8n's own database here. */
 const CLAIMS_TABLE =
 	'CREATE TABLE IF NOT EXISTS clearinghouse_once (key text PRIMARY KEY, event_id text NOT NULL, claimed_at timestamptz NOT NULL DEFAULT now(), done_at timestamptz)';
@@ -470,8 +470,10 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 			for (const r of got) {
 				const execution = cluster.store.list(IDS.trigger).find((e) => e.id === r.id)!;
 				expect(execution).toMatchObject({ mode: 'webhook', status: 'success' });
-				// The recipe's business step re-fetched the order the event was about.
-				expect(nodeItems(execution.data, BUSINESS).map((o) => o.id)).toEqual(r.orderIds);
+				// The recipe's business step ran on the claim of the order state the event was about.
+				expect(nodeItems(execution.data, BUSINESS).map((o) => o.key)).toEqual(
+					nodeItems(execution.data, TRIGGER).map((i) => `${IDS.trigger}:${String(i.orderStateKey)}`),
+				);
 				expect(cluster.workerOf(r.id)).toBeDefined();
 			}
 			const attempts = (await stage.operator.call('GET', 'webhooks/attempts')).attempts as any[];
@@ -598,7 +600,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				const items = executions.map((e) => ({ e, item: nodeItems(e.data, TRIGGER)[0] as any }));
 				const emittedPerOrder = countBy(items.map((i) => String(i.item.paymentOrder.id)));
 				const stepsPerKey = countBy(
-					items.filter(({ e }) => e.data.resultData.runData['Your business step'] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
+					items.filter(({ e }) => e.data.resultData.runData[BUSINESS] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
 				);
 				// Nothing lost: each order's funded state ran; nothing doubled: every state ran once.
 				for (const o of created) expect(stepsPerKey[`${o.id}:FUNDED`]).toBe(1);
@@ -685,7 +687,7 @@ describe('Clearinghouse nodes in n8n queue mode (main, 2 workers, 2 webhook proc
 				const executions = cluster.store.list(IDS.interleaved).filter((e) => e.data.resultData.runData[TRIGGER]);
 				const items = executions.map((e) => ({ e, item: nodeItems(e.data, TRIGGER)[0] as any }));
 				const stepsPerKey = countBy(
-					items.filter(({ e }) => e.data.resultData.runData['Your business step'] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
+					items.filter(({ e }) => e.data.resultData.runData[BUSINESS] && e.status === 'success').map(({ item }) => String(item.orderStateKey)),
 				);
 				// Nothing lost: each order's two states ran; nothing doubled: every state ran once.
 				for (const o of created) {

@@ -162,8 +162,15 @@ describe('the queue-mode recipe (examples/queue/payment-order-events-once.json)'
 			'n8n-nodes-clearinghouse.clearinghouseTrigger': new ClearinghouseTrigger().description.defaultVersion,
 		};
 		const ours = recipe.nodes.filter((n) => String(n.type) in newest);
-		expect(ours.map((n) => n.type).sort()).toEqual(Object.keys(newest).sort());
+		// The trigger; no action node (the trigger's confirmed order is the step's input: no second read).
+		expect(ours.map((n) => n.type)).toEqual(['n8n-nodes-clearinghouse.clearinghouseTrigger']);
 		for (const node of ours) expect({ node: node.name, typeVersion: node.typeVersion }).toEqual({ node: node.name, typeVersion: newest[String(node.type)] });
+	});
+
+	test("its business step reads the trigger's order, confirmed with the API (the option at its default, on), so the recipe reads no order again", () => {
+		const trigger = recipe.nodes.find((n) => n.type === 'n8n-nodes-clearinghouse.clearinghouseTrigger');
+		expect((trigger?.parameters as { options?: Record<string, unknown> }).options?.confirmWithApi ?? true).toBe(true);
+		expect(String(recipe.nodes.find((n) => n.name === 'Your business step')?.notes)).toContain("$('Clearinghouse Trigger').item.json.paymentOrder");
 	});
 
 	test('the CREATE TABLE its claim needs is on the page users follow (docs/queue-mode.md), as the recipe note says it', () => {
