@@ -254,7 +254,7 @@ const keyFieldsAfterMode: INodeProperties[] = [
 		validateType: 'boolean',
 		default: false,
 		description:
-			"Whether to send Derived keys with a Production credential (a localhost Base URL included) from a run a person repeats by hand: the editor, a sub-workflow, n8n execute, a chat, an evaluation. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead. It never allows them in an AI agent's tool call, a webhook call or a trigger's event other than a Schedule Trigger's (each can come again by itself): those need a Business Key.",
+			"Whether to send Derived keys with a Production credential (a localhost Base URL included) from a run a person repeats by hand: the editor, a sub-workflow called by a run from the editor or a Schedule Trigger, n8n execute, a chat, an evaluation. Off: such an item fails before anything is sent, because running it again (the natural next step there) would pay again; use a Business Key instead. It never allows them in an AI agent's tool call, a webhook call, a trigger's event other than a Schedule Trigger's, or a sub-workflow called by one of these (each can come again by itself): those need a Business Key.",
 		displayOptions: { show: { idempotencyKeyMode: ['derived'] } },
 	},
 	{

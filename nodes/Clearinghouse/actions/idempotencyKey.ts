@@ -165,6 +165,14 @@ const DERIVED_KEY_MODES: Record<string, DerivedRefusal | undefined> = {
 export const SCHEDULE_TRIGGER_TYPES: readonly string[] = ['n8n-nodes-base.scheduleTrigger', 'n8n-nodes-base.cron', 'n8n-nodes-base.interval'];
 
 /**
+ * The starts a sub-workflow's Derived keys may follow when the user allows it: the editor's Execute
+ * Workflow button (a person repeats that run) and a schedule (its firing never comes again). A
+ * sub-workflow of any other run (a webhook call, a trigger's event, a chat, a form) is started again
+ * with that run's redelivery, each time a new child execution with new keys: no option lifts it.
+ */
+const STARTED_BY_HAND_OR_ONCE: readonly string[] = ['n8n-nodes-base.manualTrigger', ...SCHEDULE_TRIGGER_TYPES];
+
+/**
  * The node that started this execution, as n8n 2.x records it in the execution's context
  * (`getExecutionContext().triggerNode`, set when the execution starts, n8n-core
  * establishExecutionContext); undefined where n8n does not say (n8n 1.x has no execution context).
@@ -203,6 +211,19 @@ function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
 			started: trigger
 				? `started by the trigger "${trigger.name}" (${trigger.type}), which can hand over the same event again (only a Schedule Trigger cannot)`
 				: 'started by a trigger n8n did not name (n8n gives the starting trigger only from version 2), so it may be one that hands over the same event again',
+			exemptible: false,
+			why: REDELIVERED_WHY,
+		};
+	}
+	if (mode === 'integrated') {
+		// A sub-workflow's run is repeated by hand only when the run that called it was: n8n gives the
+		// child the execution context of the run at the top of the chain, whose start it names.
+		const trigger = startingTrigger(ctx);
+		if (trigger && STARTED_BY_HAND_OR_ONCE.includes(trigger.type)) return DERIVED_KEY_MODES.integrated;
+		return {
+			started: trigger
+				? `started as a sub-workflow of a run started by "${trigger.name}" (${trigger.type}), which can start again by itself (only a run started in the editor or by a Schedule Trigger cannot)`
+				: 'started as a sub-workflow of a run whose start n8n did not name (n8n gives it only from version 2), so it may be one that starts again by itself',
 			exemptible: false,
 			why: REDELIVERED_WHY,
 		};

@@ -140,3 +140,45 @@ describe("an agent paying through n8n's Call n8n Workflow Tool (Create in the su
 		expect(out.json).toMatchObject({ created: true, idempotencyKey: 'INV-2026-0042' });
 	});
 });
+
+/** Run data of a sub-workflow as n8n 2.40.7 starts one: the caller's execution context, whose trigger names the run at the top. */
+const calledBy = (type: string, name: string) =>
+	createRunExecutionData({
+		executionData: { runtimeData: { version: 1, establishedAt: Date.now(), source: 'integrated', triggerNode: { name, type }, parentExecutionId: '7' } },
+	} as never);
+
+describe('a sub-workflow follows the run that called it', () => {
+	test("called by a webhook's run (its caller redelivers): Derived refused also with Allow Derived Keys in Editor and Sub-Workflow Runs on, nothing sent (before: an order per delivery)", async () => {
+		for (let delivery = 1; delivery <= 2; delivery++) {
+			const run = execution(payment(env, { allowDerivedInNewRuns: true }), 'integrated', calledBy('CUSTOM.clearinghouseTrigger', 'Clearinghouse Trigger'));
+			await expect(run).rejects.toMatchObject({
+				message: expect.stringContaining(
+					'refused in a run started as a sub-workflow of a run started by "Clearinghouse Trigger" (CUSTOM.clearinghouseTrigger), which can start again by itself',
+				),
+				description: expect.stringMatching(/Business Key.*\{\{ \$json\.orderStateKey \}\}.*does not\)/),
+			});
+		}
+		expect(await orderCount(env)).toBe(0);
+		expect(await env.requests({ withSupportedAssets: true })).toEqual([]);
+	});
+
+	test('called by a run whose start n8n does not name: refused with the option on (fail closed)', async () => {
+		await expect(execution(payment(env, { allowDerivedInNewRuns: true }), 'integrated')).rejects.toThrow(
+			/refused in a run started as a sub-workflow of a run whose start n8n did not name/,
+		);
+		expect(await orderCount(env)).toBe(0);
+	});
+
+	test.each([
+		['n8n-nodes-base.manualTrigger', 'When clicking ‘Execute workflow’'],
+		['n8n-nodes-base.scheduleTrigger', 'Schedule Trigger'],
+	])('called by a run started by %s: the option decides, as in the editor', async (type, name) => {
+		await expect(execution(payment(env), 'integrated', calledBy(type, name))).rejects.toMatchObject({
+			message: expect.stringContaining('refused in a run started as a sub-workflow (Execute Workflow)'),
+			description: expect.stringContaining('turn on Allow Derived Keys in Editor and Sub-Workflow Runs'),
+		});
+		const [[out]] = await execution(payment(env, { allowDerivedInNewRuns: true }), 'integrated', calledBy(type, name));
+		expect(out.json).toMatchObject({ created: true });
+		expect(await orderCount(env)).toBe(1);
+	});
+});
