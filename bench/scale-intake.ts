@@ -24,9 +24,9 @@
  * The webhook processes run with what docs/queue-mode.md recommends for them (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true);
  * after the rates, the same run restarts them with n8n's defaults and holds the highest rate held again (the
  * baseline, BENCH_INTAKE_BASELINE_HOLD_S, default 60).
- * Time (about 12 minutes, 13 when 1,000/min collapses and its drain runs to the bound): pack 20 s, cluster
- * 70 s, three rates of 2 minutes and their drains, the baseline 2 minutes (a run that stopped at 500/min took
- * 548 s). The rates stop at the goal, 1,000/min (issue 45): 2,000/min (BENCH_INTAKE_RATES=...,2000)
+ * Time (about 12 minutes when the rates hold): pack 20 s, cluster 70 s, three rates of 2 minutes and their
+ * drains, the baseline 2 minutes; each rate that collapses adds its drain's bound (the clean-clone run of
+ * af34cad, where 1,000/min and the baseline both collapsed, took 1,033 s; a run that stopped at 500/min, 548 s). The rates stop at the goal, 1,000/min (issue 45): 2,000/min (BENCH_INTAKE_RATES=...,2000)
  * adds about 3.5 minutes, past the section's share of bench:scale's 25 minutes, and 1,000/min already takes
  * most of these 2 cores (bench/README.md, Scale).
  * Env: BENCH_INTAKE_RATES (events/min, default 250,500,1000), BENCH_INTAKE_HOLD_S (default 120),
