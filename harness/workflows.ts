@@ -107,6 +107,26 @@ export function createOrdersNode(fromUserId: string, toAddress: string, concurre
 	});
 }
 
+/** Execute Workflow Trigger: a sub-workflow's start, passing on the items its caller sends. */
+export function executeWorkflowTriggerNode(name: string): NodeSpec {
+	return { name, type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, parameters: { inputSource: 'passthrough' } };
+}
+
+/** Execute Workflow: runs the saved workflow `workflowId` (as published, from the database) on the items it gets. */
+export function executeWorkflowNode(name: string, workflowId: string): NodeSpec {
+	return {
+		name,
+		type: 'n8n-nodes-base.executeWorkflow',
+		typeVersion: 1.2,
+		parameters: {
+			source: 'database',
+			workflowId: { __rl: true, mode: 'id', value: workflowId },
+			workflowInputs: { mappingMode: 'defineBelow', value: {}, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: true },
+			options: {},
+		},
+	};
+}
+
 /** A Clearinghouse action node. */
 export function action(
 	name: string,

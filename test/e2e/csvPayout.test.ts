@@ -24,18 +24,18 @@ import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { walletOf } from '../../harness/sandboxClient';
 import { stopAll, type SandboxStage } from '../../harness/stage';
-import { waitFor } from '../../harness/wait';
+import { editorPerson, param, plusAfter, toasts, type EditorPerson } from './editor';
 import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(600_000);
 
-const js = (value: unknown) => JSON.stringify(value);
 const UNKNOWN_WALLET = '0x000000000000000000000000000000000000dEaD';
 
 describeBrowser('paying a five-row CSV file from a blank canvas in a real browser', () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
+	let person: EditorPerson;
 	// n8n's HOME: its files folder is HOME/.n8n-files (n8n 2.40.7's default N8N_RESTRICT_FILE_ACCESS_TO).
 	const home = mkdtempSync(join(tmpdir(), 'clearinghouse-csv-home-'));
 	const csvFile = join(home, '.n8n-files', 'payees.csv');
@@ -46,99 +46,13 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 		({ stage, n8n, browser } = await startBrowserStage({ seed: 'demo' }, (n8n, stage) => n8n.importCredential(sandboxCredential(stage.sandbox)), {
 			env: { HOME: home },
 		}));
+		person = editorPerson(browser, n8n);
 	});
 	afterAll(async () => {
 		await browser?.screenshot(join(SCREENSHOTS, 'csv-payout-last.png')).catch(() => undefined);
 		await stopAll(browser, n8n, stage?.sandbox);
 		rmSync(home, { recursive: true, force: true });
 	});
-
-	/** What the person did, counted as they act. */
-	const used = { clicks: 0, typed: [] as string[], searches: [] as string[], csvEdits: [] as string[], runs: 0 };
-	async function click(what: string, element: string) {
-		used.clicks++;
-		await browser.clickWhere(what, element, 60_000);
-	}
-	/** Clicks into an empty field and types (or pastes) a value. */
-	async function fill(field: string, element: string, text: string) {
-		await click(`the ${field} field`, element);
-		await browser.waitFor(
-			`focus in ${field}`,
-			`(() => { const el = ${element}; return el && (el === document.activeElement || el.contains(document.activeElement)); })()`,
-			10_000,
-		);
-		used.typed.push(field);
-		await browser.insertText(text);
-	}
-	const param = (name: string) => `document.querySelector('[data-test-id="ndv"] [data-test-id="parameter-input-${name}"]')`;
-	/** Picks an option of an n8n dropdown parameter: the dropdown, then the option. */
-	async function choose(parameter: string, option: string) {
-		await click(`the ${parameter} dropdown`, `${param(parameter)}?.querySelector('.el-select__wrapper, .el-select, input')`);
-		await click(
-			`the option ${option}`,
-			`[...document.querySelectorAll('.el-select-dropdown__item')].find((e) => e.offsetParent && e.textContent.trim().startsWith(${js(option)}))`,
-		);
-		await browser.waitFor(
-			`${parameter} set to ${option}`,
-			`${param(parameter)}?.querySelector('input')?.value === ${js(option)}`,
-			30_000,
-			`${param(parameter)}?.innerHTML.slice(0, 500)`,
-		);
-	}
-	/** A resource locator's value input (From List: the field that opens the list). */
-	const locatorInput = (name: string) =>
-		`(() => { const e = ${param(name)}?.querySelector('[data-test-id="rlc-input"]'); return e?.matches('input, textarea') ? e : e?.querySelector('input, textarea'); })()`;
-	/** Picks an entry of a resource locator's From List: the field (the list opens), then the entry named `name`. */
-	async function pickFromList(parameter: string, name: string) {
-		await click(`the ${parameter} list`, locatorInput(parameter));
-		const item = `[...document.querySelectorAll('[data-test-id="rlc-item"]')].find((e) => e.offsetParent && e.textContent.trim().startsWith(${js(name)}))`;
-		const items = `[...document.querySelectorAll('[data-test-id="rlc-item"], [data-test-id="rlc-error-container"]')].map((e) => e.textContent.trim().slice(0, 200))`;
-		await browser.waitFor(`${name} in the ${parameter} list`, item, 60_000, items);
-		await click(`the entry ${name}`, item);
-		await browser.waitFor(`${parameter} set to ${name}`, `${locatorInput(parameter)}?.value === ${js(name)}`, 30_000, `${locatorInput(parameter)}?.value`);
-	}
-	const searchBar = `document.querySelector('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]')`;
-	const entry = (name: RegExp) =>
-		`[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].find((e) => ${name}.test(e.querySelector('[data-test-id="node-creator-item-name"]')?.textContent.trim() ?? e.textContent.trim()))`;
-	const listed = `[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].map((e) => e.textContent.trim().slice(0, 80))`;
-	const nodeNames = `[...document.querySelectorAll('[data-test-id="canvas-node"]')].map((e) => e.dataset.nodeName)`;
-	const ndvOpen = `!!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`;
-	const plusAfter = (node: string) =>
-		`document.querySelector('[data-test-id="canvas-node-output-handle"][data-node-name=${js(node)}] [data-test-id="canvas-handle-plus"]')`;
-
-	/** The nodes panel is open: search (typing where the focus is, a click first when it is elsewhere), add an entry, then its action. */
-	async function addFromPanel(text: string, name: RegExp, action: RegExp) {
-		await browser.waitFor('the nodes panel search bar', searchBar, 60_000);
-		if (!(await browser.evaluate(`document.activeElement === ${searchBar}`))) await click('the nodes panel search bar', searchBar);
-		used.searches.push(text);
-		await browser.insertText(text);
-		await browser.waitFor(`the entry ${name}`, entry(name), 60_000, listed);
-		await click(`the entry ${name}`, entry(name));
-		await browser.waitFor(`the action ${action}`, entry(action), 60_000, listed);
-		await click(`the action ${action}`, entry(action));
-	}
-	/** The nodes added last: the `count` names the canvas shows now that it did not show before. */
-	async function added(before: string[], count = 1): Promise<string[]> {
-		return await browser.waitFor<string[]>(
-			`${count} new node(s) on the canvas`,
-			`(() => { const fresh = ${nodeNames}.filter((n) => !${js(before)}.includes(n)); return fresh.length >= ${count} && fresh; })()`,
-			60_000,
-			nodeNames,
-		);
-	}
-	async function closePanel() {
-		await click('the panel close button', `document.querySelector('[data-test-id="ndv-close-button"]')`);
-		await browser.waitFor('the canvas again', `!(${ndvOpen})`, 30_000);
-	}
-	const toasts = `[...document.querySelectorAll('.el-notification')].map((e) => e.innerText).join('\\n---\\n')`;
-	/** Execute workflow on the canvas (n8n saves a new workflow first); resolves with the run once n8n has finished it. */
-	async function runWorkflow() {
-		const before = n8n.finishedExecutions().length;
-		used.runs++;
-		await click('Execute workflow', `document.querySelector('[data-test-id="execute-workflow-button"]')`);
-		const all = await waitFor(() => n8n.finishedExecutions().length > before && n8n.finishedExecutions(), 180_000, `run ${used.runs} finished in n8n`, 250);
-		return all.sort((a, b) => a.id - b.id).at(-1)!;
-	}
 
 	test('five rows: run 1 pays nothing and lists both rows to fix; after fixing them, run 2 pays the four good rows and names the unknown payee', async () => {
 		await browser.setUpOwner(n8n.baseUrl, 'Csv', 'Csv-payout-1');
@@ -155,44 +69,43 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 		const writeCsv = () => writeFileSync(csvFile, rows.map((row) => row.join(',')).join('\n') + '\n');
 		writeCsv();
 		const started = Date.now();
+		const { used } = person;
+		/** The CSV file's rows edited between runs (outside the editor). */
+		const csvEdits: string[] = [];
 
 		// 1. A new workflow (the overview's "Create workflow" button: counted as the one click it is).
 		used.clicks++;
 		await browser.goto(`${n8n.baseUrl}/workflow/new`);
-		await click('the canvas add button', `document.querySelector('[data-test-id="canvas-add-button"]')`);
-		await addFromPanel('read files', /^Read\/Write Files from Disk/i, /^Read File\(s\) From Disk/i);
+		await person.click('the canvas add button', `document.querySelector('[data-test-id="canvas-add-button"]')`);
+		await person.addFromPanel('read files', /^Read\/Write Files from Disk/i, /^Read File\(s\) From Disk/i);
 		// n8n puts a manual trigger before a first node that is not a trigger.
-		const first = await added([], 2);
+		const first = await person.added([], 2);
 		const read = first.find((name) => /Read/i.test(name))!;
-		await browser.waitFor('the Read panel', param('fileSelector'), 60_000, `document.body.innerText.slice(0, 1500)`);
-		await fill('File(s) Selector', `${param('fileSelector')}?.querySelector('input, textarea, .cm-content')`, csvFile);
-		await closePanel();
+		await person.panel('Read', 'fileSelector');
+		await person.fill('File(s) Selector', `${param('fileSelector')}?.querySelector('input, textarea, .cm-content')`, csvFile);
+		await person.closePanel();
 
 		// 2. Extract from File → Extract From CSV (Header Row on, its default): one item per row, every value text.
-		await click('the + after the Read node', plusAfter(read));
-		await addFromPanel('extract from file', /^Extract from File/i, /^Extract from CSV/i);
-		const [extract] = await added(first);
-		await closePanel();
+		await person.click('the + after the Read node', plusAfter(read));
+		await person.addFromPanel('extract from file', /^Extract from File/i, /^Extract from CSV/i);
+		const [extract] = await person.added(first);
+		await person.closePanel();
 
 		// 3. Clearinghouse → Create a payment order; the credential is the one there is.
-		await click('the + after Extract from File', plusAfter(extract));
-		await addFromPanel('clearinghouse', /^Clearinghouse$/, /^Create a payment order/);
-		const [create] = await added([...first, extract]);
-		await browser.waitFor('the Create panel', param('dataMode'), 60_000, `document.body.innerText.slice(0, 1500)`);
-		await browser.waitFor(
-			'the sandbox credential, given to the new node',
-			`[...document.querySelectorAll('[data-test-id="node-credentials-select"] input')].some((i) => i.value === 'Clearinghouse sandbox')`,
-			30_000,
-		);
-		await choose('dataMode', 'Map Automatically');
+		await person.click('the + after Extract from File', plusAfter(extract));
+		await person.addFromPanel('clearinghouse', /^Clearinghouse$/, /^Create a payment order/);
+		const [create] = await person.added([...first, extract]);
+		await person.panel('Create', 'dataMode');
+		await person.credentialGiven('Clearinghouse sandbox');
+		await person.choose('dataMode', 'Map Automatically');
 		// The sender picked by its label from the list (From List, the field's default mode): the ID is saved.
-		await pickFromList('senderForAllRows', `alice (${alice.id})`);
-		await choose('assetForAllRows', 'USDC');
+		await person.pickFromList('senderForAllRows', `alice (${alice.id})`);
+		await person.choose('assetForAllRows', 'USDC');
 		await shot('1-create-panel');
-		await closePanel();
+		await person.closePanel();
 
 		// 4. Run 1: nothing is paid; one error lists both rows the node can check, each with its fix.
-		const run1 = await runWorkflow();
+		const run1 = await person.runWorkflow();
 		expect(run1.status).toBe('error');
 		const error1 = run1.data.resultData.error as { message: string; description?: string };
 		expect(error1.message).toMatch(/^Nothing was sent: 2 of 5 rows need a fix first\. /);
@@ -212,11 +125,11 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 		rows[3][3] = '1250.00';
 		rows[4][3] = '88.55';
 		writeCsv();
-		used.csvEdits.push('row 3 amount 1,250.00 → 1250.00', 'row 4 amount 88.55000000000001 → 88.55');
+		csvEdits.push('row 3 amount 1,250.00 → 1250.00', 'row 4 amount 88.55000000000001 → 88.55');
 
 		// 6. Run 2: the four good rows are paid; the payee only the service can refuse is named on its row,
 		// with the rows paid.
-		const run2 = await runWorkflow();
+		const run2 = await person.runWorkflow();
 		const seconds = Math.round((Date.now() - started) / 1000);
 		expect(run2.status).toBe('error');
 		const error2 = run2.data.resultData.error as { message: string; description?: string };
@@ -250,7 +163,7 @@ describeBrowser('paying a five-row CSV file from a blank canvas in a real browse
 
 		const figures =
 			`a five-row CSV paid from a blank canvas: ${used.clicks} clicks, ${used.typed.length} typed entries (${used.typed.join('; ')}), ` +
-			`${used.searches.length} nodes-panel searches (${used.searches.join(', ')}), ${used.csvEdits.length} rows edited in 1 edit of the CSV (${used.csvEdits.join('; ')}), ` +
+			`${used.searches.length} nodes-panel searches (${used.searches.join(', ')}), ${csvEdits.length} rows edited in 1 edit of the CSV (${csvEdits.join('; ')}), ` +
 			`${used.runs} runs, 0 drags; ${seconds} s of a script's time (nodes: ${[...first, extract, create].join(' → ')})`;
 		console.log(figures);
 		// The issue's "before": 51 clicks, 11 typed entries, 4 edits of the CSV, 6 runs; its goal: fewer than 25 clicks, at most 2 runs.

@@ -20,6 +20,7 @@ import type { Browser } from '../../harness/browser';
 import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { stopAll, type SandboxStage } from '../../harness/stage';
+import { editorPerson, entry, param, type EditorPerson } from './editor';
 import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(300_000);
@@ -34,6 +35,8 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
+	// What the person clicks is counted, and not read here.
+	let person: EditorPerson;
 	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `nodes-panel-${name}.png`));
 
 	beforeAll(async () => {
@@ -44,6 +47,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 				data: { ...sandboxCredential(stage.sandbox).data, apiKey: WRONG_KEY },
 			}),
 		));
+		person = editorPerson(browser, n8n);
 	});
 	afterAll(() => stopAll(browser, n8n, stage?.sandbox));
 
@@ -51,20 +55,8 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 	const listed = `[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].map((e) => ({
 		name: e.querySelector('[data-test-id="node-creator-item-name"]')?.textContent.trim() ?? e.textContent.trim(),
 		description: e.querySelector('[data-test-id="node-creator-item-description"]')?.textContent.trim() ?? '' }))`;
-	const entry = (name: string | RegExp) =>
-		`[...document.querySelectorAll('[data-test-id="item-iterator-item"]')].find((e) => ${
-			typeof name === 'string'
-				? `(e.querySelector('[data-test-id="node-creator-item-name"]')?.textContent.trim() ?? '') === ${js(name)}`
-				: `${name}.test(e.textContent)`
-		})`;
-	const searchBar = `document.querySelector('[data-test-id="node-creator-search-bar"] input, input[data-test-id="node-creator-search-bar"]')`;
-
-	async function search(text: string) {
-		await browser.clickWhere('the nodes panel search bar', searchBar, 60_000);
-		await browser.evaluate(`(() => { const el = ${searchBar}; el.select(); })()`);
-		await browser.send('Input.insertText', { text });
-	}
-	const param = (name: string) => `document.querySelector('[data-test-id="parameter-input-${name}"]')`;
+	/** A field's issue mark in the open panel. */
+	const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;
 
 	test('search, add the trigger from "On order funded", add Create: texts, defaults and required marks', async () => {
 		// The owner account, as on a first visit.
@@ -74,7 +66,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		await browser.goto(`${n8n.baseUrl}/workflow/new`);
 		await browser.click('[data-test-id="canvas-add-button"]', 120_000);
 		// Among triggers n8n names the trigger without its " Trigger".
-		await search('Clearinghouse');
+		await person.search('Clearinghouse');
 		await browser.waitFor('the Clearinghouse trigger entry', entry('Clearinghouse'), 60_000, listed);
 		const triggers = await browser.evaluate<Array<{ name: string; description: string }>>(listed);
 		expect(triggers).toContainEqual({ name: 'Clearinghouse', description: PANEL_DESCRIPTION });
@@ -91,7 +83,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		expect(await browser.evaluate(`!!${unknownSwitch}`)).toBe(true);
 		expect(await browser.evaluate(`${unknownSwitch}.classList.contains('is-checked')`)).toBe(false);
 		await shot('3-trigger-panel');
-		await browser.click('[data-test-id="ndv-close-button"]');
+		await person.closePanel();
 		const triggerNode = `document.querySelector('[data-test-id="canvas-node"][data-node-name^="Clearinghouse Trigger"]')`;
 		await browser.waitFor(
 			'the trigger on the canvas with its subtitle',
@@ -102,7 +94,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 
 		// 3. "refund" finds the same entry, with its actions.
 		await browser.click('[data-test-id="node-creator-plus-button"]');
-		await search('refund');
+		await person.search('refund');
 		await browser.waitFor('the Clearinghouse entry for "refund"', entry('Clearinghouse'), 60_000, listed);
 		expect(await browser.evaluate(listed)).toContainEqual({ name: 'Clearinghouse', description: PANEL_DESCRIPTION });
 		await shot('4-search-refund');
@@ -123,7 +115,6 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 		// runs: the marks a person meets are the issue marks of the fields they leave empty.
 		await browser.clickWhere('the Create action', entry('Create a payment order'));
 		await browser.waitFor('the Create panel', param('fromUserId'), 60_000, `document.body.innerText.slice(0, 2000)`);
-		const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;
 		// Sender User ID (fromUserId) is a resource locator: n8n 2.40.7 marks it only after a run (the next test),
 		// not when it is left (a click opens its list, and leaving the list is no blur of the field).
 		const required = ['toAddress', 'amountUsd'];
@@ -142,7 +133,6 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 	// keeps a new node's issue marks hidden until the node is run: Execute step shows them, the Chain's with
 	// the reason the node's loader gave. Runs after the test above (the Create panel is open).
 	test('the issue tooltips: "Parameter … is required." and the reason the Chain list gives for a refused key', async () => {
-		const issueOf = (name: string) => `${param(name)}?.closest('[data-test-id="parameter-item"]')?.querySelector('[data-test-id="parameter-issues"]')`;
 		// Before any run: the dropdown says that its options failed to load.
 		await browser.waitFor(
 			'the Chain dropdown to say its list failed',
@@ -150,7 +140,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 			60_000,
 			`${param('toChain')}?.outerHTML.slice(0, 1500)`,
 		);
-		await browser.click('[data-test-id="ndv"] [data-test-id="node-execute-button"]');
+		await person.executeStep();
 		await browser.waitFor(
 			'the issue mark of toChain',
 			issueOf('toChain'),
@@ -206,8 +196,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 			for (const t of [chain, asset].filter((t) => t.includes(EARLY))) expect(t).toContain('if one is already shown there, close this node and open it again');
 			await shot('7-lists-loaded-early');
 			// Following it: close the node, open it again (a double click on the canvas), run it to show the marks.
-			await browser.click('[data-test-id="ndv-close-button"]');
-			await browser.waitFor('the canvas again', `!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`, 30_000);
+			await person.closePanel();
 			await browser.clickWhere(
 				'the Create node',
 				`[...document.querySelectorAll('[data-test-id="canvas-node"]')].find((e) => !e.dataset.nodeName.startsWith('Clearinghouse Trigger'))`,
@@ -215,7 +204,7 @@ describeBrowser('the nodes panel and a new node in a real browser', () => {
 				2,
 			);
 			await browser.waitFor('the Create panel again', param('toChain'), 60_000);
-			await browser.click('[data-test-id="ndv"] [data-test-id="node-execute-button"]');
+			await person.executeStep();
 			await browser.waitFor('the issue mark of toChain again', `${issueOf('toChain')} && ${issueOf('asset')}`, 60_000);
 			[chain, asset] = await reasons();
 		}

@@ -12,7 +12,7 @@ import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { action, graph, type NodeSpec } from '../../harness/workflows';
+import { action, executeWorkflowNode, executeWorkflowTriggerNode, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 
@@ -135,7 +135,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 				ids.child,
 				ids.child,
 				[
-					{ name: 'Called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, parameters: { inputSource: 'passthrough' } },
+					executeWorkflowTriggerNode('Called'),
 					{
 						name: 'Items',
 						type: 'n8n-nodes-base.code',
@@ -158,27 +158,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 			...graph(
 				ids.parent,
 				ids.parent,
-				[
-					{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 },
-					{
-						name: 'Run Payouts',
-						type: 'n8n-nodes-base.executeWorkflow',
-						typeVersion: 1.2,
-						parameters: {
-							source: 'database',
-							workflowId: { __rl: true, mode: 'id', value: ids.child },
-							workflowInputs: {
-								mappingMode: 'defineBelow',
-								value: {},
-								matchingColumns: [],
-								schema: [],
-								attemptToConvertTypes: false,
-								convertFieldsToString: true,
-							},
-							options: {},
-						},
-					},
-				],
+				[{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1 }, executeWorkflowNode('Run Payouts', ids.child)],
 				[['Start', 'Run Payouts']],
 			),
 			pinData: {},

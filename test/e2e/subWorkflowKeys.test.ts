@@ -12,7 +12,7 @@ import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { N8nRest } from '../../harness/n8nRest';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { action, graph, type NodeSpec } from '../../harness/workflows';
+import { action, executeWorkflowNode, executeWorkflowTriggerNode, graph, type NodeSpec } from '../../harness/workflows';
 
 jest.setTimeout(300_000);
 
@@ -39,10 +39,7 @@ describe('a sub-workflow paying with Derived keys and the editor option on, in a
 			idempotencyKeyMode: 'derived',
 			allowDerivedInNewRuns: true,
 		});
-		const nodes: NodeSpec[] = [
-			{ name: 'Called', type: 'n8n-nodes-base.executeWorkflowTrigger', typeVersion: 1.1, parameters: { inputSource: 'passthrough' } },
-			pay,
-		];
+		const nodes: NodeSpec[] = [executeWorkflowTriggerNode('Called'), pay];
 		return { ...graph(ids.child, ids.child, nodes, [['Called', 'Pay']], production), pinData: {} };
 	}
 
@@ -51,17 +48,7 @@ describe('a sub-workflow paying with Derived keys and the editor option on, in a
 		const nodes: NodeSpec[] = [
 			start,
 			{ name: 'Memo', type: 'n8n-nodes-base.code', typeVersion: 2, parameters: { jsCode: `return [{ json: { memo: ${memo} } }];` } },
-			{
-				name: 'Run Payout',
-				type: 'n8n-nodes-base.executeWorkflow',
-				typeVersion: 1.2,
-				parameters: {
-					source: 'database',
-					workflowId: { __rl: true, mode: 'id', value: ids.child },
-					workflowInputs: { mappingMode: 'defineBelow', value: {}, matchingColumns: [], schema: [], attemptToConvertTypes: false, convertFieldsToString: true },
-					options: {},
-				},
-			},
+			executeWorkflowNode('Run Payout', ids.child),
 		];
 		return {
 			...graph(id, id, nodes, [

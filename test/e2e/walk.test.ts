@@ -31,6 +31,7 @@ import { exampleFiles, findNode, loadExample, withOutbox } from '../../harness/e
 import type { N8nInstance } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { stopAll, type SandboxStage } from '../../harness/stage';
+import { createdColumn, editorPerson, locatorInput, outputShown, param, type EditorPerson } from './editor';
 import { describeBrowser, SCREENSHOTS, startBrowserStage } from './support';
 
 jest.setTimeout(600_000);
@@ -41,6 +42,8 @@ describeBrowser('the no-code walk in a real browser', () => {
 	let stage: SandboxStage;
 	let n8n: N8nInstance;
 	let browser: Browser;
+	// What the person clicks is counted, and not read here.
+	let person: EditorPerson;
 	let example1Id: string;
 	const shot = (name: string) => browser.screenshot(join(SCREENSHOTS, `walk-${name}.png`));
 
@@ -57,6 +60,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 				example1Id = ids[exampleFiles().indexOf('1-scheduled-batch-payouts.json')];
 			},
 		));
+		person = editorPerson(browser, n8n);
 	});
 	afterAll(async () => {
 		await saveAttempts().catch((error: Error) => console.log(`walk: webhook attempts not saved: ${error.message}`));
@@ -116,7 +120,6 @@ describeBrowser('the no-code walk in a real browser', () => {
 			120_000,
 		);
 	}
-	const canvasNode = (name: string) => `document.querySelector('[data-test-id="canvas-node"][data-node-name=${js(name)}]')`;
 
 	// Console helpers: rows by memo, their status, and what the page shows when a wait times out.
 	const row = (memo: string) => `[...document.querySelectorAll('#orders tbody tr')].find((r) => r.children[1]?.textContent === ${js(memo)})`;
@@ -210,7 +213,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await shot('3-example-1-run');
 		// The refused payees, with their rows and the reasons in the panel's words, on the error branch: the
 		// unregistered recipient, and the unsupported chain named by its label (Chain) with the valid chains.
-		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
+		await person.openNode('Failed payees');
 		await browser.waitFor(
 			'the refused payees in the output panel',
 			`(() => { const t = document.body.innerText; return t.includes('INV-1004') && /is not an ACTIVE wallet/.test(t) && t.includes('INV-1005')
@@ -439,7 +442,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 		await editPayees(JSON.stringify({ payees: [carolRow] }), `t.includes('INV-1006') && !t.includes('INV-1001')`);
 		await runExample1();
 		// Refused on the error branch, with the fix that works: pay from her subaccount.
-		await browser.clickWhere('the Failed payees node', canvasNode('Failed payees'), 30_000, 2);
+		await person.openNode('Failed payees');
 		const fix = 'set Additional Fields → Subaccount ID to its ID and Sender User ID to a user of it';
 		await browser.waitFor(
 			'carol refused, with the fix',
@@ -449,59 +452,41 @@ describeBrowser('the no-code walk in a real browser', () => {
 		);
 		await shot('12-carol-refused');
 		expect(await carolOrders()).toEqual([]);
-		await closePanel();
+		await person.closePanel();
 
 		// 2. Following it in Create payment orders: Sender User ID → carol (a user of the subaccount), and
 		// Additional Fields → Add Field → Subaccount ID → her subaccount's ID (both as the console lists them).
-		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await person.openNode('Create payment orders');
 		// Sender User ID is a resource locator, By ID in Example 1: its value input.
-		const senderInput = `(() => { const e = ${param('fromUserId')}?.querySelector('[data-test-id="rlc-input"]'); return e?.matches('input, textarea') ? e : e?.querySelector('input, textarea'); })()`;
-		await replaceText('Sender User ID', senderInput, carol.id);
+		await replaceText('Sender User ID', locatorInput('fromUserId'), carol.id);
 		await addCollectionField('Add Field', 'Subaccount ID', 'subaccountId');
 		await replaceText('Subaccount ID', `${param('subaccountId')}?.querySelector('input, textarea')`, carol.accountId);
 		await shot('13-carol-subaccount-fields');
-		await closePanel();
+		await person.closePanel();
 		await runExample1();
 		const [paid] = await carolOrders();
 		expect(paid).toMatchObject({ status: 'AWAITING_FUNDS', accountId: carol.accountId });
 		expect(Number(paid.amountUsd)).toBe(7);
-		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await person.openNode('Create payment orders');
 		await browser.waitFor("carol's order in the output", `${outputShown}?.includes(${js(paid.id)})`, 60_000, outputShown);
 		await shot('14-carol-paid');
-		await closePanel();
+		await person.closePanel();
 
 		// 3. Run again: her order is found by its Business Key, nothing new is made.
 		const ordersBefore = (await overview()).orders.length;
 		await runExample1();
 		expect((await carolOrders()).map((o: any) => o.id)).toEqual([paid.id]);
 		expect((await overview()).orders.length).toBe(ordersBefore);
-		await browser.clickWhere('the Create payment orders node', canvasNode('Create payment orders'), 30_000, 2);
+		await person.openNode('Create payment orders');
 		await browser.waitFor('the re-run found her order', `${outputShown}?.includes(${js(paid.id)})`, 60_000, outputShown);
 		const created = await browser.evaluate<string[]>(createdColumn);
 		expect(created).toEqual(['false']);
 		await shot('15-carol-rerun');
 	});
 
-	const param = (name: string) => `document.querySelector('[data-test-id="ndv"] [data-test-id="parameter-input-${name}"]')`;
-	const outputShown = `(document.querySelector('[data-test-id="ndv-output-panel"]') ?? document.querySelector('[data-test-id="output-panel"]'))?.innerText`;
-	/** The output table's created column, one cell per row. */
-	const createdColumn = `(() => { const panel = document.querySelector('[data-test-id="ndv-output-panel"]') ?? document.querySelector('[data-test-id="output-panel"]');
-		const head = [...panel.querySelectorAll('thead th')].map((th) => th.textContent.trim()); const at = head.indexOf('created');
-		return [...panel.querySelectorAll('tbody tr')].map((r) => r.children[at]?.textContent.trim()); })()`;
-	async function closePanel() {
-		await browser.click('[data-test-id="ndv-close-button"]');
-		await browser.waitFor('the canvas again', `!document.querySelector('[data-test-id="ndv"]')?.getBoundingClientRect().width`, 30_000);
-	}
 	/** Clicks into a field, selects what it holds (Ctrl+A) and types the new value; waits until the field shows it. */
 	async function replaceText(field: string, element: string, text: string) {
-		await browser.clickWhere(`the ${field} field`, element, 60_000);
-		await browser.waitFor(
-			`focus in ${field}`,
-			`(() => { const el = ${element}; return el && (el === document.activeElement || el.contains(document.activeElement)); })()`,
-			10_000,
-		);
-		await browser.press('a', 2);
-		await browser.insertText(text);
+		await person.replace(field, element, text);
 		await browser.waitFor(`${field} = ${text}`, `(${element})?.value === ${js(text)}`, 10_000, `(${element})?.value`);
 	}
 	/**
@@ -527,7 +512,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 	 * text `t` passes `check` (a page expression), take the screenshot `shotName` if given, close the panel.
 	 */
 	async function editPayees(payees: string, check: string, shotName?: string) {
-		await browser.clickWhere('the Payees node', canvasNode('Payees'), 30_000, 2);
+		await person.openNode('Payees');
 		const editor = `[...document.querySelectorAll('.cm-content')].find((e) => e.textContent.includes('payees'))`;
 		await browser
 			.waitFor(
@@ -541,10 +526,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 				await shot('payees-not-found');
 				throw error;
 			});
-		await browser.clickWhere('the payees editor', editor);
-		await browser.waitFor('focus in the payees editor', `document.activeElement === ${editor}`, 10_000);
-		await browser.press('a', 2);
-		await browser.insertText(payees);
+		await person.replace('payees', editor, payees);
 		await browser.waitFor(
 			'the new payees in the editor',
 			`(() => { const t = ${editor}?.textContent ?? ''; return ${check}; })()`,
@@ -552,7 +534,7 @@ describeBrowser('the no-code walk in a real browser', () => {
 			`${editor}?.textContent`,
 		);
 		if (shotName) await shot(shotName);
-		await closePanel();
+		await person.closePanel();
 	}
 	/** Runs Example 1 from "Run now" with the canvas's execute button; resolves once n8n has saved the run. */
 	async function runExample1() {
