@@ -13,6 +13,7 @@ import { N8nRest } from '../../harness/n8nRest';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
 import { action, executeWorkflowNode, executeWorkflowTriggerNode, graph, type NodeSpec } from '../../harness/workflows';
+import { payEachItem } from './support';
 
 jest.setTimeout(300_000);
 
@@ -38,24 +39,7 @@ describe('re-runs a person starts, in a real n8n', () => {
 
 	/** Pay as a new node: Business Key (default) from `reference`, Expires In 60 minutes (default). */
 	function pay(extra: Record<string, unknown> = {}, nodeExtra: Record<string, unknown> = {}): NodeSpec {
-		return action(
-			'Pay',
-			'paymentOrder',
-			'create',
-			{
-				mode: 'standard',
-				fromUserId: stage.alice.id,
-				toAddress: '={{ $json.address }}',
-				toChain: '={{ $json.chain }}',
-				asset: 'USDC',
-				amountUsd: '={{ $json.amount }}',
-				memo: '={{ $json.reference }}',
-				idempotencyKey: '={{ $json.reference }}',
-				options: { concurrency: 1 },
-				...extra,
-			},
-			nodeExtra,
-		);
+		return payEachItem(stage, { memo: '={{ $json.reference }}', idempotencyKey: '={{ $json.reference }}', options: { concurrency: 1 }, ...extra }, nodeExtra);
 	}
 
 	/**

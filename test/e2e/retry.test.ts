@@ -12,7 +12,8 @@ import { executionError, nodeItems, type ExecutionRecord } from '../../harness/e
 import { N8nInstance, type WorkflowInput } from '../../harness/n8nProcess';
 import { sandboxCredential } from '../../harness/sandbox';
 import { startSandboxStage, stopAll, type SandboxStage } from '../../harness/stage';
-import { action, graph, type NodeSpec } from '../../harness/workflows';
+import { graph, type NodeSpec } from '../../harness/workflows';
+import { payEachItem } from './support';
 
 jest.setTimeout(300_000);
 
@@ -49,17 +50,9 @@ describe("Derived keys under n8n's Retry, in a real n8n", () => {
 				typeVersion: 2,
 				parameters: { jsCode: 'return $input.first().json.body.items.map((json) => ({ json }));' },
 			},
-			action(
-				'Pay',
-				'paymentOrder',
-				'create',
+			payEachItem(
+				stage,
 				{
-					mode: 'standard',
-					fromUserId: stage.alice.id,
-					toAddress: '={{ $json.address }}',
-					toChain: '={{ $json.chain }}',
-					asset: 'USDC',
-					amountUsd: '={{ $json.amount }}',
 					memo: '={{ $json.memo }}',
 					idempotencyKeyMode: 'derived',
 					expiry: '={{ $json.expiry }}',

@@ -100,3 +100,19 @@ export function payBob(stage: SandboxStage, name: string, parameters: Record<str
 	};
 	return action(name, 'paymentOrder', 'create', { ...order, ...parameters }, node);
 }
+
+/**
+ * "Pay": Payment Order → Create paying each item it gets: standard, from the seed's alice to the item's `address`
+ * on its `chain`, its `amount` in USDC; `parameters` adds to these or replaces them, `node` sets the node's own fields.
+ */
+export function payEachItem(stage: SandboxStage, parameters: Record<string, unknown>, node: Record<string, unknown> = {}): NodeSpec {
+	const order = {
+		mode: 'standard',
+		fromUserId: stage.alice.id,
+		toAddress: '={{ $json.address }}',
+		toChain: '={{ $json.chain }}',
+		asset: 'USDC',
+		amountUsd: '={{ $json.amount }}',
+	};
+	return action('Pay', 'paymentOrder', 'create', { ...order, ...parameters }, node);
+}
