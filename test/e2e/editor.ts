@@ -109,7 +109,7 @@ export function editorPerson(browser: Browser, n8n: N8nInstance) {
 	async function search(text: string) {
 		await browser.waitFor('the nodes panel search bar', searchBar, 60_000);
 		if (!(await browser.evaluate(`document.activeElement === ${searchBar}`))) await click('the nodes panel search bar', searchBar);
-		await browser.evaluate(`${searchBar}.select()`);
+		await browser.evaluate(`${searchBar}?.select()`);
 		used.searches.push(text);
 		await browser.insertText(text);
 	}
