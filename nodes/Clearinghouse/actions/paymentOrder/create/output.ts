@@ -11,6 +11,7 @@ import { apiRequest, apiRequestWithStatus } from '../../../../shared/transport';
 import { depositAddressEntries } from '../../depositAddress/depositAddresses';
 import { keyMode } from '../../idempotencyKey';
 import { optionalText } from '../../parameters';
+import { readOncePerRun } from '../../readOnce';
 import { clockSkew, fundsSeen } from '../foundOrder';
 
 /** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
@@ -33,27 +34,18 @@ export async function currentOrder(
 	return { order, skewMs: clockSkew(answer.date, Date.now()) };
 }
 
-/** The account's deposit addresses, read once per run and scope (GET /deposit-addresses, a read). */
-const depositAddressReads = new WeakMap<IExecuteFunctions, Map<string, Promise<IDataObject[]>>>();
+const addressesOnce = readOncePerRun<Promise<IDataObject[]>, string>();
 
 /**
- * Where to fund a found order that still awaits funds: the account's deposit addresses (the spec:
- * account-scoped, independent of any order), since a 409 or a replayed snapshot may carry none.
- * Nothing for an order that no longer awaits funds.
+ * Where to fund a found order still awaiting funds (a 409 or a replayed snapshot may carry none): the
+ * account's deposit addresses (the spec: account-scoped, not per order), read once per run and scope.
  */
 export async function addressesFor(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
 	if (order.status !== 'AWAITING_FUNDS') return {};
 	const scope = optionalText(subaccountId);
-	const byScope = depositAddressReads.get(ctx) ?? new Map<string, Promise<IDataObject[]>>();
-	depositAddressReads.set(ctx, byScope);
-	let read = byScope.get(scope ?? '');
-	if (!read) {
-		read = apiRequest(ctx, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex }).then((body) =>
-			depositAddressEntries(body),
-		);
-		byScope.set(scope ?? '', read);
-		read.catch(() => byScope.delete(scope ?? ''));
-	}
+	const read = addressesOnce(ctx, scope ?? '', async () =>
+		depositAddressEntries(await apiRequest(ctx, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex })),
+	);
 	return { depositAddresses: await read };
 }
 
