@@ -1,19 +1,16 @@
 /**
- * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
- * have an order, and in which status. What a person runs after a crash, an outage or an unknown
- * outcome before paying again, and what a reconciliation runs daily.
+ * GET /payment-orders (paged), a read, safe to repeat: which input items' keys already have an order, and
+ * in which status (before paying again after a crash or outage, or a daily reconciliation).
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validateIdempotencyKey } from '../../../shared/idempotency';
-import { FieldError } from '../../../shared/fieldError';
 import { optionsCollection, pageSizeOption, subaccountReadOption } from '../fields';
-import { itemParameter, operationError, optionalText } from '../parameters';
+import { itemError, itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
 import { laterNow, keyStateOf } from './foundOrder';
 
-/** Created After when none is set: orders of the last 30 days. */
 export const DEFAULT_WINDOW_DAYS = 30;
 
 const properties: INodeProperties[] = [
@@ -52,19 +49,18 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['findByKeys'] } }, properties);
 
-/** One listing per run of the node, shared by its items (the router calls execute() with one context). */
+/** One listing per run, shared by its items. */
 const listings = new WeakMap<IExecuteFunctions, Promise<{ index: OrderIndex; createdAfter: string }>>();
 
 function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	try {
 		return validateIdempotencyKey(itemParameter(ctx, 'businessKey', itemIndex, ''), 'Business Key');
 	} catch (error) {
-		const reason = error instanceof FieldError ? `${error.field} ${error.rule}` : (error as Error).message;
-		throw operationError(ctx, reason, itemIndex);
+		throw itemError(ctx, error, itemIndex);
 	}
 }
 
-/** The listing for every item's key, from the first item's options (as Concurrency is read once). */
+/** The listing for every item's key, by the first item's options. */
 async function listing(ctx: IExecuteFunctions): Promise<{ index: OrderIndex; createdAfter: string }> {
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const text = optionalText(options.createdAfter);

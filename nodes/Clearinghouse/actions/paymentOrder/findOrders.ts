@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
 import { listPages } from '../../../shared/transport';
+import { readOncePerRun } from '../readOnce';
 import { clockSkew } from './foundOrder';
 
 /** Payment orders by the idempotency key they were created with: GET /payment-orders, paged, every known status. A read. */
@@ -60,7 +61,7 @@ export const KEY_LOOKUP_DAYS = 90;
 /** Orders made after a run's shared listing began are looked for from this long before it (clock skew). */
 const LISTING_MARGIN_MS = 5 * 60_000;
 
-const runListings = new WeakMap<IExecuteFunctions, Map<string, { startedMs: number; index: Promise<OrderIndex> }>>();
+const listingOnce = readOncePerRun<Promise<{ startedMs: number; index: OrderIndex }>, string>();
 
 /**
  * The order holding `key`, from one listing per run and scope for every key of the run (N items that meet
@@ -71,33 +72,21 @@ export async function orderByKeyInRun(
 	ctx: IExecuteFunctions,
 	search: { key: string; runKeys: () => Iterable<string>; subaccountId?: string; itemIndex: number; alsoRecent?: boolean },
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const byScope = runListings.get(ctx) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
-	runListings.set(ctx, byScope);
 	const scope = { subaccountId: search.subaccountId, includeSubaccounts: !search.subaccountId };
-	const scopeKey = search.subaccountId ?? '';
-	let shared = byScope.get(scopeKey);
-	if (!shared) {
-		const startedMs = Date.now();
+	const { startedMs, index } = await listingOnce(ctx, search.subaccountId ?? '', async () => {
+		const started = Date.now();
 		const keys = new Set(search.runKeys());
 		keys.add(search.key);
-		const index = findOrdersByKey(ctx, {
-			keys,
-			createdAfter: new Date(startedMs - KEY_LOOKUP_DAYS * 86_400_000).toISOString(),
-			...scope,
-			itemIndex: search.itemIndex,
-		});
-		shared = { startedMs, index };
-		byScope.set(scopeKey, shared);
-		index.catch(() => byScope.delete(scopeKey));
-	}
-	const index = await shared.index;
+		const createdAfter = new Date(started - KEY_LOOKUP_DAYS * 86_400_000).toISOString();
+		return { startedMs: started, index: await findOrdersByKey(ctx, { keys, createdAfter, ...scope, itemIndex: search.itemIndex }) };
+	});
 	const found = index.byKey.get(search.key);
 	if (found) return { order: found, skewMs: index.skewMs };
 	if (search.alsoRecent === false) return undefined;
 	const recent = await findOrdersByKey(ctx, {
 		keys: [search.key],
 		// From the earlier clock: a Date header that leads must not hide an order this run made.
-		createdAfter: new Date(shared.startedMs + Math.min(0, index.skewMs) - LISTING_MARGIN_MS).toISOString(),
+		createdAfter: new Date(startedMs + Math.min(0, index.skewMs) - LISTING_MARGIN_MS).toISOString(),
 		...scope,
 		itemIndex: search.itemIndex,
 	});

@@ -148,29 +148,20 @@ export function rowReference(ctx: IExecuteFunctions, itemIndex: number): string 
 	const json = ctx.getInputData()[itemIndex]?.json ?? {};
 	const candidates: unknown[] = [];
 	if (keyMode(ctx, itemIndex) === 'custom') {
-		candidates.push(
-			mapped ? mappedKey(json, ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
-		);
+		const keyField = mapped ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : '';
+		candidates.push(mapped ? orNone(() => json[businessKeyColumn(json, keyField)]) : itemParameter(ctx, 'idempotencyKey', itemIndex, ''));
 	}
-	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(ctx, 'memo', itemIndex, ''));
+	candidates.push(mapped ? orNone(() => inputValue(json, 'memo')) : itemParameter(ctx, 'memo', itemIndex, ''));
 	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
 	if (found === undefined) return undefined;
 	const text = String(found).trim();
 	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
-/** A mapped row's business key as found (through its column), undefined when it has none. */
-function mappedKey(json: IDataObject, keyField: unknown): unknown {
+/** What `read` finds in a mapped row, or undefined where it throws (a column missing, or two). */
+function orNone(read: () => unknown): unknown {
 	try {
-		return json[businessKeyColumn(json, String(keyField ?? ''))];
-	} catch {
-		return undefined;
-	}
-}
-
-function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
-	try {
-		return inputValue(json, field);
+		return read();
 	} catch {
 		return undefined;
 	}
