@@ -102,15 +102,15 @@ const REDELIVERED_WHY =
 	"the caller's own reference for a Webhook node (e.g. {{ $json.body.invoiceId }}), the message's own id for a queue trigger. " +
 	NO_OPTION_LIFTS;
 
+function byHand(started: string): DerivedRefusal {
+	return { started, exemptible: true, why: REPEATED_BY_HAND_WHY };
+}
+
 /**
  * Every execution mode of n8n 2.40.7 (WorkflowExecuteModeList) and its refusal of Derived keys: none only
  * where n8n repeats the run with the same lineage (retry) or the start cannot come again (`trigger`,
  * checked in derivedRefusal). A mode not listed is refused.
  */
-function byHand(started: string): DerivedRefusal {
-	return { started, exemptible: true, why: REPEATED_BY_HAND_WHY };
-}
-
 const DERIVED_KEY_MODES: Record<string, DerivedRefusal | undefined> = {
 	trigger: undefined,
 	retry: undefined,

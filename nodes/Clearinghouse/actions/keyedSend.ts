@@ -86,8 +86,8 @@ export interface KeyedAnswer<T> {
 }
 
 /**
- * The request a key is derived for: the method, the rewards host, the path with its IDs as given (a path
- * ID never holds `%`). A Derived key depends on it, so it may never change for an existing operation.
+ * The request a key is derived for: the method, the rewards host, the path with its IDs decoded, as given (a
+ * path ID never holds `%`). A Derived key depends on it, so it may never change for an existing operation.
  */
 export function keyRequest(send: Pick<KeyedSend<unknown>, 'api' | 'method' | 'path'>): string {
 	return `${send.method} ${send.api === 'rewards' ? 'rewards ' : ''}${decodeURIComponent(send.path)}`;

@@ -246,7 +246,9 @@ function rowList(rows: number[], rowName: (index: number) => string): string {
  */
 export function withProgress(ctx: IExecuteFunctions, operation: Operation, error: NodeError, outcomes: Outcome[], total: number, failedIndex: number) {
 	const rowName = (index: number) => nameOfRow(ctx, operation, index, total);
-	if (total > 1 && !/^Row \d/.test(error.message)) error.message = `${rowName(failedIndex)}, n8n item ${failedIndex}: ${error.message}`;
+	if (total > 1 && !/^Row \d/.test(error.message)) {
+		error.message = `${rowName(failedIndex)}, n8n item ${failedIndex}: ${error.message}`;
+	}
 	const succeeded: number[] = [];
 	const records: IDataObject[] = [];
 	const failed: number[] = [];
