@@ -100,8 +100,10 @@ export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData
 		try {
 			refused = await checkBatch(ctx, operation, items.length);
 		} catch (error) {
-			if (!continueOnFail) throw error;
-			return [items.map((_, itemIndex) => ({ json: failedItemJson(error as NodeError), pairedItem: { item: itemIndex } }))];
+			// checkBatch throws node errors only: the run fails as a whole.
+			const runError = error as NodeError;
+			if (!continueOnFail) throw runError;
+			return [items.map((_, itemIndex) => ({ json: failedItemJson(runError), pairedItem: { item: itemIndex } }))];
 		}
 		// A batch with bad rows sends nothing and names them all (Continue On Fail: the good rows run).
 		if (refused.size > 0 && !continueOnFail) throw batchRefusal(ctx, operation, refused, items.length);
