@@ -254,8 +254,8 @@ export async function takeKey(
 
 /** The item's Business Key, checked: `businessKey` (an input item's field) if given, else the Business Key parameter. */
 export function validBusinessKey(ctx: IExecuteFunctions, itemIndex: number, businessKey?: { value: unknown; label: string }): string {
-	const { value, label } = businessKey ?? { value: itemParameter(ctx, 'idempotencyKey', itemIndex, ''), label: 'Business Key' };
 	try {
+		const { value, label } = businessKey ?? { value: itemParameter(ctx, 'idempotencyKey', itemIndex, ''), label: 'Business Key' };
 		return validateIdempotencyKey(value, label);
 	} catch (error) {
 		throw itemError(ctx, error, itemIndex);

@@ -6,8 +6,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { validateIdempotencyKey } from '../../../shared/idempotency';
+import { FieldError } from '../../../shared/fieldError';
 import { optionsCollection, pageSizeOption, subaccountReadOption } from '../fields';
-import { itemError, itemParameter, operationError, optionalText } from '../parameters';
+import { itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
 import { laterNow, keyStateOf } from './foundOrder';
 
@@ -56,7 +57,8 @@ function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	try {
 		return validateIdempotencyKey(itemParameter(ctx, 'businessKey', itemIndex, ''), 'Business Key');
 	} catch (error) {
-		throw itemError(ctx, error, itemIndex);
+		const reason = error instanceof FieldError ? `${error.field} ${error.rule}` : (error as Error).message;
+		throw operationError(ctx, reason, itemIndex);
 	}
 }
 
