@@ -25,12 +25,7 @@ export type Confirmation =
 	/** The API could not answer (5xx, 429, timeout, network, 401/403 of the key): retried later. */
 	| { outcome: 'unavailable' };
 
-/**
- * Asks the API for the order an event names (`GET /payment-orders/{id}`, with the trigger's
- * credential: the one the delivery opened its secret with, endpointSecret.ts, so no second read).
- * Sent by the transport (n8n's plain request helper, `x-api-key` set by the node, errors mapped
- * without it). Never throws.
- */
+/** `GET /payment-orders/{id}` for the order an event names, with the credential the delivery opened its secret with. Never throws. */
 export async function confirmOrder(ctx: IWebhookFunctions, eventOrder: IDataObject): Promise<Confirmation> {
 	const id = eventOrder.id;
 	if (typeof id !== 'string' || id === '') return { outcome: 'not_found' };

@@ -2,15 +2,15 @@ import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { readSecret, rotateImmediately, secretScope, storeSecret } from './endpointSecret';
+import { getEndpoint, liveEndpoints, patchEndpoint } from '../shared/endpointRecovery';
 import { apiCredentials, apiRequest } from '../shared/transport';
 import { setNewest } from '../shared/boundedMemory';
 import { catchUp, forgetRegistration, registering } from './activation';
 import { triggerKey, type EndpointState } from './state';
 
 /**
- * The trigger's first moment: publish and unpublish, n8n's webhook methods. checkExists keeps, adopts
- * or sweeps the endpoints at our URL (and runs the catch-up, activation.ts), create registers one,
- * delete retires it after a grace period. Delivery: ClearinghouseTrigger.node.ts and the files it names.
+ * Publish and unpublish, n8n's webhook methods: checkExists keeps, adopts or sweeps the endpoints at our
+ * URL (and runs the catch-up, activation.ts), create registers one, delete retires it after a grace period.
  */
 
 const EVENT_TYPES = ['payment_order'];
@@ -32,10 +32,6 @@ function isGone(error: unknown): boolean {
 	return httpCode(error) === '404' || httpCode(error) === '410';
 }
 
-function isLive(endpoint: IDataObject): boolean {
-	return !endpoint.deletedAt;
-}
-
 /** The request's result, or the NodeApiError the transport raised (so callers can look at its status). */
 async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
 	try {
@@ -47,8 +43,8 @@ async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | 
 
 /** The stored endpoint as the API has it now; undefined when it is gone or not this account's. */
 async function storedEndpoint(ctx: IHookFunctions, id: string): Promise<IDataObject | undefined> {
-	const result = await settle(apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
-	if (result.ok) return isLive(result.value) ? result.value : undefined;
+	const result = await settle(getEndpoint(ctx, id));
+	if (result.ok) return result.value.deletedAt ? undefined : result.value;
 	// 403: the stored id belongs to another account (the credential changed); the search by URL
 	// that follows still finds anything of ours on the current account.
 	if (isGone(result.error) || httpCode(result.error) === '403') return undefined;
@@ -68,21 +64,12 @@ async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
 }
 
 async function enable(ctx: IHookFunctions, endpoint: IDataObject): Promise<void> {
-	if (endpoint.status === 'ENABLED') return;
-	await apiRequest(ctx, {
-		method: 'PATCH',
-		path: `/webhooks/endpoints/${encodeURIComponent(String(endpoint.id))}`,
-		body: { status: 'ENABLED' },
-		// Setting a status is the same request however often it is sent.
-		idempotent: true,
-	});
+	if (endpoint.status !== 'ENABLED') await patchEndpoint(ctx, String(endpoint.id), { status: 'ENABLED' });
 }
 
 /** Live endpoints of this account that deliver to `url` (ours: n8n's webhook URL is unique to one trigger node). */
 async function endpointsAt(ctx: IHookFunctions, url: string): Promise<IDataObject[]> {
-	const response = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints' });
-	const endpoints = Array.isArray(response.endpoints) ? (response.endpoints as IDataObject[]) : [];
-	return endpoints.filter((e) => e.url === url && isLive(e));
+	return (await liveEndpoints(ctx)).filter((e) => e.url === url);
 }
 
 function subscribed(endpoint: IDataObject): boolean {
@@ -117,10 +104,9 @@ export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		const result = await settle(confirmEndpoint(ctx));
 		if (result.ok) return result.value;
 		const { error } = result;
-		// At n8n start or a leadership change (n8n re-activates the trigger because it has a
-		// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
-		// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
-		// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
+		// At n8n start or a leadership change, an API out of reach must not unregister a working trigger
+		// (n8n drops the webhook and calls delete on a failed checkExists): the stored endpoint is kept,
+		// and trigger()'s fallback recovers later.
 		const reactivation = ['init', 'leadershipChange'].includes(ctx.getActivationMode());
 		if (!reactivation || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
 		Object.assign(state, before);
@@ -239,7 +225,7 @@ export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 		if (stored) await deleteEndpoint(ctx, stored);
 		for (const id of extras) await deleteEndpoint(ctx, id).catch(() => undefined);
 	};
-	if (retireGrace() <= 0 || (!stored && extras.length === 0)) {
+	if (retireGraceMs <= 0 || (!stored && extras.length === 0)) {
 		await removeAll();
 		clearEndpointState(state);
 		return true;
@@ -261,12 +247,9 @@ export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 const MAX_KEYS = 1000;
 
 /**
- * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a trigger whose
- * parameters (or credential) changed as delete + create, and delete() cannot tell that from an
- * unpublish: deleting at once would lose every delivery still owed to the endpoint (a deleted
- * endpoint's deliveries cannot be replayed). So delete() deletes after a grace period, and a
- * checkExists of the same trigger and URL within it takes the endpoint back (with its secret box,
- * its pending retries and its delivery log, which the catch-up then replays from).
+ * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a changed trigger as
+ * delete + create, which delete() cannot tell from an unpublish, and a deleted endpoint's deliveries
+ * cannot be replayed: a checkExists within the grace period takes the endpoint back instead.
  */
 const retired = new Map<string, { kept: IDataObject }>();
 let retireGraceMs = 10_000;
@@ -274,10 +257,6 @@ let retireGraceMs = 10_000;
 /** For tests: the grace period of delete() (0: delete at once, inside delete()). */
 export function setRetireGrace(ms: number): void {
 	retireGraceMs = ms;
-}
-
-function retireGrace(): number {
-	return retireGraceMs;
 }
 
 /**
