@@ -9,7 +9,7 @@ import { setNewest } from '../shared/boundedMemory';
 export type Acknowledge = 'whenReceived' | 'whenFinished';
 
 /** The response mode n8n uses for the trigger's webhook, from the node's `acknowledge` option. */
-export const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "lastNode" : "onReceived" }}';
+const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "lastNode" : "onReceived" }}';
 
 /** The part of n8n's (Express) response object this module reads. */
 export interface ResponseLike {
@@ -24,9 +24,9 @@ let pollMs = 500;
  * A run whose answer never comes (its process lost the execution) counts as failed after this, so
  * a retry runs it again. Keep workflows with this acknowledgement far shorter.
  */
-export const IN_FLIGHT_MAX_MS = 15 * 60_000;
+const IN_FLIGHT_MAX_MS = 15 * 60_000;
 /** Per process: at most this many keys in flight per trigger, two per run (the oldest are forgotten first). */
-export const MAX_IN_FLIGHT = 5_000;
+const MAX_IN_FLIGHT = 5_000;
 
 const inFlight = new Map<string, Map<string, number>>();
 
@@ -77,7 +77,7 @@ export function setInFlightPollMs(ms: number): void {
 }
 
 /** With "When Finished", the answer carries no workflow data (and an empty last node is no error). */
-export const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';
+const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';
 
 function acknowledgeOf(parameters: Record<string, unknown>): unknown {
 	const options = parameters.options as Record<string, unknown> | undefined;

@@ -30,7 +30,7 @@ const MAX_KEYS = 1000;
 const ignore = (): undefined => undefined;
 
 /** The trigger's Catch Up Window option, in ms (0 turns the catch-up off). */
-export function catchUpWindowMs(ctx: IHookFunctions | ITriggerFunctions): number {
+function catchUpWindowMs(ctx: IHookFunctions | ITriggerFunctions): number {
 	const days = Number(ctx.getNodeParameter('options.catchUpDays', DEFAULT_MAX_AGE_MS / 86_400_000));
 	return Number.isFinite(days) && days > 0 ? days * 86_400_000 : 0;
 }
@@ -83,7 +83,7 @@ export async function fallbackSettled(key: string): Promise<void> {
 }
 
 /** The short record kept in the static data (`lastRecovery`), as checkExists keeps it. */
-export function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
+function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
 	const record: IDataObject = { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
 	if (result.busy) record.busy = result.busy;
 	return record;

@@ -7,13 +7,13 @@ import { apiRequest } from '../shared/transport';
  * One try, bounded: the service gives each delivery attempt 10 s and retries a failed delivery
  * itself, so a slow or failing API is answered non-2xx rather than retried here.
  */
-export const CONFIRM_RETRY_POLICY: RetryPolicy = {
+const CONFIRM_RETRY_POLICY: RetryPolicy = {
 	maxAttempts: 1,
 	baseDelayMs: 0,
 	maxDelayMs: 0,
 	maxRetryAfterMs: 0,
 };
-export const CONFIRM_TIMEOUT_MS = 8_000;
+const CONFIRM_TIMEOUT_MS = 8_000;
 
 export type Confirmation =
 	/** The order as the service returns it now. */

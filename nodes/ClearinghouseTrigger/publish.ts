@@ -77,9 +77,8 @@ function subscribed(endpoint: IDataObject): boolean {
 }
 
 /**
- * Takes over an endpoint already registered at our URL whose secret we do not know (the static
- * data was lost): an immediate rotation gives us a fresh secret and retires the unknown one, and
- * keeps the endpoint's delivery history and pending retries (deleting and re-creating would not).
+ * Takes over an endpoint at our URL whose secret we do not know: an immediate rotation retires the unknown
+ * secret and keeps the endpoint's delivery history and pending retries (re-creating it would not).
  */
 async function adopt(ctx: IHookFunctions, endpoint: IDataObject, state: EndpointState, url: string): Promise<void> {
 	const id = String(endpoint.id);
@@ -92,9 +91,8 @@ async function adopt(ctx: IHookFunctions, endpoint: IDataObject, state: Endpoint
 }
 
 /**
- * Makes our URL served by exactly one endpoint we hold the secret of, if one exists already.
- * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
- * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
+ * Makes our URL served by exactly one endpoint we hold the secret of: the stored one when the API confirms
+ * it, else one adopted at the URL; any other there is deleted. False when none is left (create next).
  */
 export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const key = triggerKey(ctx);
@@ -133,9 +131,8 @@ async function confirmEndpoint(ctx: IHookFunctions): Promise<boolean> {
 			kept = endpoint;
 			await catchUp(ctx, endpoint, state);
 		}
-		// An endpoint stored for a URL this n8n no longer serves is forgotten, never deleted: the
-		// static data may be a copy (a restored database, another WEBHOOK_URL) and that endpoint
-		// another n8n's, still serving it. docs/trigger.md says how to clean up after a copy.
+		// One stored for a URL this n8n no longer serves is forgotten, never deleted: the static data may be
+		// a copy (a restored database, another WEBHOOK_URL) and that endpoint another n8n's (docs/trigger.md).
 		if (!kept) clearEndpointState(state);
 	}
 
@@ -197,12 +194,7 @@ async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-/**
- * Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done.
- * The deletion waits a grace period (`retire` below): when n8n re-registers the trigger
- * (delete + create after a parameter change), checkExists takes the endpoint back instead, with
- * the deliveries still owed to it.
- */
+/** Deletes our endpoint (and any other at our URL) after a grace period (`retired` below) and forgets it; "already gone" is done. */
 export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 	const url = ctx.getNodeWebhookUrl('default') as string;
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
@@ -259,10 +251,7 @@ export function setRetireGrace(ms: number): void {
 	retireGraceMs = ms;
 }
 
-/**
- * The trigger and the URL (not n8n's mode: n8n deletes with mode `internal` and registers with
- * `trigger`; the URL tells the production endpoint from a test one).
- */
+/** The trigger and the URL (production or test endpoint), not n8n's mode: n8n deletes with mode `internal`, registers with `trigger`. */
 function retireKey(ctx: IHookFunctions, url: string): string {
 	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${url}`;
 }

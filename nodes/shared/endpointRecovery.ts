@@ -29,10 +29,10 @@ const ON_ITS_WAY = new Set(['PENDING', 'DISPATCHED']);
 export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600_000;
 export const DEFAULT_MAX_REPLAYS = 100;
 /** A `PENDING` delivery older than this is stuck: the service gives up (`FAILED`) after about half a day. */
-export const DEFAULT_PENDING_OVERDUE_MS = 24 * 3600_000;
+const DEFAULT_PENDING_OVERDUE_MS = 24 * 3600_000;
 const PAGE_SIZE = 1000;
 /** At most this many pages of the log are read per endpoint and call (bounds the work of one activation). */
-export const MAX_PAGES = 10;
+const MAX_PAGES = 10;
 
 /** The service disables an endpoint after this many consecutive failed deliveries (spec: Delivery semantics). */
 export const AUTO_DISABLE_AFTER = 10;
@@ -103,7 +103,7 @@ export interface RecoveryResult {
 }
 
 /** How long a lease is good for: past it, a marker left by a recovery that died is ignored. */
-export const LEASE_MS = 10 * 60_000;
+const LEASE_MS = 10 * 60_000;
 const LEASE_SETTLE = { ms: 2_000 };
 /** For tests: how long a recovery waits before reading its marker back. */
 export function setLeaseSettleMs(ms: number): void {

@@ -13,7 +13,7 @@ const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|(?! )\p{Zs}/u;
 
 /** Where the first invisible character of `text` is (1-based, in characters), and its code point as U+XXXX. */
-export function invisibleCharacter(text: string): { position: number; codePoint: string } | undefined {
+function invisibleCharacter(text: string): { position: number; codePoint: string } | undefined {
 	let position = 0;
 	for (const char of text) {
 		position++;
@@ -152,9 +152,8 @@ export function deriveIdempotencyKey(parts: DerivedKeyParts): string {
 }
 
 /**
- * "Expires In (Minutes)" as a time: counted from the lineage's start, so a retry sends the same
- * body; when that time is no longer comfortably ahead (a retry much later), from now, and an order
- * that already exists then meets the 409 (its own expiry has passed anyway).
+ * "Expires In (Minutes)" as a time from the lineage's start, so a retry sends the same body; from now when
+ * that is no longer comfortably ahead (an existing order then meets the 409; its own expiry has passed).
  */
 export function relativeExpiry(anchorMs: number | undefined, minutes: number, nowMs: number): string {
 	const minimumAheadMs = 60_000;

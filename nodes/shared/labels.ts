@@ -24,7 +24,7 @@ export function shortAddress(address: string): string {
 }
 
 /** `2026-11-26 09:30 UTC` from an ISO date-time; the text as given when it is not one. */
-export function shortUtcTime(value: unknown): string {
+function shortUtcTime(value: unknown): string {
 	if (typeof value !== 'string' || value === '') return '';
 	const ms = Date.parse(value);
 	return Number.isNaN(ms) ? value : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;

@@ -77,7 +77,7 @@ function credentialRefusal(statusCode: number, request: FailedRequest | undefine
 }
 
 /** The idempotency key a request carried (its body's `idempotencyKey` or the `Idempotency-Key` header). */
-function sentKey(request: FailedRequest | undefined): string {
+export function sentKey(request: FailedRequest | undefined): string {
 	const header = Object.entries(request?.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
 	return text(request?.body?.idempotencyKey) || text(header);
 }
@@ -88,7 +88,7 @@ function sentSubaccount(request: FailedRequest | undefined): string {
 }
 
 /** What the status means for this request (cause, then action), from what the node sent, never from the answer's words. */
-export function statusHint(statusCode: number, request?: FailedRequest, messageNamesSubaccount = false): string {
+function statusHint(statusCode: number, request?: FailedRequest, messageNamesSubaccount = false): string {
 	const key = sentKey(request);
 	const correct = messageNamesSubaccount ? 'Correct it' : 'Correct the Subaccount ID';
 	const sub = sentSubaccount(request);
@@ -260,7 +260,7 @@ function partyMessage(apiCode: string, path: string, statusCode: number, request
  * The first field this request sent that the sentence names by its camelCase API name (plain words such as
  * `mode` never count), or '': a sentence is read only for a name the request carries, never for its wording.
  */
-export function fieldNamedIn(sentence: string, request: FailedRequest | undefined): string {
+function fieldNamedIn(sentence: string, request: FailedRequest | undefined): string {
 	const names = [...Object.keys(request?.body ?? {}), ...Object.keys(request?.qs ?? {})].filter((name) => /^[a-z]+[A-Z][A-Za-z]*$/.test(name));
 	let first = '';
 	let at = Infinity;
@@ -281,7 +281,7 @@ export function namesNoField(payload: JsonObject): boolean {
 }
 
 /** The value at an API path (`wallets[0].chain`, `headers.if-match` has none) in the body or query. */
-export function valueAtPath(request: FailedRequest | undefined, path: string): unknown {
+function valueAtPath(request: FailedRequest | undefined, path: string): unknown {
 	if (!request || path === '' || path.startsWith('headers.')) return undefined;
 	const steps = path.match(/[^.[\]]+/g) ?? [];
 	for (const source of [request.body, request.qs]) {

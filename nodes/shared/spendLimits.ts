@@ -17,7 +17,7 @@ export function fromAiProblem(raw: unknown, label: string): string | undefined {
 	return FROM_AI.test(text) ? `${label} may not be left to an AI model ($fromAI): set it in the node` : undefined;
 }
 
-export function leftToAi(raw: unknown): boolean {
+function leftToAi(raw: unknown): boolean {
 	return typeof raw === 'string' && FROM_AI.test(raw);
 }
 
@@ -185,7 +185,7 @@ export function addToRunTotal(limits: SpendLimits, sentPips: bigint, amount: Usd
 }
 
 /** Parameters of Create that an AI model may fill only under a limit: parameter → the limit it needs. */
-export const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
+const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
 	{ parameter: 'amountUsd', label: 'Amount (USD)', limit: 'maxAmountPerOrder' },
 	{ parameter: 'toAddress', label: 'Recipient Address', limit: 'allowedRecipients' },
 ];

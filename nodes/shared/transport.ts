@@ -15,7 +15,7 @@ import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 import type { SupportedAsset } from './serviceErrors';
-import { describeServiceError, namesNoField, needsSupportedAssets, supportedAssetsOf } from './serviceErrors';
+import { describeServiceError, namesNoField, needsSupportedAssets, sentKey, supportedAssetsOf } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -94,7 +94,7 @@ const CONNECTION_ERROR_CODES = new Set([
 /** The credential's Environment (unset means production). Any other value is refused: a switch that decides which safeguards hold is not guessed. */
 export type Environment = 'production' | 'sandbox';
 
-export const ENVIRONMENT_LABELS: Record<Environment, string> = {
+const ENVIRONMENT_LABELS: Record<Environment, string> = {
 	production: 'Production (real money)',
 	sandbox: 'Local Sandbox (no real money)',
 };
@@ -102,7 +102,7 @@ export const ENVIRONMENT_LABELS: Record<Environment, string> = {
 /** The header every answer of the package's sandbox carries (sandbox/router.ts); the service never sends it. */
 export const SANDBOX_HEADER = 'x-clearinghouse-sandbox';
 
-export function credentialEnvironment(credentials: IDataObject): { environment: Environment } | { problem: string } {
+function credentialEnvironment(credentials: IDataObject): { environment: Environment } | { problem: string } {
 	const raw = credentials.environment;
 	if (raw === undefined || raw === null || raw === '' || raw === 'production') return { environment: 'production' };
 	if (raw === 'sandbox') return { environment: 'sandbox' };
@@ -282,7 +282,7 @@ function errorCode(error: unknown): string | undefined {
 }
 
 /** True when it failed while connecting, so the service never got the request; a reset or a read timeout may come after it acted. */
-export function failedBeforeSending(error: unknown): boolean {
+function failedBeforeSending(error: unknown): boolean {
 	const e = error as { syscall?: string; cause?: { syscall?: string }; message?: string };
 	const code = errorCode(error);
 	if (code && NOT_SENT_CODES.has(code)) return true;
@@ -295,13 +295,6 @@ interface FailureContext {
 	attempts: number;
 	/** True when an earlier try of this request may have reached the service (a lost answer, a 5xx). */
 	reachedBefore: boolean;
-}
-
-function idempotencyKeyOf(request: ApiRequest): string | undefined {
-	const fromBody = request.body?.idempotencyKey;
-	if (typeof fromBody === 'string' && fromBody !== '') return fromBody;
-	const header = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key');
-	return header?.[1];
 }
 
 function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, reachedBefore }: FailureContext): NodeApiError {
@@ -329,7 +322,7 @@ function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, re
 			`${code} (${tries}): the request was sent but its answer never arrived. A read changes nothing; run it again later.`,
 		);
 	}
-	const key = idempotencyKeyOf(request);
+	const key = sentKey(request);
 	const { what, lookUp } = request.record ?? SOME_CHANGE;
 	if (key && request.idempotent) {
 		return failure(
@@ -456,7 +449,7 @@ export async function apiRequestWithStatus(
 }
 
 /** Where a refused redirect pointed: its Location as an absolute URL without user name or password, cut to 300 characters. */
-export function redirectTarget(location: unknown, requestUrl: string): string {
+function redirectTarget(location: unknown, requestUrl: string): string {
 	const raw = Array.isArray(location) ? location[0] : location;
 	if (typeof raw !== 'string' || raw.trim() === '') return '(no Location header)';
 	try {
