@@ -63,10 +63,8 @@ export class ClearinghouseApi implements ICredentialType {
 		},
 	];
 
-	// A function, not the generic `={{$credentials.apiKey}}` header: n8n evaluates a generic header
-	// with its expression engine on every request (one isolate call with the default engine), for
-	// our node and for the HTTP Request node alike. Same header, same value as the generic form
-	// (which n8n turns into '' when empty, else a string); headers are changed in place, as n8n does.
+	// A function, not the generic `={{$credentials.apiKey}}` header, which n8n evaluates with its expression
+	// engine on every request. Same header and value as the generic form ('' when empty).
 	authenticate: IAuthenticate = async (credentials, requestOptions) => {
 		const apiKey = credentials.apiKey;
 		requestOptions.headers ??= {};
@@ -74,11 +72,8 @@ export class ClearinghouseApi implements ICredentialType {
 		return requestOptions;
 	};
 
-	// Account limits need a valid key on an active account, so a wrong key fails the test. The
-	// origin is cleaned as the nodes' transport cleans it: trailing slashes, then an /api/v1 suffix.
-	// A Base URL the nodes refuse (http:// to another machine in Production, a ? or # part) is swapped
-	// for a host that cannot resolve, so the Test button never sends the API key in clear text to
-	// another machine unless the credential says Local Sandbox (n8n then shows ENOTFOUND).
+	// Account limits need a valid key on an active account. A Base URL the transport refuses is swapped for
+	// a host that cannot resolve (ENOTFOUND), so Test never sends the key in clear text to another machine.
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL:

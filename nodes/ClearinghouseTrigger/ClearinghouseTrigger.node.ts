@@ -16,21 +16,15 @@ import { onActivation } from './activation';
 import { onDelivery } from './delivery';
 import { checkExists, create, deleteWebhook } from './publish';
 
-/**
- * The Clearinghouse Trigger: its panel, and the three moments n8n calls it at, each in its own file:
- * publish and unpublish (webhookMethods: publish.ts), activation and catch-up (trigger(): activation.ts),
- * a delivery (webhook(): delivery.ts).
- */
+/** The Clearinghouse Trigger: publish and unpublish (publish.ts), activation (activation.ts), a delivery (delivery.ts). */
 export class ClearinghouseTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Clearinghouse Trigger',
 		name: 'clearinghouseTrigger',
 		icon: { light: 'file:clearinghouse.svg', dark: 'file:clearinghouse.dark.svg' },
 		group: ['trigger'],
-		// One version until the first release has saved workflows to keep (a new default then needs a
-		// new version). 2, not 1: n8n evaluates an expression on every delivery to a version 1 trigger
-		// (`options.binaryData`, n8n/dist/webhooks/webhook-helpers.js parseRequestBody), an isolate per
-		// delivery even with N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true.
+		// One version until a release has saved workflows (then a new default needs a new one). 2, not 1: n8n
+		// evaluates an expression on every delivery to a version 1 trigger (`options.binaryData`, parseRequestBody).
 		version: 2,
 		subtitle: EVENTS_SUBTITLE,
 		// n8n 2.40.7's nodes panel merges a trigger with the action node of the same name and shows the
@@ -65,10 +59,7 @@ export class ClearinghouseTrigger implements INodeType {
 		},
 	};
 
-	/**
-	 * Called by n8n on every activation (publish, n8n start, leadership change) and for a manual run
-	 * started from a test event; it starts nothing itself. Why it exists: activation.ts.
-	 */
+	/** Called on every activation and for a manual run from a test event; why it exists: activation.ts. */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		return await onActivation(this);
 	}

@@ -2,18 +2,14 @@ import { sleep } from 'n8n-workflow';
 import { setNewest } from '../shared/boundedMemory';
 
 /**
- * "When the Workflow Has Finished" acknowledgement: n8n answers the delivery only when the run has
- * ended (its `lastNode` response mode), non-2xx when the run failed, so the service retries it.
- * The trigger then needs to know, per event id, whether a run of it is still in flight: a repeat
- * that arrives meanwhile (the service's 10-second timeout) must not be acknowledged 2xx, or the
- * event is lost when that run fails. This module keeps that state, per trigger and process, for
- * the event id and for the order state the run reports (another event of that state waits too:
- * see answerEvent). It serves "When Received" as well, while n8n creates the run.
+ * The runs in flight, per trigger and process, by event id and order state: a repeat that arrives
+ * meanwhile (the service's 10 s timeout) must not be answered 2xx, or the event is lost when the run
+ * fails. With "When the Workflow Has Finished" n8n answers only when the run ended (`lastNode`).
  */
 export type Acknowledge = 'whenReceived' | 'whenFinished';
 
 /** The response mode n8n uses for the trigger's webhook, from the node's `acknowledge` option. */
-export const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "lastNode" : "onReceived" }}';
+const RESPONSE_MODE_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "lastNode" : "onReceived" }}';
 
 /** The part of n8n's (Express) response object this module reads. */
 export interface ResponseLike {
@@ -28,9 +24,9 @@ let pollMs = 500;
  * A run whose answer never comes (its process lost the execution) counts as failed after this, so
  * a retry runs it again. Keep workflows with this acknowledgement far shorter.
  */
-export const IN_FLIGHT_MAX_MS = 15 * 60_000;
+const IN_FLIGHT_MAX_MS = 15 * 60_000;
 /** Per process: at most this many keys in flight per trigger, two per run (the oldest are forgotten first). */
-export const MAX_IN_FLIGHT = 5_000;
+const MAX_IN_FLIGHT = 5_000;
 
 const inFlight = new Map<string, Map<string, number>>();
 
@@ -49,12 +45,9 @@ export function isInFlight(trigger: string, key: string): boolean {
 }
 
 /**
- * Marks the run's keys in flight (synchronously: no other delivery of them can pass in between), and
- * calls `done(succeeded)` once when n8n has answered the delivery: 2xx means the run succeeded.
- * The answer is seen by the response's `finish` event. When the caller hung up first (the
- * service's 10 s timeout, possibly before this delivery even reached the trigger on a loaded
- * machine) there is no `finish`, but n8n still sets the status and ends the response when the run
- * is over, which `writableEnded` shows: a light poll covers that case.
+ * Marks the run's keys in flight (synchronously: no other delivery of them passes in between) and calls
+ * `done(succeeded)` once n8n answered (2xx: succeeded), seen by `finish`; when the caller hung up first
+ * there is no `finish`, but n8n still ends the response (`writableEnded`), which a light poll sees.
  */
 export function trackRun(trigger: string, keys: readonly string[], res: ResponseLike, done: (succeeded: boolean) => void, now = Date.now()): void {
 	const runs = runsOf(trigger);
@@ -84,7 +77,7 @@ export function setInFlightPollMs(ms: number): void {
 }
 
 /** With "When Finished", the answer carries no workflow data (and an empty last node is no error). */
-export const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';
+const RESPONSE_DATA_EXPRESSION = '={{ $parameter["options"]["acknowledge"] === "whenFinished" ? "noData" : "firstEntryJson" }}';
 
 function acknowledgeOf(parameters: Record<string, unknown>): unknown {
 	const options = parameters.options as Record<string, unknown> | undefined;
@@ -92,13 +85,9 @@ function acknowledgeOf(parameters: Record<string, unknown>): unknown {
 }
 
 /**
- * n8n 2.40's native resolvers for the two webhook description values above (the mechanism its own
- * Webhook node uses, `webhookDescriptionFields` in n8n-workflow). When the node's parameters hold no
- * expression, n8n reads `responseMode`/`responseData` with these functions instead of evaluating
- * the templates in the expression engine on every delivery; the templates stay for the editor and
- * for older n8n, which ignores the symbol key. Each resolver must give what its template gives
- * (test/nodes/trigger/description.test.ts checks both against n8n's engine).
- * Built here rather than imported so that the node still loads in an n8n without these helpers.
+ * n8n 2.40's native resolvers for the two values above (as its Webhook node's `webhookDescriptionFields`):
+ * no expression engine on every delivery. Each gives what its template gives, which stays for the editor
+ * and older n8n. Built here, not imported, so the node loads in an n8n without these helpers.
  */
 export const ACKNOWLEDGE_WEBHOOK_FIELDS = {
 	responseMode: RESPONSE_MODE_EXPRESSION,

@@ -15,31 +15,22 @@ import { DEFAULT_MAX_AGE_MS, getEndpoint, recoverEndpoint } from '../shared/endp
 import { triggerKey, type EndpointState } from './state';
 
 /**
- * What the trigger does when n8n activates it, and why it has a `trigger()` beside its webhook.
+ * Activation, and why the trigger has a `trigger()` beside its webhook: n8n 2.40.7 calls the webhook
+ * methods at `n8n start` or a leadership change only for a node with `trigger()` (measured). Every
+ * activation then calls `checkExists`/`create`, which do the recovery (publish.ts, `catchUp` below), and
+ * `trigger()`, which emits nothing itself and recovers only when the webhook methods were not called in
+ * the same activation (a fallback no known n8n needs). Recoveries of one trigger never overlap in a
+ * process (`oneAtATime`).
  *
- * n8n 2.40.7 (its workflow publication service, on by default) re-registers a node at `n8n start`,
- * after a leadership change and when its in-memory registration went missing only if the node is an
- * "in-memory" trigger, that is, has `trigger()`. A webhook-only node's registration is its database
- * row, which survives a restart, so n8n then calls none of its webhook methods (measured: the service
- * saw no request at all after a start). With `trigger()`, every activation (publish, start, leadership
- * change) calls both `checkExists`/`create` (webhook phase) and `trigger()` (in parallel, one
- * process: the leader). `checkExists` knows the URL n8n serves and does the recovery (re-enable,
- * catch-up, publish.ts and `catchUp` below); `trigger()` starts nothing and emits nothing itself. It only recovers
- * when n8n did not call the webhook methods in the same activation (no n8n version known to us does
- * that; the fallback is kept so the trigger never depends on it), and then only the endpoint it
- * stored. Recoveries of one trigger never overlap in a process (`oneAtATime`): the second one
- * finds the first one's replays on their way and replays nothing again.
- *
- * Manual runs: n8n runs a node that has `trigger()` through it also when the node starts a manual
- * execution from its test webhook (WorkflowExecute.runNode checks `trigger` before `webhook`), and
- * waits until it emits. `webhook()` keeps what it handed n8n for a test event (`rememberTestEvent`)
- * and `trigger()` emits exactly that, so "Listen for test event" works as before.
+ * Manual runs: n8n runs a test event through `trigger()` too (WorkflowExecute.runNode checks `trigger`
+ * before `webhook`), so `webhook()` keeps what it handed n8n (`rememberTestEvent`) and `trigger()` emits it.
  */
 
 const MAX_KEYS = 1000;
+const ignore = (): undefined => undefined;
 
 /** The trigger's Catch Up Window option, in ms (0 turns the catch-up off). */
-export function catchUpWindowMs(ctx: IHookFunctions | ITriggerFunctions): number {
+function catchUpWindowMs(ctx: IHookFunctions | ITriggerFunctions): number {
 	const days = Number(ctx.getNodeParameter('options.catchUpDays', DEFAULT_MAX_AGE_MS / 86_400_000));
 	return Number.isFinite(days) && days > 0 ? days * 86_400_000 : 0;
 }
@@ -50,18 +41,7 @@ const registrations = new Map<string, { at: number; done: Promise<unknown> }>();
 /** Runs a webhook method (checkExists or create), noting it for `trigger()`'s fallback. */
 export async function registering<T>(key: string, work: () => Promise<T>): Promise<T> {
 	const run = work();
-	setNewest(
-		registrations,
-		key,
-		{
-			at: Date.now(),
-			done: run.then(
-				() => undefined,
-				() => undefined,
-			),
-		},
-		MAX_KEYS,
-	);
+	setNewest(registrations, key, { at: Date.now(), done: run.then(ignore, ignore) }, MAX_KEYS);
 	return await run;
 }
 
@@ -77,10 +57,7 @@ const recoveries = new Map<string, Promise<unknown>>();
 export async function oneAtATime<T>(key: string, work: () => Promise<T>): Promise<T> {
 	const before = recoveries.get(key) ?? Promise.resolve();
 	const run = before.then(work, work);
-	const tail = run.then(
-		() => undefined,
-		() => undefined,
-	);
+	const tail = run.then(ignore, ignore);
 	recoveries.set(key, tail);
 	try {
 		return await run;
@@ -89,10 +66,7 @@ export async function oneAtATime<T>(key: string, work: () => Promise<T>): Promis
 	}
 }
 
-/**
- * `trigger()` waits `delayMs` for the webhook methods of its activation, then counts a checkExists or
- * create that started up to `sameActivationMs` before it as part of the same activation.
- */
+/** `trigger()` waits `delayMs` for its activation's webhook methods; one started up to `sameActivationMs` before it counts. */
 const fallbackTiming = { delayMs: 10_000, sameActivationMs: 60_000 };
 
 /** For tests. */
@@ -109,17 +83,13 @@ export async function fallbackSettled(key: string): Promise<void> {
 }
 
 /** The short record kept in the static data (`lastRecovery`), as checkExists keeps it. */
-export function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
+function recoveryRecord(at: string, result: RecoveryResult): IDataObject {
 	const record: IDataObject = { at, replayed: result.replayed, eventsMissed: result.eventsMissed, more: result.more, replayErrors: result.replayErrors.length };
 	if (result.busy) record.busy = result.busy;
 	return record;
 }
 
-/**
- * The fallback recovery of `trigger()`: only when n8n called neither checkExists nor create for
- * this trigger around this activation, and only for the endpoint stored at the URL stored with it
- * (a trigger context cannot ask n8n for its webhook URL). Never throws.
- */
+/** The fallback of `trigger()`, only for the endpoint and URL stored (a trigger context cannot ask n8n for its webhook URL). Never throws. */
 async function fallbackRecovery(ctx: ITriggerFunctions, key: string, calledAt: number, windowMs: number, closed: () => boolean): Promise<void> {
 	try {
 		await sleep(fallbackTiming.delayMs);
@@ -205,17 +175,15 @@ function testEventResponse(ctx: ITriggerFunctions): ITriggerResponse {
 }
 
 /**
- * On activation (checkExists, or an adoption): replays through the service what never reached this trigger (endpointRecovery.ts;
- * the endpoint was enabled just before). Best effort: a failure is kept in the static data
- * (`lastRecovery`) and never fails the activation, since the endpoint itself is in order.
+ * On activation (checkExists, or an adoption): replays what never reached this trigger (endpointRecovery.ts).
+ * Best effort: a failure is kept in `lastRecovery` and never fails the activation, the endpoint is in order.
  */
 export async function catchUp(ctx: IHookFunctions, endpoint: IDataObject, state: EndpointState): Promise<void> {
 	const windowMs = catchUpWindowMs(ctx);
 	if (windowMs === 0) return;
 	const at = new Date().toISOString();
 	try {
-		// Enabled already (above): recovery must not PATCH again. Never beside another recovery of
-		// this trigger (`oneAtATime`): the second finds the first one's replays on their way.
+		// Enabled already by the caller: recovery must not PATCH again.
 		const result = await oneAtATime(
 			triggerKey(ctx),
 			async () => await recoverEndpoint(ctx, { ...endpoint, status: 'ENABLED' }, { since: Date.now() - windowMs }),

@@ -7,13 +7,13 @@ import { apiRequest } from '../shared/transport';
  * One try, bounded: the service gives each delivery attempt 10 s and retries a failed delivery
  * itself, so a slow or failing API is answered non-2xx rather than retried here.
  */
-export const CONFIRM_RETRY_POLICY: RetryPolicy = {
+const CONFIRM_RETRY_POLICY: RetryPolicy = {
 	maxAttempts: 1,
 	baseDelayMs: 0,
 	maxDelayMs: 0,
 	maxRetryAfterMs: 0,
 };
-export const CONFIRM_TIMEOUT_MS = 8_000;
+const CONFIRM_TIMEOUT_MS = 8_000;
 
 export type Confirmation =
 	/** The order as the service returns it now. */
@@ -25,12 +25,7 @@ export type Confirmation =
 	/** The API could not answer (5xx, 429, timeout, network, 401/403 of the key): retried later. */
 	| { outcome: 'unavailable' };
 
-/**
- * Asks the API for the order an event names (`GET /payment-orders/{id}`, with the trigger's
- * credential: the one the delivery opened its secret with, endpointSecret.ts, so no second read).
- * Sent by the transport (n8n's plain request helper, `x-api-key` set by the node, errors mapped
- * without it). Never throws.
- */
+/** `GET /payment-orders/{id}` for the order an event names, with the credential the delivery opened its secret with. Never throws. */
 export async function confirmOrder(ctx: IWebhookFunctions, eventOrder: IDataObject): Promise<Confirmation> {
 	const id = eventOrder.id;
 	if (typeof id !== 'string' || id === '') return { outcome: 'not_found' };

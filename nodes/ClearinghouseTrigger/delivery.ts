@@ -12,10 +12,9 @@ import { rememberTestEvent } from './activation';
 import { triggerKey, type EndpointState } from './state';
 
 /**
- * The trigger's third moment: a delivery. Verified (signature over the raw bytes, with the endpoint
- * secret), confirmed with the API, deduplicated and filtered (events.ts, acknowledgement.ts), then
- * handed to n8n as a run, or answered without one. Nothing here may throw: n8n turns a throw from
- * webhook() into an (error) execution.
+ * A delivery: verified, confirmed with the API, deduplicated and filtered (events.ts, acknowledgement.ts),
+ * then handed to n8n as a run or answered without one. Nothing may throw: n8n makes a throw from webhook()
+ * an (error) execution.
  */
 export async function onDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseData> {
 	try {
@@ -47,17 +46,14 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 	const req = ctx.getRequestObject();
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
 	const key = triggerKey(ctx);
-	// The secret is kept sealed under the credential's API key (see endpointSecret.ts). A box that no
-	// longer opens (the key was changed) is not repaired from here: nothing unverified may make the
-	// trigger write to the service. Answered 503 so the service keeps the delivery; publishing the
-	// workflow again repairs the endpoint and its catch-up replays these deliveries.
+	// A box that no longer opens is not repaired here (endpointSecret.ts): 503 keeps the delivery at the
+	// service, and publishing again repairs the endpoint and replays it.
 	const stored = await deliverySecret(ctx, state, key);
 	if (stored.found === 'unreadable') {
 		return respond(ctx, 503, { error: 'Webhook secret unavailable, retry later' });
 	}
 	const secret = stored.found === 'secret' ? stored.secret : undefined;
-	// n8n keeps the exact bytes it read (decompressed) as `rawBody`; the signature covers them.
-	// Without the raw bytes nothing can be verified: refuse (fail closed).
+	// The signature covers the exact bytes n8n read (`rawBody`): without them, refuse (fail closed).
 	const rawBody = (req as unknown as { rawBody?: unknown }).rawBody;
 	// One generic answer for every failure: it says nothing about the secret or the expected value.
 	if (!Buffer.isBuffer(rawBody) || !verifySignature({ header: req.headers[SIGNATURE_HEADER], rawBody, secrets: [secret] }).valid) {
@@ -81,23 +77,14 @@ async function handleDelivery(ctx: IWebhookFunctions): Promise<IWebhookResponseD
 		deliveryId: header(req.headers[DELIVERY_ID_HEADER]) ?? null,
 	};
 
-	// Process memory (it sees every delivery of this process), topped up from the static-data mirror
-	// (`state.memory`), which a delivery only reads: n8n saves a delivery's whole copy of the static
-	// data, loaded when the delivery began, so a write here would overwrite what an activation wrote
-	// meanwhile (its endpoint, secret and `lastRecovery`).
+	// The static-data mirror is only read: n8n saves a delivery's whole copy of the static data, loaded
+	// when it began, over what an activation wrote meanwhile (endpoint, secret, `lastRecovery`).
 	const memory = memoryFor(key);
 	memory.merge(state.memory);
 	return await answerEvent(ctx, event, base, memory, key);
 }
 
-/**
- * The trace of an event dropped because the API has no such order for this credential (404): n8n's log
- * at warn, in the process that received it, naming the event, the order, the workflow and the node. Not
- * static data: n8n saves a delivery's write as the whole copy the delivery loaded when it began, so it
- * overwrote what an activation or another process saved meanwhile (a new secret, `lastRecovery`), and
- * with several webhook processes a counter there loses counts anyway. The service keeps the delivery
- * too (answered 200 with `ignored: order_not_found`).
- */
+/** The trace of an event dropped for a 404 order: n8n's log at warn, not static data (see handleDelivery). */
 function logDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): void {
 	ctx.logger.warn('Clearinghouse Trigger dropped an event: the API has no such payment order for this credential', {
 		eventId,
@@ -107,11 +94,7 @@ function logDropped(ctx: IWebhookFunctions, eventId: string, orderId: unknown): 
 	});
 }
 
-/**
- * An option that guards which events run the workflow, read fail-closed (shared/switches.ts): a value
- * that is neither a clear on nor a clear off fails the delivery (n8n answers 500, nothing runs, the
- * service delivers it again), naming the option and the value.
- */
+/** An option that guards which events run, read fail-closed (switches.ts): an unclear value fails the delivery (500, delivered again). */
 function eventSwitch(ctx: IWebhookFunctions, path: string, fallback: boolean, label: string, kind: SwitchKind): boolean {
 	const stored = storedAt(ctx.getNode().parameters, path);
 	try {
@@ -122,10 +105,7 @@ function eventSwitch(ctx: IWebhookFunctions, path: string, fallback: boolean, la
 	}
 }
 
-/**
- * A repeat of an event whose run is in flight in this process. A 2xx now would lose the event if that
- * run fails (or, When Received, if n8n fails to start it): the service tries again later.
- */
+/** A repeat of an event whose run is in flight here: a 2xx would lose the event if that run fails, so the service tries again later. */
 function inFlight(ctx: IWebhookFunctions): IWebhookResponseData {
 	return respond(ctx, 409, { error: 'A run of this event is still in progress' });
 }
@@ -148,17 +128,14 @@ async function answerEvent(
 	const eventOrder = data.payment_order as IDataObject | undefined;
 	if (typeof event.id !== 'string' || !eventOrder || typeof eventOrder !== 'object') return ignored('not_a_payment_order_event');
 
-	// With confirmation, every decision below is made on the order the API returns now, never on
-	// what only the payload claims (a forged version cannot mark the real events stale).
+	// With confirmation, every decision is made on the order as the API returns it (a forged version cannot mark real events stale).
 	let order = eventOrder;
 	const confirm = eventSwitch(ctx, 'options.confirmWithApi', true, 'Confirm Events With the API', 'guard');
 	const dropDuplicates = eventSwitch(ctx, 'options.dropDuplicates', true, 'Drop Duplicate Deliveries', 'guard');
 	if (confirm) {
 		// A repeat of an emitted event id needs no API request (checked again after it, as always).
 		if (dropDuplicates && memory.hasEvent(event.id)) return ignored('duplicate');
-		// Nor does a repeat of an event whose run is in flight here: the service's retry after its 10 s
-		// timeout while "When Finished" holds the first delivery (under load, most deliveries). It gets
-		// the 409 it would get after the request, without adding an API read per retry to the load.
+		// Nor a repeat whose run is in flight here (the service's retry after its 10 s timeout): the same 409.
 		if (dropDuplicates && isInFlight(triggerKey, event.id)) return inFlight(ctx);
 		const confirmation = await confirmOrder(ctx, eventOrder);
 		if (confirmation.outcome === 'not_found') {
@@ -188,17 +165,13 @@ async function answerEvent(
 	const stateKey = orderStateKey(order, decision.kind);
 	const stateInFlight = `state:${stateKey}`;
 	if (options.dropDuplicates && isInFlight(triggerKey, stateInFlight)) {
-		// Another event of this order state has a run in flight here (being created, or running When
-		// Finished), not yet recorded: this one was decided without it (the filters would drop it as
-		// stale or deposit-only once it is). Decided again on the service's retry, against what that
-		// run recorded; a 2xx now could lose this event if that run fails.
+		// Another event of this order state has a run in flight, not yet recorded: decided again on the
+		// service's retry, against what that run records; a 2xx now could lose this event if that run fails.
 		return respond(ctx, 409, { error: 'A run of this order state is still in progress' });
 	}
 	const record = () => recordEmitted(memory, event.id as string, order);
-	// The event counts as emitted only once n8n has answered the delivery 2xx. When Received, n8n
-	// 2.40 answers after it created the execution (WorkflowRunner.run), and 500 when it could not
-	// (database, queue): then the event is not marked seen and the service's retry runs it. When
-	// the Workflow Has Finished, the answer comes after the run: a failed run is retried.
+	// Emitted only once n8n answered 2xx: When Received, after it created the execution (500 when it could
+	// not); When Finished, after the run. Otherwise the service's retry runs it.
 	trackRun(triggerKey, [event.id, stateInFlight], ctx.getResponseObject(), (succeeded) => succeeded && record());
 
 	const json: IDataObject = { ...base, kind: decision.kind, orderStateKey: stateKey, paymentOrder: order };

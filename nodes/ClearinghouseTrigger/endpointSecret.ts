@@ -7,19 +7,10 @@ import { apiCredentials, apiRequest, reuseCredentials } from '../shared/transpor
 import { setNewest } from '../shared/boundedMemory';
 
 /**
- * The trigger's endpoint secret: how it is kept, opened and renewed.
- * - Sealed: the service shows an endpoint's secret once (create, rotate). The trigger keeps it only
- *   sealed in its static data (`secretBox`: AES-256-GCM under a key derived from the credential's API
- *   key, the workflow id and the node id, shared/secretBox.ts). A plain `secret` left by an earlier
- *   version is sealed as soon as it is read with a usable key.
- * - Opened on delivery with the credential's key. A box that does not open (the key was changed)
- *   verifies nothing and repairs nothing: the delivery is answered non-2xx (the service keeps it),
- *   and no request that could not be verified ever makes the trigger write to the service.
- * - Kept opened for 10 s per trigger and box, in this process only, with the credential it was opened
- *   with: within that time a delivery reads no credential at all (n8n loads, decrypts and takes an
- *   expression isolate for every read), and its confirmation request uses that same key.
- * - Renewed only on activation (publish.ts): an immediate rotation whose new secret, sealed under
- *   the current key, is the only one that signs from then on.
+ * The trigger's endpoint secret, which the service shows once (create, rotate): kept only sealed in the
+ * static data (shared/secretBox.ts), opened on delivery, renewed only on activation (publish.ts) by an
+ * immediate rotation. A box that no longer opens (the API key was changed) verifies nothing and repairs
+ * nothing: an unverified request must never make the trigger write to the service.
  */
 
 /** What of the trigger's static data (state.ts `EndpointState`) holds its secret. */
@@ -57,10 +48,7 @@ export type StoredSecret =
 	| { found: 'unreadable' }
 	| { found: 'none' };
 
-/**
- * The stored secret. A plain secret left by an earlier version is sealed on the way (migrated;
- * n8n saves it with the state, see the README).
- */
+/** The stored secret; a plain one left by an earlier version is sealed on the way (n8n saves it with the state). */
 export function readSecret(state: SecretState, scope: SecretScope): StoredSecret {
 	if (typeof state.secretBox === 'string' && state.secretBox !== '') {
 		const secret = openSecret(state.secretBox, scope);
@@ -89,23 +77,11 @@ export async function rotateImmediately(ctx: IHookFunctions | IWebhookFunctions,
 	return rotated.secretNext;
 }
 
-export type DeliverySecret =
-	| { found: 'secret'; secret: string }
-	/** The box does not open (the credential's API key was changed): answer non-2xx, repair on activation. */
-	| { found: 'unreadable' }
-	| { found: 'none' };
-
 /**
- * The secret a delivery is checked with. A box that no longer opens (the credential's API key was
- * changed) is NOT repaired here: the request could not be verified, and an unverified request must
- * never make the trigger write to the service. The
- * delivery is answered non-2xx, so the service keeps it; publishing the workflow again adopts the
- * endpoint under the new key (checkExists) and the catch-up replays what was refused meanwhile.
- * A secret opened in the last 10 s for the same trigger and box is used without reading the
- * credential again, and the credential it was opened with becomes this call's (for the
- * confirmation request): see below.
+ * The secret a delivery is checked with, never repaired here (see above). One opened in the last 10 s for
+ * the same trigger and box is used without reading the credential, which it hands to this call (confirm.ts).
  */
-export async function deliverySecret(ctx: IWebhookFunctions, state: SecretState, key: string): Promise<DeliverySecret> {
+export async function deliverySecret(ctx: IWebhookFunctions, state: SecretState, key: string): Promise<StoredSecret> {
 	const opened = openedSecrets.get(openedKey(key, state.secretBox));
 	if (opened && Date.now() - opened.at < OPENED_SECRET_TTL_MS) {
 		reuseCredentials(ctx, opened.credentials);
@@ -120,14 +96,9 @@ export async function deliverySecret(ctx: IWebhookFunctions, state: SecretState,
 }
 
 /**
- * Secrets this process opened, by trigger and box, for a few seconds, with the credential they were
- * opened with. Reading the credential (n8n loads it from its database, decrypts it and, by default,
- * takes an expression isolate for it on every call) was the largest cost of a delivery, and the
- * confirmation request (confirm.ts) needs the same key: kept here, neither reads it again.
- * A new box (renewed or re-registered) is a new entry; a changed credential (API key, Base URL) is
- * noticed once the entry has expired (until then the old box's secret, still the endpoint's,
- * verifies as before, and the confirmation is asked with the old key). Kept in this process's memory
- * only: never written, logged or returned.
+ * Secrets this process opened, by trigger and box, with their credential: reading the credential (load,
+ * decrypt, an expression isolate) was the largest cost of a delivery. A changed credential is noticed once
+ * the entry expires. In memory only: never written, logged or returned.
  */
 export const OPENED_SECRET_TTL_MS = 10_000;
 const MAX_OPENED = 100;

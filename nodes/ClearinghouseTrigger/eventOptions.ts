@@ -5,9 +5,8 @@ import { PAYMENT_ORDER_STATUSES } from '../shared/paymentOrderStatus';
 type Status = (typeof PAYMENT_ORDER_STATUSES)[number];
 
 /**
- * The trigger's Events: named for what happened, valued with the status the order then has (the
- * service sends one `payment_order` event per status change). n8n's nodes panel lists one trigger
- * entry per option of a property named Event/Events/Trigger On, e.g. "On order funded".
+ * The trigger's Events: named for what happened, valued with the status the order then has. n8n's nodes
+ * panel lists one trigger entry per option of a property named Event/Events/Trigger On.
  */
 const EVENTS: Record<Status, { name: string; description: string }> = {
 	AWAITING_FUNDS: { name: 'Order Awaiting Funds', description: 'An order was created, or received a partial deposit, and waits for funds' },
@@ -31,10 +30,7 @@ export function eventOptions(): INodePropertyOptions[] {
 	return PAYMENT_ORDER_STATUSES.map((value) => ({ ...EVENTS[value], value })).sort((a, b) => a.name.localeCompare(b.name));
 }
 
-/**
- * The canvas subtitle: the chosen events by name ("Order Funded, Order Distributed"), or every event.
- * An expression the editor evaluates with the node's parameters; `statuses` holds the statuses.
- */
+/** The canvas subtitle (an expression the editor evaluates): the chosen events by name, or every event. */
 const NAMES = JSON.stringify(Object.fromEntries(PAYMENT_ORDER_STATUSES.map((status) => [status, EVENTS[status].name])));
 const CHOSEN = '$parameter["statuses"]';
 export const EVENTS_SUBTITLE =

@@ -20,10 +20,7 @@ export interface MemorySnapshot {
 	orders: Array<[string, OrderMark]>;
 }
 
-/**
- * Bounded memory of emitted event ids and order versions. Maps keep insertion order, so the
- * oldest entry is evicted first; a touched entry is moved to the end.
- */
+/** Bounded memory of emitted event ids and order versions (boundedMemory.ts: the oldest goes first). */
 export class TriggerMemory {
 	private readonly events = new Map<string, true>();
 	private readonly orders = new Map<string, OrderMark>();
@@ -165,16 +162,10 @@ function newerDeposits(order: IDataObject, mark: OrderMark | undefined): Deposit
 }
 
 /**
- * Classifies an event as a status event or a deposit-only event:
- * - the trigger has emitted this order before (in this process): deposit-only when the status
- *   equals the last emitted status and at least one deposit has a version above the highest
- *   emitted for it (a new deposit counts);
- * - the order is new to this process: from the event's own copy of the order (`asOfEvent`, the
- *   order as of the event; the order itself when not given): deposit-only when that copy is
- *   `AWAITING_FUNDS` and already has deposits (`AWAITING_FUNDS` is only entered at creation, before
- *   any deposit). Never from the order as read now: a creation event read after a partial deposit is
- *   still the creation event, whichever process receives it.
- * Everything else is a status event.
+ * A deposit-only event, else a status event. For an order emitted before: same status as last emitted and
+ * a deposit newer than emitted. For an order new here: its copy as of the event (`asOfEvent`, never as read
+ * now: a creation event read after a partial deposit stays the creation event) is `AWAITING_FUNDS` with
+ * deposits (that status is only entered at creation, before any deposit).
  */
 export function classify(order: IDataObject, mark: OrderMark | undefined, asOfEvent: IDataObject = order): EventKind {
 	const status = String(order.status ?? '');
@@ -190,11 +181,9 @@ export function classify(order: IDataObject, mark: OrderMark | undefined, asOfEv
 const REENTERED_BY: Record<string, string> = { DISTRIBUTION_FAILED: 'distributionReference', REFUNDED: 'refundedAt' };
 
 /**
- * The key of the order state an item reports, the same whichever event, delivery or webhook process
- * it came from: `<orderId>:<status>` for a status event (plus the entry's reference for a status the
- * order can enter again), and `<orderId>:<status>:deposits:<digest of every deposit's hash and
- * version>` for a deposit-only event. Built from the order the item carries (`paymentOrder`). A step
- * that must run once per order state claims this key (docs/queue-mode.md).
+ * The key of the order state an item reports, whichever event or process it came from: `<orderId>:<status>`
+ * (plus the entry's reference for a re-entered status), or `<orderId>:<status>:deposits:<digest>` for a
+ * deposit-only event. A step that must run once per order state claims it (docs/queue-mode.md).
  */
 export function orderStateKey(order: IDataObject, kind: EventKind): string {
 	const status = String(order.status ?? '');

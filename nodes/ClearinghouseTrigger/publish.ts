@@ -2,15 +2,15 @@ import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { readSecret, rotateImmediately, secretScope, storeSecret } from './endpointSecret';
+import { getEndpoint, liveEndpoints, patchEndpoint } from '../shared/endpointRecovery';
 import { apiCredentials, apiRequest } from '../shared/transport';
 import { setNewest } from '../shared/boundedMemory';
 import { catchUp, forgetRegistration, registering } from './activation';
 import { triggerKey, type EndpointState } from './state';
 
 /**
- * The trigger's first moment: publish and unpublish, n8n's webhook methods. checkExists keeps, adopts
- * or sweeps the endpoints at our URL (and runs the catch-up, activation.ts), create registers one,
- * delete retires it after a grace period. Delivery: ClearinghouseTrigger.node.ts and the files it names.
+ * Publish and unpublish, n8n's webhook methods: checkExists keeps, adopts or sweeps the endpoints at our
+ * URL (and runs the catch-up, activation.ts), create registers one, delete retires it after a grace period.
  */
 
 const EVENT_TYPES = ['payment_order'];
@@ -32,10 +32,6 @@ function isGone(error: unknown): boolean {
 	return httpCode(error) === '404' || httpCode(error) === '410';
 }
 
-function isLive(endpoint: IDataObject): boolean {
-	return !endpoint.deletedAt;
-}
-
 /** The request's result, or the NodeApiError the transport raised (so callers can look at its status). */
 async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
 	try {
@@ -47,8 +43,8 @@ async function settle<T>(request: Promise<T>): Promise<{ ok: true; value: T } | 
 
 /** The stored endpoint as the API has it now; undefined when it is gone or not this account's. */
 async function storedEndpoint(ctx: IHookFunctions, id: string): Promise<IDataObject | undefined> {
-	const result = await settle(apiRequest(ctx, { method: 'GET', path: `/webhooks/endpoints/${encodeURIComponent(id)}` }));
-	if (result.ok) return isLive(result.value) ? result.value : undefined;
+	const result = await settle(getEndpoint(ctx, id));
+	if (result.ok) return result.value.deletedAt ? undefined : result.value;
 	// 403: the stored id belongs to another account (the credential changed); the search by URL
 	// that follows still finds anything of ours on the current account.
 	if (isGone(result.error) || httpCode(result.error) === '403') return undefined;
@@ -68,21 +64,12 @@ async function deleteEndpoint(ctx: IHookFunctions, id: string): Promise<void> {
 }
 
 async function enable(ctx: IHookFunctions, endpoint: IDataObject): Promise<void> {
-	if (endpoint.status === 'ENABLED') return;
-	await apiRequest(ctx, {
-		method: 'PATCH',
-		path: `/webhooks/endpoints/${encodeURIComponent(String(endpoint.id))}`,
-		body: { status: 'ENABLED' },
-		// Setting a status is the same request however often it is sent.
-		idempotent: true,
-	});
+	if (endpoint.status !== 'ENABLED') await patchEndpoint(ctx, String(endpoint.id), { status: 'ENABLED' });
 }
 
 /** Live endpoints of this account that deliver to `url` (ours: n8n's webhook URL is unique to one trigger node). */
 async function endpointsAt(ctx: IHookFunctions, url: string): Promise<IDataObject[]> {
-	const response = await apiRequest(ctx, { method: 'GET', path: '/webhooks/endpoints' });
-	const endpoints = Array.isArray(response.endpoints) ? (response.endpoints as IDataObject[]) : [];
-	return endpoints.filter((e) => e.url === url && isLive(e));
+	return (await liveEndpoints(ctx)).filter((e) => e.url === url);
 }
 
 function subscribed(endpoint: IDataObject): boolean {
@@ -90,9 +77,8 @@ function subscribed(endpoint: IDataObject): boolean {
 }
 
 /**
- * Takes over an endpoint already registered at our URL whose secret we do not know (the static
- * data was lost): an immediate rotation gives us a fresh secret and retires the unknown one, and
- * keeps the endpoint's delivery history and pending retries (deleting and re-creating would not).
+ * Takes over an endpoint at our URL whose secret we do not know: an immediate rotation retires the unknown
+ * secret and keeps the endpoint's delivery history and pending retries (re-creating it would not).
  */
 async function adopt(ctx: IHookFunctions, endpoint: IDataObject, state: EndpointState, url: string): Promise<void> {
 	const id = String(endpoint.id);
@@ -105,9 +91,8 @@ async function adopt(ctx: IHookFunctions, endpoint: IDataObject, state: Endpoint
 }
 
 /**
- * Makes our URL served by exactly one endpoint we hold the secret of, if one exists already.
- * Keeps the stored endpoint when the API confirms it at this URL; otherwise adopts one found at
- * the URL. Any other endpoint at the URL is deleted. Returns false when none is left (create next).
+ * Makes our URL served by exactly one endpoint we hold the secret of: the stored one when the API confirms
+ * it, else one adopted at the URL; any other there is deleted. False when none is left (create next).
  */
 export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 	const key = triggerKey(ctx);
@@ -117,10 +102,9 @@ export async function checkExists(ctx: IHookFunctions): Promise<boolean> {
 		const result = await settle(confirmEndpoint(ctx));
 		if (result.ok) return result.value;
 		const { error } = result;
-		// At n8n start or a leadership change (n8n re-activates the trigger because it has a
-		// trigger(), activation.ts), an API that cannot be reached must not unregister a trigger
-		// that was working: n8n would drop its webhook (and call delete) on a failed checkExists.
-		// The stored endpoint is kept as it was; trigger()'s fallback tries the recovery later.
+		// At n8n start or a leadership change, an API out of reach must not unregister a working trigger
+		// (n8n drops the webhook and calls delete on a failed checkExists): the stored endpoint is kept,
+		// and trigger()'s fallback recovers later.
 		const reactivation = ['init', 'leadershipChange'].includes(ctx.getActivationMode());
 		if (!reactivation || typeof before.endpointId !== 'string' || before.endpointId === '') throw error;
 		Object.assign(state, before);
@@ -147,9 +131,8 @@ async function confirmEndpoint(ctx: IHookFunctions): Promise<boolean> {
 			kept = endpoint;
 			await catchUp(ctx, endpoint, state);
 		}
-		// An endpoint stored for a URL this n8n no longer serves is forgotten, never deleted: the
-		// static data may be a copy (a restored database, another WEBHOOK_URL) and that endpoint
-		// another n8n's, still serving it. docs/trigger.md says how to clean up after a copy.
+		// One stored for a URL this n8n no longer serves is forgotten, never deleted: the static data may be
+		// a copy (a restored database, another WEBHOOK_URL) and that endpoint another n8n's (docs/trigger.md).
 		if (!kept) clearEndpointState(state);
 	}
 
@@ -211,12 +194,7 @@ async function createEndpoint(ctx: IHookFunctions): Promise<boolean> {
 	return true;
 }
 
-/**
- * Deletes our endpoint (and any other at our URL) and forgets it; "already gone" counts as done.
- * The deletion waits a grace period (`retire` below): when n8n re-registers the trigger
- * (delete + create after a parameter change), checkExists takes the endpoint back instead, with
- * the deliveries still owed to it.
- */
+/** Deletes our endpoint (and any other at our URL) after a grace period (`retired` below) and forgets it; "already gone" is done. */
 export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 	const url = ctx.getNodeWebhookUrl('default') as string;
 	const state = ctx.getWorkflowStaticData('node') as EndpointState;
@@ -239,7 +217,7 @@ export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 		if (stored) await deleteEndpoint(ctx, stored);
 		for (const id of extras) await deleteEndpoint(ctx, id).catch(() => undefined);
 	};
-	if (retireGrace() <= 0 || (!stored && extras.length === 0)) {
+	if (retireGraceMs <= 0 || (!stored && extras.length === 0)) {
 		await removeAll();
 		clearEndpointState(state);
 		return true;
@@ -261,12 +239,9 @@ export async function deleteWebhook(ctx: IHookFunctions): Promise<boolean> {
 const MAX_KEYS = 1000;
 
 /**
- * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a trigger whose
- * parameters (or credential) changed as delete + create, and delete() cannot tell that from an
- * unpublish: deleting at once would lose every delivery still owed to the endpoint (a deleted
- * endpoint's deliveries cannot be replayed). So delete() deletes after a grace period, and a
- * checkExists of the same trigger and URL within it takes the endpoint back (with its secret box,
- * its pending retries and its delivery log, which the catch-up then replays from).
+ * Endpoints of triggers n8n just deregistered, not deleted yet. n8n re-registers a changed trigger as
+ * delete + create, which delete() cannot tell from an unpublish, and a deleted endpoint's deliveries
+ * cannot be replayed: a checkExists within the grace period takes the endpoint back instead.
  */
 const retired = new Map<string, { kept: IDataObject }>();
 let retireGraceMs = 10_000;
@@ -276,14 +251,7 @@ export function setRetireGrace(ms: number): void {
 	retireGraceMs = ms;
 }
 
-function retireGrace(): number {
-	return retireGraceMs;
-}
-
-/**
- * The trigger and the URL (not n8n's mode: n8n deletes with mode `internal` and registers with
- * `trigger`; the URL tells the production endpoint from a test one).
- */
+/** The trigger and the URL (production or test endpoint), not n8n's mode: n8n deletes with mode `internal`, registers with `trigger`. */
 function retireKey(ctx: IHookFunctions, url: string): string {
 	return `${ctx.getWorkflow().id ?? ''}:${ctx.getNode().id}:${url}`;
 }

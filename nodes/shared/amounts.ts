@@ -1,9 +1,8 @@
 import { FieldError } from './fieldError';
 
 /**
- * Exact USD amounts. The API takes `amountUsd` as a JSON number that must be > 0 and a whole
- * number of pips (0.0001). We parse the user's text (or number) as a decimal string, never through
- * float arithmetic, and send a number whose shortest decimal form is exactly that string.
+ * Exact USD amounts: the API takes `amountUsd` as a JSON number of whole pips (0.0001). Parsed as decimal
+ * text, never through float arithmetic, and sent as a number whose shortest decimal form is that text.
  */
 const PIPS_PER_USD = 10_000n;
 
@@ -86,10 +85,7 @@ export function toPips(value: unknown): bigint {
 	return 0n;
 }
 
-/**
- * A decimal the API returned (a JSON number, or plain decimal text), exactly, as signed pips; undefined
- * when it is not a whole number of pips within the safe range: such a value is never rounded.
- */
+/** A decimal the API returned, exactly, as signed pips; undefined (never rounded) when it is not whole pips in the safe range. */
 export function exactPips(value: unknown): bigint | undefined {
 	const text = typeof value === 'number' && Number.isFinite(value) ? numberToPlainText(value) : typeof value === 'string' ? value.trim() : undefined;
 	const match = text === undefined ? null : /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
@@ -110,14 +106,8 @@ export function pipsValue(pips: bigint): number {
 }
 
 /**
- * Why a text is not plain decimal, or undefined. Digit group separators and exponents are refused,
- * never guessed: "1,000" is a thousand in one locale and one in another, "1_0" and "1e3" are
- * programming notations a spreadsheet cell should not carry into a payment.
- */
-/**
- * The exact text to write instead of an amount with grouping or a decimal comma, when its form says
- * which it is ("1,250.00" → 1250.00, "12,50" → 12.50); both readings when it does not ("1,250").
- * Only a suggestion in the error: the amount itself is still refused.
+ * The text to write instead of an amount with grouping or a decimal comma ("1,250.00" → 1250.00), both
+ * readings when its form does not tell ("1,250"). Only a suggestion: the amount is still refused.
  */
 function plainFix(text: string): string {
 	const grouped = /^(\d{1,3})((?:[,'\u2019\s\u00a0\u2009\u202f]\d{3})+)(\.\d+)?$/.exec(text);
@@ -132,10 +122,7 @@ function plainFix(text: string): string {
 	return '';
 }
 
-/**
- * For an amount with too many decimals, what rounding it gives: a number computed in floating point
- * (88.55000000000001) is most often an amount in cents that picked up an error on the way.
- */
+/** For too many decimals: a number computed in floating point (88.55000000000001) is most often cents with an error. */
 function roundingHint(input: unknown, whole: string, fraction: string): string {
 	const computed = typeof input === 'number' || /^\d+\.\d*(0{6,}|9{6,})\d$/.test(String(input).trim());
 	if (!computed) return '';
@@ -143,6 +130,7 @@ function roundingHint(input: unknown, whole: string, fraction: string): string {
 	return `: round it to cents where it is computed (${cents}), e.g. with .toFixed(2) in the expression or column that makes it`;
 }
 
+/** Why a text is not plain decimal: "1,000" is a thousand in one locale and one in another, so it is never guessed. */
 function notPlainDecimal(text: string): string | undefined {
 	if (text.includes('_')) return 'no underscores';
 	if (/^[+-]?(\d+\.?\d*|\.\d+)e[+-]?\d+$/i.test(text)) return 'no exponent (e notation)';

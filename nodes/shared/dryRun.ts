@@ -1,14 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Dry run (Options → Dry Run): the node runs every check and every read, and stops at the first
- * write. It is enforced in one place, the transport: while a run is marked here, apiRequest refuses
- * any method but GET and throws DryRunStop with the request it would have sent (never the key:
- * the credential adds that later, inside n8n's request helper). The router marks the run, turns
- * a DryRunStop into the item's output and unmarks the run when it ends.
- *
- * Runs are told apart by their context object (one per node run in n8n); a WeakMap, so nothing
- * outlives the run even when the unmark is skipped.
+ * Dry run (Options → Dry Run): every check and read runs, and the transport, the one place that enforces
+ * it, throws DryRunStop with the request instead of any write (never the key: the transport adds it when
+ * sending). Runs are marked by their context object, weakly: nothing outlives the run.
  */
 const dryRuns = new WeakMap<object, Map<number, string[]>>();
 

@@ -6,38 +6,19 @@ import type { ApiContext } from './transport';
 import { apiRequest, listPages } from './transport';
 
 /**
- * Recovery of one webhook endpoint after its receiver was away (n8n down, runs failing): the one
- * module the trigger (on publish) and the Webhook Endpoint → Recover operation share.
+ * Recovery of one webhook endpoint after its receiver was away, shared by the trigger (on publish) and
+ * Webhook Endpoint → Recover:
+ * 1. A `DISABLED` endpoint is re-enabled; with `onlyDisabledByFailures`, only one the service disabled
+ *    itself (one disabled through the API is left alone: replays to it would only be SKIPPED).
+ * 2. Per event of the delivery log since `since`: when none of its deliveries was `DELIVERED` or is still
+ *    on its way, one `FAILED`, `SKIPPED` or overdue `PENDING` delivery is replayed, oldest event first.
+ * 3. One recovery at a time per endpoint, across processes. The API has no compare-and-set, so the lease
+ *    is a marker at the end of the endpoint's description, read back 2 s after it is written and again
+ *    before each replay; a recovery that meets another's live marker replays nothing, or stops. What
+ *    remains: a replay sent more than 2 s after the read before it can meet the same replay by the other.
  *
- * 1. A `DISABLED` endpoint is re-enabled (`PATCH status ENABLED`; the same request however often).
- *    With `onlyDisabledByFailures` (the Recover operation) only one the service disabled itself,
- *    after 10 consecutive failed deliveries (`consecutiveFailures` ≥ 10; spec: Other state sets). One
- *    disabled through the API (a person, another system) is left as it is, and nothing is replayed
- *    to it (the replays would only be SKIPPED).
- * 2. The endpoint's delivery log since `since` is read (`GET /webhooks/deliveries`, newest first,
- *    paged). Per event (`eventId`): when no delivery of it was ever `DELIVERED` and none is still
- *    on its way (`PENDING`/`DISPATCHED` not yet overdue), one of its `FAILED`, `SKIPPED` or overdue
- *    `PENDING` deliveries is replayed (`POST /webhooks/deliveries/{id}/replay`), oldest event
- *    first, at most `maxReplays` per call.
- *
- * 3. One recovery at a time per endpoint, across processes (the trigger's catch-up on the main
- *    process, Recover on a worker): before replaying, a recovery takes a lease kept at the service,
- *    a marker at the end of the endpoint's description (` [recovering <token> until <time>]`,
- *    `PATCH description`), reads it back 2 s later, and replays only if the marker is still its own;
- *    it then reads the log again (what a recovery before it replayed is on its way or delivered) and
- *    removes the marker at the end. A recovery that finds another's live marker replays nothing. Two
- *    that write at once both read the last writer's marker: one goes on. The API has no
- *    compare-and-set (nor any conditional write on an endpoint; its only atomic claims, idempotency
- *    keys, create payment orders, rulesets or reward rules), so a recovery that read no marker may
- *    write its own late, over a lease already confirmed. Hence the holder reads its marker again
- *    before each replay and stops when another's is there: that one reads the log 2 s after its
- *    write and replays the rest. What remains: a replay sent more than 2 s after the read before it
- *    can meet the same replay by the other.
- *
- * Nothing is ever emitted from the list: it is not signed. A replay is a new signed delivery of the
- * same event (same `Webhook-Id`), which the receiver checks like any other. An event with a
- * `DELIVERED` delivery was answered 2xx by the receiver, so it ran (or was dropped on purpose):
- * it is never replayed, which is what keeps a catch-up from running an event twice.
+ * Nothing is emitted from the list (it is not signed): a replay is a new signed delivery of the event. An
+ * event with a `DELIVERED` delivery is never replayed, which keeps a catch-up from running it twice.
  */
 
 /** Statuses of a delivery that never reached the receiver and will not be tried again by the service. */
@@ -47,33 +28,24 @@ const ON_ITS_WAY = new Set(['PENDING', 'DISPATCHED']);
 
 export const DEFAULT_MAX_AGE_MS = 7 * 24 * 3600_000;
 export const DEFAULT_MAX_REPLAYS = 100;
-/**
- * A `PENDING` delivery older than this is taken as stuck and replayed. The service retries a
- * delivery for about half a day before it gives up (`FAILED`), so a day is well past that.
- */
-export const DEFAULT_PENDING_OVERDUE_MS = 24 * 3600_000;
+/** A `PENDING` delivery older than this is stuck: the service gives up (`FAILED`) after about half a day. */
+const DEFAULT_PENDING_OVERDUE_MS = 24 * 3600_000;
 const PAGE_SIZE = 1000;
 /** At most this many pages of the log are read per endpoint and call (bounds the work of one activation). */
-export const MAX_PAGES = 10;
+const MAX_PAGES = 10;
 
 /** The service disables an endpoint after this many consecutive failed deliveries (spec: Delivery semantics). */
 export const AUTO_DISABLE_AFTER = 10;
 
 /**
- * Whether the service disabled the endpoint itself. The API gives no reason: the service sets
- * `DISABLED` on the 10th consecutive failed delivery, a success resets the count, and a disabled
- * endpoint gets no more attempts, so one disabled through the API has fewer (fails closed: an
- * unknown count is not taken as failures).
+ * Whether the service disabled the endpoint itself (the API gives no reason; a disabled endpoint gets no
+ * more attempts, so one disabled through the API has fewer failures). An unknown count fails closed.
  */
 export function disabledByFailures(endpoint: IDataObject): boolean {
 	return endpoint.status === 'DISABLED' && typeof endpoint.consecutiveFailures === 'number' && endpoint.consecutiveFailures >= AUTO_DISABLE_AFTER;
 }
 
-/**
- * The address this n8n serves its webhooks under (its WEBHOOK_URL), from the resume URL n8n gives an
- * execution (`$execution.resumeUrl`: `<WEBHOOK_URL><waiting path>/<execution id>`): the resume URL less
- * its last two path segments. Undefined when it is not an http(s) URL with that shape.
- */
+/** This n8n's WEBHOOK_URL from `$execution.resumeUrl` (`<WEBHOOK_URL><waiting path>/<execution id>`), or undefined. */
 export function webhookBaseOf(resumeUrl: unknown): string | undefined {
 	if (typeof resumeUrl !== 'string') return undefined;
 	let url: URL;
@@ -131,7 +103,7 @@ export interface RecoveryResult {
 }
 
 /** How long a lease is good for: past it, a marker left by a recovery that died is ignored. */
-export const LEASE_MS = 10 * 60_000;
+const LEASE_MS = 10 * 60_000;
 const LEASE_SETTLE = { ms: 2_000 };
 /** For tests: how long a recovery waits before reading its marker back. */
 export function setLeaseSettleMs(ms: number): void {
@@ -146,9 +118,9 @@ function parseMarker(description: unknown): { base: string; token?: string; unti
 	return m ? { base: text.slice(0, m.index), token: m[1], until: Date.parse(m[2]) } : { base: text };
 }
 
-async function setDescription(ctx: ApiContext, endpointId: string, description: string): Promise<void> {
-	// Setting a value is the same request however often it is sent.
-	await apiRequest(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body: { description }, idempotent: true });
+/** `PATCH /webhooks/endpoints/{id}`: setting values is the same request however often it is sent. */
+export async function patchEndpoint(ctx: ApiContext, endpointId: string, body: IDataObject): Promise<void> {
+	await apiRequest(ctx, { method: 'PATCH', path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`, body, idempotent: true });
 }
 
 /** Takes the endpoint's recovery lease (see above): whether it is still this one's, a function that gives it back; or until when another recovery holds it. */
@@ -161,7 +133,7 @@ async function takeLease(
 	if (before.token && (before.until ?? 0) > Date.now()) return held(before);
 	const token = randomBytes(8).toString('hex');
 	const marker = ` [recovering ${token} until ${new Date(Date.now() + LEASE_MS).toISOString()}]`;
-	await setDescription(ctx, endpointId, before.base.slice(0, MAX_DESCRIPTION - marker.length) + marker);
+	await patchEndpoint(ctx, endpointId, { description: before.base.slice(0, MAX_DESCRIPTION - marker.length) + marker });
 	await sleep(LEASE_SETTLE.ms);
 	const after = parseMarker((await getEndpoint(ctx, endpointId)).description);
 	if (after.token !== token) return held(after);
@@ -169,7 +141,7 @@ async function takeLease(
 		stillOurs: async () => parseMarker((await getEndpoint(ctx, endpointId)).description).token === token,
 		release: async () => {
 			const now = parseMarker((await getEndpoint(ctx, endpointId)).description);
-			if (now.token === token) await setDescription(ctx, endpointId, now.base);
+			if (now.token === token) await patchEndpoint(ctx, endpointId, { description: now.base });
 		},
 	};
 }
@@ -208,11 +180,8 @@ async function deliveriesSince(ctx: ApiContext, endpointId: string, since: numbe
 	return { rows, cut: false };
 }
 
-/**
- * The deliveries to replay, one per event, oldest event first: events whose deliveries since
- * `since` include none `DELIVERED` and none still on its way (pure; exported for tests).
- */
-export function toReplay(rows: DeliveryRow[], now: number, pendingOverdueMs: number): { events: number; deliveries: DeliveryRow[] } {
+/** The deliveries to replay, one per event, oldest event first: events with none `DELIVERED` and none still on its way. */
+function toReplay(rows: DeliveryRow[], now: number, pendingOverdueMs: number): { events: number; deliveries: DeliveryRow[] } {
 	const byEvent = new Map<string, DeliveryRow[]>();
 	for (const r of rows) {
 		const list = byEvent.get(r.eventId) ?? [];
@@ -267,12 +236,7 @@ export async function recoverEndpoint(ctx: ApiContext, endpoint: IDataObject, op
 	}
 	// Replays to a disabled endpoint would only be SKIPPED again: enable first.
 	if (endpoint.status === 'DISABLED') {
-		await apiRequest(ctx, {
-			method: 'PATCH',
-			path: `/webhooks/endpoints/${encodeURIComponent(endpointId)}`,
-			body: { status: 'ENABLED' },
-			idempotent: true,
-		});
+		await patchEndpoint(ctx, endpointId, { status: 'ENABLED' });
 		result.reEnabled = true;
 	}
 	const pendingOverdueMs = options.pendingOverdueMs ?? DEFAULT_PENDING_OVERDUE_MS;

@@ -1,11 +1,9 @@
 import { setNewest } from './boundedMemory';
 
 /**
- * The request first sent for a key within one execution, in process memory. n8n's Retry On Fail
- * runs the node again in the same execution and process; an expression such as `$now` then
- * resolves to another value. Sending the first try's request again keeps it the request the key
- * was first used for. Never reused across executions: a retry from the executions list with
- * changed values must meet the service's 409, not get the old answer.
+ * The request first sent for a key within one execution, in process memory: n8n's Retry On Fail runs the
+ * node again, where `$now` gives another value, and the key must carry the request it was first used for.
+ * Never across executions: a retry with changed values must meet the service's 409.
  */
 const firstRequests = new Map<string, unknown>();
 const KEPT = 10_000;

@@ -6,21 +6,18 @@ import { FieldError } from './fieldError';
 const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 
 /**
- * Characters a key may not hold, because two keys that look alike on screen must be the same key
- * (and so the same payment): control characters (Cc), format characters (Cf: zero-width space and
- * joiners, the BOM, soft hyphen, bidi marks and isolates, tag characters U+E0000-U+E007F), every
- * other default-ignorable code point (variation selectors, U+034F, Hangul fillers U+115F, U+1160,
- * U+3164, U+FFA0, ...), line and paragraph separators, every space but the ASCII one (no-break space,
- * U+2000-U+200A, U+3000, ...), and U+2800 (the blank Braille pattern, shown as a space).
+ * Characters a key may not hold, because two keys that look alike on screen must be the same key (and
+ * payment): invisible, control and separator characters, every space but the ASCII one, and U+2800 (the
+ * blank Braille pattern, shown as a space).
  */
 const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Variation_Selector}\u2800]|(?! )\p{Zs}/u;
 
 /** Where the first invisible character of `text` is (1-based, in characters), and its code point as U+XXXX. */
-export function invisibleCharacter(text: string): { position: number; codePoint: string } | undefined {
+function invisibleCharacter(text: string): { position: number; codePoint: string } | undefined {
 	let position = 0;
 	for (const char of text) {
 		position++;
-		if (INVISIBLE.test(char)) return { position, codePoint: `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` };
+		if (INVISIBLE.test(char)) return { position, codePoint: codePoints(char) };
 	}
 	return undefined;
 }
@@ -34,10 +31,8 @@ function codePoints(text: string): string {
 const JOINS_BEFORE = /[\p{M}\u1160-\u11FF\uD7B0-\uD7FF]/u;
 
 /**
- * Where `text` first differs from its Unicode NFC form (1-based, in characters), what it holds there and
- * what NFC writes instead (U+XXXX each); undefined when it is in NFC. Two texts that differ only in
- * normalisation look the same on screen: "é" typed as one character (U+00E9) or as "e" and a combining
- * accent (U+0065 U+0301, as macOS file names and some exports write it).
+ * Where `text` first differs from its NFC form (1-based), what it holds there and what NFC writes instead;
+ * undefined when it is in NFC. "é" as U+00E9 and as U+0065 U+0301 (macOS file names) look the same.
  */
 export function notNfc(text: string): { position: number; holds: string; nfc: string } | undefined {
 	const nfc = text.normalize('NFC');
@@ -99,10 +94,8 @@ export function validateIdempotencyKey(key: unknown, field = 'idempotencyKey'): 
 }
 
 /**
- * The lineage of an execution: minted by the first keyed write of an execution and kept in n8n's
- * execution custom data, which n8n's Retry (executions list, both variants) copies into the retry
- * and a retry of a retry. A new execution (Execute Workflow, a schedule, a new webhook call) starts
- * without it and mints a new one.
+ * The lineage of an execution, minted by its first keyed write and kept in n8n's execution custom data,
+ * which n8n's Retry copies into every retry; a new execution mints a new one.
  */
 export interface Lineage {
 	/** Random: two n8n databases whose execution ids collide never share a key. */
@@ -148,9 +141,8 @@ export interface DerivedKeyParts {
 }
 
 /**
- * One key per intended write: the same input item at the same node and run of it, in an execution
- * and every retry of it. The body is left out on purpose: a retry that sends other values for an
- * order that already exists is refused by the service (409) instead of becoming a second order.
+ * One key per intended write (item, node, run, execution and its retries). The body is left out on purpose:
+ * a retry with other values for an existing order meets the service's 409 instead of making a second order.
  */
 export function deriveIdempotencyKey(parts: DerivedKeyParts): string {
 	const digest = createHash('sha256')
@@ -160,9 +152,8 @@ export function deriveIdempotencyKey(parts: DerivedKeyParts): string {
 }
 
 /**
- * "Expires In (Minutes)" as a time: counted from the lineage's start, so a retry sends the same
- * body; when that time is no longer comfortably ahead (a retry much later), from now, and an order
- * that already exists then meets the 409 (its own expiry has passed anyway).
+ * "Expires In (Minutes)" as a time from the lineage's start, so a retry sends the same body; from now when
+ * that is no longer comfortably ahead (an existing order then meets the 409; its own expiry has passed).
  */
 export function relativeExpiry(anchorMs: number | undefined, minutes: number, nowMs: number): string {
 	const minimumAheadMs = 60_000;
@@ -172,23 +163,22 @@ export function relativeExpiry(anchorMs: number | undefined, minutes: number, no
 }
 
 /**
- * Whether the service made the order during this request. The service answers a replayed key with
- * the same response as the first time, so: certainly created when no earlier request could have
- * carried the key (the lineage is this execution's own and this is the key's first try here);
- * otherwise created when the order is not older than the start of this try, which assumes the
- * clocks of n8n and the service agree to within `skewMs` (default 0: NTP-synchronised hosts).
+ * Whether the service made the order during this request (a replayed key gets the first answer again):
+ * surely when no earlier request could have carried the key, else when the order is not older than this try.
  */
 export function createdByThisRequest(opts: { firstPossibleUse: boolean; createdAt: unknown; requestStartedMs: number; skewMs?: number }): boolean {
-	if (opts.firstPossibleUse) return true;
-	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
-	if (Number.isNaN(created)) return false;
-	return created >= opts.requestStartedMs - (opts.skewMs ?? 0);
+	return opts.firstPossibleUse || notOlder(opts.createdAt, opts.requestStartedMs, opts.skewMs);
+}
+
+/** Whether `createdAt` is not older than `startMs`, the clocks of n8n and the service agreeing to within `skewMs` (default 0: NTP). */
+function notOlder(createdAt: unknown, startMs: number, skewMs = 0): boolean {
+	const created = typeof createdAt === 'string' ? Date.parse(createdAt) : NaN;
+	return !Number.isNaN(created) && created >= startMs - skewMs;
 }
 
 /**
- * Whether a Base URL names this computer (127.0.0.0/8, localhost, [::1]): where the API key may go
- * over plain http. It says nothing about money (a local proxy can lead to the real service): only
- * the credential's Environment does. Anything unparsable counts as not loopback.
+ * Whether a Base URL names this computer, where the API key may go over plain http. It says nothing about
+ * money (a local proxy can lead to the real service): the credential's Environment does.
  */
 export function isLoopbackUrl(raw: unknown): boolean {
 	let host: string;
@@ -203,17 +193,12 @@ export function isLoopbackUrl(raw: unknown): boolean {
 }
 
 /**
- * `created` as a workflow branches on it: the order was made during this execution or n8n's
- * retries of it (its lineage), not found from an earlier run. A Derived key belongs to the lineage,
- * so any order it returns was made in it. A Business Key may come from any earlier run: made in the
- * lineage when this request made it, or when the order is not older than the lineage's start
- * (the clocks of n8n and the service agreeing to within `skewMs`, as for createdByThisRequest).
+ * `created` as a workflow branches on it: made in this execution or its retries (its lineage). Any order a
+ * Derived key returns was; a Business Key's when this request made it or it is not older than the lineage.
  */
 export function createdInLineage(opts: { derived: boolean; byThisRequest: boolean; createdAt: unknown; lineageStartMs?: number; skewMs?: number }): boolean {
 	if (opts.derived || opts.byThisRequest) return true;
-	if (opts.lineageStartMs === undefined) return false;
-	const created = typeof opts.createdAt === 'string' ? Date.parse(opts.createdAt) : NaN;
-	return !Number.isNaN(created) && created >= opts.lineageStartMs - (opts.skewMs ?? 0);
+	return opts.lineageStartMs !== undefined && notOlder(opts.createdAt, opts.lineageStartMs, opts.skewMs);
 }
 
 /** JSON with sorted object keys, so equal content always hashes equally. */

@@ -1,12 +1,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /**
- * Trivial `={{ $json.a.b }}` parameters read without n8n's expression engine (one engine call per
- * parameter and item otherwise: the figures are in bench/README.md). Only what surely equals the
- * engine's answer is read here: a plain dotted path of identifiers through own properties of plain
- * objects, ending at a string or a finite number. Everything else (other expressions, brackets,
- * `__proto__`/`constructor`/`prototype`, arrays, missing paths, any other value type) is left to the
- * engine, so its result, its conversions and its errors stay n8n's own.
+ * Trivial `={{ $json.a.b }}` parameters read without n8n's expression engine (one engine call per parameter
+ * and item otherwise: bench/README.md). Only what surely equals the engine's answer (a dotted path through
+ * own properties of plain objects to a string or finite number); all else is left to the engine.
  */
 const TRIVIAL = /^=\{\{\s*\$json((?:\.[A-Za-z_$][A-Za-z0-9_$]*)+)\s*\}\}$/;
 // n8n 2.40.7's unsafe property names (n8n-workflow utils: the engine refuses them)...

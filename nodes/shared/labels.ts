@@ -24,17 +24,13 @@ export function shortAddress(address: string): string {
 }
 
 /** `2026-11-26 09:30 UTC` from an ISO date-time; the text as given when it is not one. */
-export function shortUtcTime(value: unknown): string {
+function shortUtcTime(value: unknown): string {
 	if (typeof value !== 'string' || value === '') return '';
 	const ms = Date.parse(value);
 	return Number.isNaN(ms) ? value : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/**
- * A payment order's row in From List, leading with what identifies the payout for a person:
- * memo, amount and asset, chain, status, the shortened recipient address, then when it was created
- * and the start of its id, so two orders without a memo (same amount, same recipient) differ.
- */
+/** A payment order's row in From List: what identifies the payout for a person, then its creation and id start, so two alike differ. */
 export function paymentOrderLabel(order: IDataObject): string {
 	const parts = [
 		`${String(order.amountUsd ?? '?')} ${String(order.asset ?? '')}`.trim(),
@@ -92,18 +88,12 @@ export const FIELD_LABELS: Record<string, string> = {
 	reason: 'Reason',
 };
 
-/**
- * Fields one request sends under an API name the panel shows under another label (request path →
- * API name → label): Set Return Details sends its Return Wallets as `wallets`, which elsewhere (User →
- * Create or Update) are the user's own Wallets.
- */
+/** API names one request sends for a field the panel labels otherwise: Set Return Details sends its Return Wallets as `wallets`. */
 const REQUEST_FIELD_LABELS: Array<{ path: RegExp; labels: Record<string, string> }> = [{ path: /\/return-details$/, labels: { wallets: 'Return Wallets' } }];
 
 /**
- * The panel label of an error path: `toChain` → Chain, `wallets[1].address` → Wallets → item 2 →
- * Address, `definition.payout.tiers[1].from` → Definition (at payout.tiers[1].from). `requestPath`:
- * the path the request was sent to (below /api/v1), for a name whose label depends on the request. A
- * path the node does not know keeps its API name, so nothing is lost.
+ * The panel label of an error path: `wallets[1].address` → Wallets → item 2 → Address, `definition.a.b` →
+ * Definition (at a.b); an unknown path keeps its API name. `requestPath`: where the request went.
  */
 export function fieldLabelOfPath(path: string, requestPath = ''): string {
 	const ofRequest = REQUEST_FIELD_LABELS.find((entry) => entry.path.test(requestPath))?.labels ?? {};

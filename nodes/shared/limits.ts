@@ -25,12 +25,9 @@ export interface Unreadable {
 }
 
 /**
- * The one reading of an entry of GET /account/limits (`{ limit, used, remaining }`): its ceiling and
- * what is left (`remaining`, else `limit - used`), exact (in pips, never through float arithmetic);
- * undefined when the answer lacks the entry (daily limits were seen missing). A value present that is
- * not a decimal of at most 4 places is `{ unreadable }` naming the limit: a guard never guesses, and
- * turns it into its own error; an explanation of a refusal the service made says nothing of it.
- * Create's pre-flight, its dry run, Check Batch and the errors' explanations all read it here.
+ * The one reading of an entry of GET /account/limits: its ceiling and what is left (`remaining`, else
+ * `limit - used`), exact; undefined when the entry is missing (daily limits were seen missing). A value
+ * that is not a decimal of at most 4 places is `{ unreadable }`: a guard never guesses.
  */
 export function limitEntry(limits: IDataObject, name: string): LimitEntry | Unreadable | undefined {
 	const entry = limits[name];
@@ -58,11 +55,7 @@ export function limitEntry(limits: IDataObject, name: string): LimitEntry | Unre
 	};
 }
 
-/**
- * The limits of GET /account/limits (the spec's names), in the order the node reports them: what each
- * holds (`largest`: one order; `count`: orders; `value`: USD), the period it counts in, and what it
- * limits in words (Check Batch's `what`, the errors' words for a limit the service names).
- */
+/** The limits of GET /account/limits (the spec's names) in the order the node reports them, with their words. */
 export const ACCOUNT_LIMITS = [
 	{ name: 'maxTxUsd', kind: 'largest', period: 'per order', what: 'largest order allowed in USD' },
 	{ name: 'maxCountPerEpoch', kind: 'count', period: 'in this netting window', what: 'orders per netting window' },
@@ -80,18 +73,10 @@ export function limitWords(name: string): string | undefined {
 /** The limits counted in USD (the per-order maximum and the value limits). */
 const USD_LIMITS = ACCOUNT_LIMITS.filter((limit) => limit.kind !== 'count');
 
-/**
- * What is held against the limits: one order (every limit applies), or a whole run (its total and
- * its number of orders against what is left of the window and the day; the per-order maximum is a
- * fact of each order, not of a total).
- */
+/** What is held against the limits: one order, or a whole run (the per-order maximum is not a fact of a total). */
 export type LimitsAsked = { order: UsdAmount } | { run: UsdAmount; orders: number };
 
-/**
- * The limits of a GET /account/limits answer that `asked` would breach, in words (value limits before
- * count limits); empty when it fits. Only the limits present are checked; one present but not read
- * exactly is `{ unreadable }` instead, whatever the others say.
- */
+/** The limits present that `asked` would breach, in words (value limits first), or `{ unreadable }` for one not read exactly. */
 export function limitBreaches(limits: IDataObject, asked: LimitsAsked): { breaches: string[] } | Unreadable {
 	const amount = 'order' in asked ? asked.order : asked.run;
 	const breaches: string[] = [];

@@ -1,11 +1,8 @@
 import { FieldError } from './fieldError';
 
 /**
- * An ID that goes into a request path (`/payment-orders/<id>/cancel`). The service's IDs are
- * letters, digits and `-`/`_`/`.`/`:`; anything that could change which endpoint the request reaches
- * is refused before sending: `.` and `..` (the URL would be normalised to another path: Cancel with
- * `..` sent `POST /api/v1/cancel`), `/`, `\`, `?`, `#`, `%` (so no `%2e%2e` or `%2f` either),
- * whitespace and invisible characters.
+ * An ID that goes into a request path: anything that could change which endpoint the request reaches is
+ * refused before sending (`.` and `..` are normalised away: Cancel with `..` sent `POST /api/v1/cancel`).
  */
 export function validatePathId(value: unknown, field: string): string {
 	const id = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';

@@ -1,11 +1,9 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'crypto';
 
 /**
- * AES-256-GCM box for a secret kept in a workflow's static data (which n8n stores in clear, shows
- * to editors and puts in exports). The key is derived with HKDF-SHA256 from the credential's API
- * key, which n8n keeps encrypted and never shows, and the scope (workflow and node id) is part of
- * the derivation and the authenticated data: a box copied to another workflow or node, or opened
- * with another API key, does not open.
+ * AES-256-GCM box for a secret kept in a workflow's static data (stored in clear, shown to editors, exported).
+ * The key is derived (HKDF-SHA256) from the credential's API key, which n8n keeps encrypted, and the scope
+ * (workflow and node id) is in the derivation and the authenticated data: a copied box does not open.
  */
 export interface SecretScope {
 	apiKey: string;

@@ -4,12 +4,7 @@ import { parseUsdAmount, type UsdAmount } from './amounts';
 import { chainDisplayName, fieldLabelOfPath, replaceApiNames } from './labels';
 import { limitBreaches, limitWords } from './limits';
 
-/**
- * A service error (4xx/5xx) said in the panel's words: the headline names the field's panel label,
- * the value given and the rule; the description keeps the service's own sentence, its error code,
- * the HTTP status and the field path. Pure: the transport fetches the supported assets when
- * `needsSupportedAssets` says the answer is about a chain or an asset.
- */
+/** A service error (4xx/5xx) in the panel's words. Pure: the transport reads what it needs (supported assets, limits). */
 export interface ServiceErrorText {
 	message: string;
 	description: string;
@@ -22,7 +17,7 @@ export interface SupportedAsset {
 	symbol: string;
 }
 
-/** What failed, as far as this module needs it: the request the node sent. */
+/** The request the node sent, as far as this module needs it. */
 export interface FailedRequest {
 	method?: string;
 	/** Path below /api/v1 (`/payment`). */
@@ -65,20 +60,13 @@ const STATUS_HINTS: Record<number, string> = {
 	422: 'The request is well-formed but breaks a rule of the service (see the message and path).',
 };
 
-/**
- * What the credential's Test button says of a 401 and a 403 (credentials/ClearinghouseApi.credentials.ts,
- * which may import nothing of the nodes: test/unit/credentialWords.test.ts checks the two agree). A run
- * refused for its key says the same, so a person meets one explanation wherever the key fails.
- */
+/** What the credential's Test says of a 401 and a 403 (the credential imports nothing of the nodes: a test checks the two agree). */
 export const CREDENTIAL_TEST_SAYS = {
 	401: 'The API key was not accepted (401). Copy it again from the developer console; for the local sandbox use the key that the sandbox prints when it starts (npx n8n-nodes-clearinghouse-sandbox, or npm start in a clone; the demo key is sk_sandbox_demo_key unless --api-key says otherwise).',
 	403: 'The API key is valid, but the account may not use the API yet (403): it must be ACTIVE with KYB APPROVED. Ask the service to finish the account review.',
 } as const;
 
-/**
- * A 401, or a 403 for a request that names no Subaccount ID, no field and no other cause, in the credential Test's
- * words; a 403 may also mean that an ID given belongs to another account, which the message adds.
- */
+/** A 401, or a 403 that names no Subaccount ID, field or other cause, in the credential Test's words. */
 function credentialRefusal(statusCode: number, request: FailedRequest | undefined, path: string, apiCode: string): string | undefined {
 	if (statusCode === 401) return `${CREDENTIAL_TEST_SAYS[401]} Then open the Clearinghouse credential and press Test.`;
 	// A code that names another cause (a paused subaccount: forbidden) keeps its own words.
@@ -89,7 +77,7 @@ function credentialRefusal(statusCode: number, request: FailedRequest | undefine
 }
 
 /** The idempotency key a request carried (its body's `idempotencyKey` or the `Idempotency-Key` header). */
-function sentKey(request: FailedRequest | undefined): string {
+export function sentKey(request: FailedRequest | undefined): string {
 	const header = Object.entries(request?.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key')?.[1];
 	return text(request?.body?.idempotencyKey) || text(header);
 }
@@ -99,11 +87,8 @@ function sentSubaccount(request: FailedRequest | undefined): string {
 	return text(request?.body?.subaccountId) || text(request?.qs?.subaccountId);
 }
 
-/**
- * What the status means for this request, one sentence of cause and one of action, from what the
- * node sent (a Subaccount ID, an idempotency key, a read or a write), never from the answer's words.
- */
-export function statusHint(statusCode: number, request?: FailedRequest, messageNamesSubaccount = false): string {
+/** What the status means for this request (cause, then action), from what the node sent, never from the answer's words. */
+function statusHint(statusCode: number, request?: FailedRequest, messageNamesSubaccount = false): string {
 	const key = sentKey(request);
 	const correct = messageNamesSubaccount ? 'Correct it' : 'Correct the Subaccount ID';
 	const sub = sentSubaccount(request);
@@ -162,11 +147,7 @@ export function sentPairs(request: FailedRequest | undefined): SentPair[] {
 	return pairs;
 }
 
-/**
- * True when GET /supported-assets may tell which field a refusal is about: an answer that names a
- * chain or asset field, or an invalid-request status (400, 422) naming no other field, for a request
- * that sends a chain. Decided from what was sent, not from the answer's wording.
- */
+/** True when GET /supported-assets may tell which field a refusal is about (decided from what was sent, not the answer's wording). */
 export function needsSupportedAssets(payload: JsonObject, statusCode = 400, request?: FailedRequest): boolean {
 	const path = text(payload.path);
 	if (CHAIN_FIELDS.test(path) || ASSET_FIELDS.test(path) || typeof payload.chain === 'string') return true;
@@ -189,11 +170,7 @@ export interface SentPair {
 	asset?: string;
 }
 
-/**
- * Why GET /supported-assets (`assets`) does not allow this pair, in panel words with the valid
- * values, or undefined when it does. Chains compare exactly, asset symbols in any case.
- * `requestPath`: where the pair is sent (a field's label can depend on it).
- */
+/** Why `assets` (GET /supported-assets) do not allow this pair, with the valid values; chains compare exactly, symbols in any case. */
 export function unsupportedPair(pair: SentPair, assets: SupportedAsset[], requestPath?: string): { message: string; path: string } | undefined {
 	if (!assets.some((a) => a.chain === pair.chain)) {
 		return {
@@ -212,10 +189,8 @@ export function unsupportedPair(pair: SentPair, assets: SupportedAsset[], reques
 }
 
 /**
- * A chain and asset as the service lists them (GET /supported-assets), matched as Map Automatically
- * matches columns: a chain in any case or by its display name (labels.ts: `Ethereum`, `BNB Smart
- * Chain`), an asset symbol in any case on that chain. Only a match with exactly one listed value is
- * taken; anything else comes back as given (and is refused, with the valid values, by unsupportedPair).
+ * A chain and asset as GET /supported-assets lists them: a chain in any case or by its display name, a
+ * symbol in any case. Only a match with exactly one listed value is taken; anything else comes back as given.
  */
 export function matchedPair(chain: string, asset: string | undefined, assets: SupportedAsset[]): { chain: string; asset?: string } {
 	const squash = (value: string) => value.toLowerCase().replace(/[^a-z0-9]/g, '');
@@ -249,12 +224,7 @@ function payingAccount(body: IDataObject): string {
 	return sub ? `subaccount ${sub} (Subaccount ID)` : "the credential's own account (no Subaccount ID given)";
 }
 
-/**
- * What to do when a sender or recipient does not belong to the account that pays: with no Subaccount
- * ID, the usual cause is a user of a subaccount (each user belongs to one account; a subaccount's
- * order needs its Subaccount ID and a sender of it); a wallet just registered is PENDING until the
- * service activates it.
- */
+/** What to do when a sender or recipient does not belong to the paying account (each user belongs to one account). */
 function accountFix(body: IDataObject, what: 'sender' | 'recipient' | 'either'): string {
 	const newWallet = what === 'sender' ? '' : '; a wallet registered moments ago becomes payable once the service has made it ACTIVE';
 	if (text(body.subaccountId)) {
@@ -271,8 +241,6 @@ function partyMessage(apiCode: string, path: string, statusCode: number, request
 	const chain = text(body.toChain);
 	const onChain = chain ? ` on ${chainDisplayName(chain)}` : '';
 	if (path === 'toAddress' || (path === '' && apiCode === 'recipient_not_active')) {
-		// The usual cause first (a payee never registered), with its fix; then the other ones: the
-		// payee's wallet belongs to another account, or was registered moments ago.
 		return `Recipient Address${quoted(body.toAddress)}${onChain} is not a registered wallet of ${payingAccount(body)}, or is not an ACTIVE wallet yet: register it to a user of that account (User → Create or Update User), or remove this row. ${accountFix(body, 'recipient')}`;
 	}
 	if (path === 'fromUserId') {
@@ -289,12 +257,10 @@ function partyMessage(apiCode: string, path: string, statusCode: number, request
 }
 
 /**
- * The field a sentence names by its API name (the spec fixes them: `quoteId`, `fromUserId`,
- * `toAddress`, …), among the fields this request sent: the first one the sentence names, or '' when it
- * names none. Only camelCase names count (`quoteId`, not `mode` or `asset`, which are also plain words),
- * so a sentence is never read for its wording, only for a name the request itself carries.
+ * The first field this request sent that the sentence names by its camelCase API name (plain words such as
+ * `mode` never count), or '': a sentence is read only for a name the request carries, never for its wording.
  */
-export function fieldNamedIn(sentence: string, request: FailedRequest | undefined): string {
+function fieldNamedIn(sentence: string, request: FailedRequest | undefined): string {
 	const names = [...Object.keys(request?.body ?? {}), ...Object.keys(request?.qs ?? {})].filter((name) => /^[a-z]+[A-Z][A-Za-z]*$/.test(name));
 	let first = '';
 	let at = Infinity;
@@ -315,7 +281,7 @@ export function namesNoField(payload: JsonObject): boolean {
 }
 
 /** The value at an API path (`wallets[0].chain`, `headers.if-match` has none) in the body or query. */
-export function valueAtPath(request: FailedRequest | undefined, path: string): unknown {
+function valueAtPath(request: FailedRequest | undefined, path: string): unknown {
 	if (!request || path === '' || path.startsWith('headers.')) return undefined;
 	const steps = path.match(/[^.[\]]+/g) ?? [];
 	for (const source of [request.body, request.qs]) {
@@ -361,11 +327,9 @@ function lowerFirst(s: string): string {
 }
 
 /**
- * The error of a refused request in panel words. Which field it is about is decided from what the
- * node sent and what it can check itself, never from the wording of the answer: first the request's
- * own chain and asset against GET /supported-assets (`assets`), then the answer's structured `path`
- * or code, then (an order refused with neither) the account limits (`limits`, GET /account/limits)
- * and who pays whom. The service's sentence, code and status go to the description.
+ * The error of a refused request in panel words. The field is found from what the node sent, never the
+ * answer's wording: its chain and asset against `assets`, the answer's `path` or code, then (an order with
+ * neither) the account `limits` and who pays whom. The service's sentence, code and status go to the description.
  */
 export function describeServiceError(
 	statusCode: number,
@@ -408,24 +372,23 @@ export function describeServiceError(
 		const limit = text(payload.limit);
 		const which = breaches.length > 0 ? `the account's limits: ${breaches.join('; ')}` : `the account's ${limitWords(limit) ?? 'limits'}`;
 		message = `Amount (USD)${quoted(body.amountUsd)} would exceed ${which}. Lower the amount, or check a whole batch first with Account → Check Batch Against Limits.`;
-	} else if (label) {
-		ownWords = false;
-		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
-		const extra = needsSupportedAssets(payload) ? validValues(path || 'asset', chain, assets) : '';
-		// A sentence that already names the field reads best as it is.
-		const head = rule.toLowerCase().startsWith(`${label.toLowerCase()} `)
-			? `${label}${rule.slice(label.length)}`
-			: `${label}${quoted(value)}: ${lowerFirst(rule)}`;
-		message = `${head}${extra ? `.${extra.replace(/\.$/, '')}` : ''}`;
 	} else {
 		ownWords = false;
 		const rule = ruleOf(sentence || apiCode.replace(/_/g, ' ') || `HTTP ${statusCode}`, path);
-		const extra = needsSupportedAssets(payload) ? validValues('chain', chain, assets).replace(/\.$/, '') : '';
-		message = `${statusCode >= 500 ? 'The Clearinghouse service failed' : 'The Clearinghouse service refused the request'}: ${rule}${extra}`;
+		if (label) {
+			const extra = needsSupportedAssets(payload) ? validValues(path || 'asset', chain, assets) : '';
+			// A sentence that already names the field reads best as it is.
+			const head = rule.toLowerCase().startsWith(`${label.toLowerCase()} `)
+				? `${label}${rule.slice(label.length)}`
+				: `${label}${quoted(value)}: ${lowerFirst(rule)}`;
+			message = `${head}${extra ? `.${extra.replace(/\.$/, '')}` : ''}`;
+		} else {
+			const extra = needsSupportedAssets(payload) ? validValues('chain', chain, assets).replace(/\.$/, '') : '';
+			message = `${statusCode >= 500 ? 'The Clearinghouse service failed' : 'The Clearinghouse service refused the request'}: ${rule}${extra}`;
+		}
 	}
 
-	// The details hold what the message does not: the service's sentence (unless the message already
-	// quotes its rule), the code, status and path, and, when the message is the service's rule, what the status means.
+	// The details hold what the message does not (the service's sentence unless quoted, code, status, path).
 	const said = sentence !== '' && !message.toLowerCase().includes(ruleOf(sentence, path).toLowerCase()) ? `The service said: "${sentence}" ` : '';
 	const ids = [apiCode ? `API code ${apiCode}` : '', `HTTP ${statusCode}`, text(payload.path) ? `field ${text(payload.path)}` : ''].filter(Boolean).join(', ');
 	const hint = ownWords ? '' : ` ${statusHint(statusCode, request, message.includes(CODE_LABELS.forbidden))}`;

@@ -3,12 +3,9 @@ import type { IDataObject } from 'n8n-workflow';
 import { fromPips, parseUsdAmount, type UsdAmount } from './amounts';
 
 /**
- * Spend limits of Payment Order → Create, the pure rules: rules the node checks before anything is
- * sent, set by whoever builds the workflow. An AI agent fills only the parameters written as
- * `$fromAI(…)`, so a limit written that way is refused: the model must never choose its own limits.
- *
- * Tested on their own (test/unit/spendLimits.test.ts); the panel field and the node's guard over a run
- * (read once per run, the batch, each order, what the run sends) are in actions/paymentOrder/create/spendLimits.ts.
+ * Spend limits of Payment Order → Create, the pure rules, checked before anything is sent (the guard over
+ * a run: actions/paymentOrder/create/spendLimits.ts). A limit written as `$fromAI(…)` is refused: the
+ * model must never choose its own limits.
  */
 
 /** `$fromAI(` in any case and spacing, as n8n finds it (n8n-workflow's extractFromAICalls). */
@@ -20,7 +17,7 @@ export function fromAiProblem(raw: unknown, label: string): string | undefined {
 	return FROM_AI.test(text) ? `${label} may not be left to an AI model ($fromAI): set it in the node` : undefined;
 }
 
-export function leftToAi(raw: unknown): boolean {
+function leftToAi(raw: unknown): boolean {
 	return typeof raw === 'string' && FROM_AI.test(raw);
 }
 
@@ -159,11 +156,7 @@ export function checkOrder(limits: SpendLimits, order: OrderTerms): string[] {
 	return passed;
 }
 
-/**
- * Max Total per Run over the batch: every item whose amount parses counts (an item another rule
- * refuses too: a batch that asks for more than the total in any form pays nothing). Throws
- * SpendLimitError; returns the total otherwise.
- */
+/** Max Total per Run over the batch: every amount that parses counts, even of an item another rule refuses. Throws SpendLimitError. */
 export function checkRunTotal(limits: SpendLimits, amounts: UsdAmount[]): UsdAmount | undefined {
 	if (amounts.length === 0) return undefined;
 	const total = fromPips(amounts.reduce((sum, amount) => sum + amount.pips, 0n));
@@ -177,11 +170,8 @@ export function checkRunTotal(limits: SpendLimits, amounts: UsdAmount[]): UsdAmo
 }
 
 /**
- * Max Total per Run as a running sum of what the run sends: `sentPips` is what earlier orders of the
- * run sent (or are sending). Throws SpendLimitError when this order would take it over the limit;
- * returns the new sum. The batch check before any item (checkRunTotal) reads each amount once in
- * advance; this one counts the amount of the very request, so an expression that gives another
- * amount at send time cannot slip past it.
+ * Max Total per Run as a running sum of what the run sends (`sentPips`: earlier orders): counts the amount
+ * of the very request, so an expression that gives another amount at send time cannot slip past checkRunTotal.
  */
 export function addToRunTotal(limits: SpendLimits, sentPips: bigint, amount: UsdAmount): bigint {
 	const total = sentPips + amount.pips;
@@ -195,16 +185,14 @@ export function addToRunTotal(limits: SpendLimits, sentPips: bigint, amount: Usd
 }
 
 /** Parameters of Create that an AI model may fill only under a limit: parameter → the limit it needs. */
-export const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
+const NEEDS_LIMIT_WHEN_LEFT_TO_AI: Array<{ parameter: string; label: string; limit: keyof SpendLimits }> = [
 	{ parameter: 'amountUsd', label: 'Amount (USD)', limit: 'maxAmountPerOrder' },
 	{ parameter: 'toAddress', label: 'Recipient Address', limit: 'allowedRecipients' },
 ];
 
 /**
- * Refuses a Create whose amount or recipient is left to the model with no limit on it. `toolRun`: the
- * node runs as an AI agent's tool, whose input item holds the model's arguments, so every money field
- * counts as the model's however it is written (`$json`, Map Automatically, a fixed value alike): both
- * limits are then required.
+ * Refuses a Create whose amount or recipient is left to the model with no limit on it. In a `toolRun` the
+ * input item is the model's arguments, so every money field counts as the model's: both limits are required.
  */
 export function checkAiFilledFields(limits: SpendLimits, rawParameters: IDataObject, toolRun = false): void {
 	for (const { parameter, label, limit } of NEEDS_LIMIT_WHEN_LEFT_TO_AI) {
@@ -228,10 +216,7 @@ export function checkAiFilledFields(limits: SpendLimits, rawParameters: IDataObj
 /** Texts that read what an AI agent's tool call put in the input item (or ask the model directly). */
 const MODEL_INPUT = /\$fromai\s*\(|\$json\b|\$input\b|\$item\b|\$binary\b|\$\(\s*['"`]/i;
 
-/**
- * Why a parameter of a tool run may not be written as it is: a guard (a spend limit, Dry Run) or a
- * destination read from the model's arguments would let the model choose it. Undefined when fine.
- */
+/** Why a parameter of a tool run may not be written so: a guard or destination read from the model's arguments lets the model choose it. */
 export function modelInputProblem(raw: unknown, label: string): string | undefined {
 	const text = typeof raw === 'string' ? raw : raw && typeof raw === 'object' ? JSON.stringify(raw) : '';
 	return MODEL_INPUT.test(text)

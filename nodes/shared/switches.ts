@@ -1,25 +1,14 @@
 import { FieldError } from './fieldError';
 
 /**
- * Boolean options that guard money or events, read fail-closed (the list: docs/guard-rails.md).
- * n8n hands a boolean written as an expression over as whatever the expression gives: `$vars` and
- * `$env` are always text, `$json` anything. `=== true` made the text "true" off and paid a Dry Run;
- * `as boolean` made the text "false" on.
- *
- * - A guard (on is the safe side: Dry Run, Drop Duplicate Deliveries, ...) is off only for a real
- *   `false` (or when unset, its default). `true`, `1`, "true" and "1" turn it on.
- * - An exemption (on weakens a guard: Allow Derived Keys, Emit Test Pings, ...) is on only for a real
- *   `true`, "true", `1` or "1", off for `false`, "false", `0` or "0".
- * - Anything else (other text such as "yes", "off" or "", a number, null, an expression giving
- *   nothing) is refused with the field and the value: a switch that decides whether money moves is
- *   not guessed. A guard also refuses "false" and 0: only a real `false` may turn it off.
- *
- * On and off are what n8n's own `validateType: 'boolean'` reads as true and false. The top-level
- * exemptions declare it (n8n then refuses other values itself, before this). The switches inside an
- * Options collection do not: n8n 2.40.7 applies it there only when the whole collection is read,
- * maps "false" and 0 to false, and makes a read of the switch by its path fail on a null value with
- * "Cannot convert undefined or null to object"; so the nodes read each switch by its path through
- * this function.
+ * Boolean options that guard money or events, read fail-closed (the list: docs/guard-rails.md): n8n hands
+ * a boolean written as an expression over as whatever it gives (`$vars` and `$env` are always text).
+ * - A guard (on is the safe side: Dry Run, ...) is off only for a real `false` (or unset, its default).
+ * - An exemption (on weakens a guard: Allow Derived Keys, ...) is on or off as n8n's `validateType:
+ *   'boolean'` reads true and false ("true", 1, "0", ...).
+ * - Anything else is refused, naming the field and the value: a switch that decides whether money moves
+ *   is not guessed. Switches inside an Options collection are read by their path through this function:
+ *   n8n 2.40.7 applies `validateType` there only when the whole collection is read.
  */
 export type SwitchKind = 'guard' | 'exemption';
 

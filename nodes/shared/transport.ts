@@ -15,7 +15,7 @@ import { DryRunStop, isDryRun } from './dryRun';
 import { isLoopbackUrl } from './idempotency';
 import { hasDotSegment } from './pathId';
 import type { SupportedAsset } from './serviceErrors';
-import { describeServiceError, namesNoField, needsSupportedAssets, supportedAssetsOf } from './serviceErrors';
+import { describeServiceError, namesNoField, needsSupportedAssets, sentKey, supportedAssetsOf } from './serviceErrors';
 
 /** Every n8n context our nodes call the API from. */
 export type ApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions | ITriggerFunctions;
@@ -33,18 +33,11 @@ export interface ApiRequest {
 	qs?: IDataObject;
 	body?: IDataObject;
 	headers?: Record<string, string>;
-	/**
-	 * True when repeating the request cannot act twice: it carries an idempotency key (body field
-	 * or header), or it is safe by nature (an upsert by label, attributing the same hash, a PATCH
-	 * that sets values). Only reads and such writes are ever retried.
-	 */
+	/** True when repeating it cannot act twice (an idempotency key, or safe by nature): only reads and such writes are retried. */
 	idempotent?: boolean;
 	/** What a write makes, in the words of its lost-answer error (the keyed writes: actions/keyedSend.ts). */
 	record?: WrittenRecord;
-	/**
-	 * A read that may tell why the service refused this write (400) without naming a field: its answer,
-	 * the account's limits, goes to serviceErrors beside the refusal (Create: GET /account/limits).
-	 */
+	/** A read (Create: GET /account/limits) whose answer may explain a 400 that names no field (serviceErrors). */
 	limitsOnRefusal?: LimitsRead;
 	itemIndex?: number;
 	/** Per-attempt timeout; n8n's default otherwise. */
@@ -98,14 +91,10 @@ const CONNECTION_ERROR_CODES = new Set([
 	'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/**
- * The credential's Environment: `production` (real money; the default, and what a credential saved
- * before the field existed is) or `sandbox` (the local sandbox, no real money). Any other value is
- * refused before anything is sent: a switch that decides which safeguards hold must not be guessed.
- */
+/** The credential's Environment (unset means production). Any other value is refused: a switch that decides which safeguards hold is not guessed. */
 export type Environment = 'production' | 'sandbox';
 
-export const ENVIRONMENT_LABELS: Record<Environment, string> = {
+const ENVIRONMENT_LABELS: Record<Environment, string> = {
 	production: 'Production (real money)',
 	sandbox: 'Local Sandbox (no real money)',
 };
@@ -113,7 +102,7 @@ export const ENVIRONMENT_LABELS: Record<Environment, string> = {
 /** The header every answer of the package's sandbox carries (sandbox/router.ts); the service never sends it. */
 export const SANDBOX_HEADER = 'x-clearinghouse-sandbox';
 
-export function credentialEnvironment(credentials: IDataObject): { environment: Environment } | { problem: string } {
+function credentialEnvironment(credentials: IDataObject): { environment: Environment } | { problem: string } {
 	const raw = credentials.environment;
 	if (raw === undefined || raw === null || raw === '' || raw === 'production') return { environment: 'production' };
 	if (raw === 'sandbox') return { environment: 'sandbox' };
@@ -122,10 +111,7 @@ export function credentialEnvironment(credentials: IDataObject): { environment: 
 	};
 }
 
-/**
- * Origin of one of the two APIs from the credential, without trailing slashes or `/api/v1`,
- * or the reason the field cannot be used (reported before any request is sent).
- */
+/** Origin of one of the two APIs, without trailing slashes or `/api/v1`, or why the field cannot be used. */
 function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { problem: string } {
 	const environment = credentialEnvironment(credentials);
 	if ('problem' in environment) return environment;
@@ -144,9 +130,8 @@ function apiOrigin(credentials: IDataObject, api: Api): { origin: string } | { p
 	if (url.protocol !== 'https:' && url.protocol !== 'http:') {
 		return { problem: `The credential's ${label} must start with https://` };
 	}
-	// The API key travels in a header: in clear text only to this machine, or to a sandbox the
-	// credential says it is (n8n in Docker reaches the host's sandbox by name); every answer must then
-	// prove it is the sandbox (verifySandboxAnswer).
+	// The API key goes in clear text only to this machine, or to a credential that says Local Sandbox
+	// (n8n in Docker reaches the host by name), whose answers must then prove it (verifySandboxAnswer).
 	if (url.protocol === 'http:' && environment.environment === 'production' && !isLoopbackUrl(url.href)) {
 		return {
 			problem: `The credential's ${label} must start with https:// (http:// is allowed only for this machine: localhost, 127.x.x.x or [::1], or with Environment set to ${ENVIRONMENT_LABELS.sandbox}); got host "${url.hostname}"`,
@@ -171,11 +156,7 @@ function apiUrl(credentials: IDataObject, api: Api, path: string): { url: string
 	return { url: `${resolved.origin}/api/v1${path.startsWith('/') ? path : `/${path}`}`, origin: resolved.origin };
 }
 
-/**
- * Local Sandbox credentials: the origins whose answers, in this run of the node (one n8n context),
- * carried the sandbox's header. No write goes to an origin before it is here (a read proves it
- * first: sandboxProbe), and an answer without the header is an error. Held weakly per context.
- */
+/** Per n8n context, the origins whose answers carried the sandbox's header: no write goes to an origin before it is here. */
 const sandboxOrigins = new WeakMap<ApiContext, Set<string>>();
 
 /** Names the proof read in the server's log: it reads nothing the run uses. */
@@ -196,9 +177,8 @@ function sandboxNotProven(ctx: ApiContext, origin: string, request: ApiRequest):
 }
 
 /**
- * True when the credential says Local Sandbox, false for Production (throws for any other value).
- * The one switch a guard may relax on (Derived keys in editor runs): no loopback URL counts, and no
- * write of this run leaves the transport before the server proved it is the sandbox.
+ * True when the credential says Local Sandbox (throws for an unknown value): the one switch a guard may
+ * relax on, never a loopback URL; the transport writes nothing before the server proved it is the sandbox.
  */
 export async function isSandboxCredential(ctx: ApiContext, itemIndex?: number): Promise<boolean> {
 	const environment = credentialEnvironment(await apiCredentials(ctx));
@@ -248,10 +228,9 @@ export function parseRetryAfter(value: unknown, now = Date.now()): number | unde
 }
 
 function isConnectionError(error: unknown): boolean {
-	const e = error as { code?: string; cause?: { code?: string }; message?: string };
-	const code = e?.code ?? e?.cause?.code;
+	const code = errorCode(error);
 	if (code && CONNECTION_ERROR_CODES.has(code)) return true;
-	return /socket hang up|ECONNRESET|ECONNREFUSED|timeout/i.test(e?.message ?? '');
+	return /socket hang up|ECONNRESET|ECONNREFUSED|timeout/i.test((error as { message?: string })?.message ?? '');
 }
 
 function errorBody(body: unknown): JsonObject {
@@ -268,12 +247,7 @@ function errorBody(body: unknown): JsonObject {
 	return {};
 }
 
-/**
- * The NodeApiError for a non-2xx answer, in the panel's words (shared/serviceErrors.ts): the headline
- * names the field's label, the value and the rule (with the valid chains or assets when the answer is
- * about one: read from GET /supported-assets), the description keeps the service's sentence, its
- * code, the HTTP status and the path. n8n shows `context.parameter` as "In or underneath Parameter".
- */
+/** The NodeApiError for a non-2xx answer, in the panel's words (serviceErrors.ts); n8n shows `context.parameter` as "In or underneath Parameter". */
 async function apiError(ctx: ApiContext, statusCode: number, body: unknown, request: ApiRequest): Promise<NodeApiError> {
 	const payload = errorBody(body);
 	// Reads that tell which field a refusal is about from what was sent (never from the answer's words).
@@ -307,12 +281,8 @@ function errorCode(error: unknown): string | undefined {
 	return e?.code ?? e?.cause?.code;
 }
 
-/**
- * True when the failure happened while connecting (DNS, refused, unreachable, a connect timeout),
- * so the request never reached the service. Anything else (reset, hang-up, a timeout waiting for
- * the answer) may have happened after the service read the request and acted on it.
- */
-export function failedBeforeSending(error: unknown): boolean {
+/** True when it failed while connecting, so the service never got the request; a reset or a read timeout may come after it acted. */
+function failedBeforeSending(error: unknown): boolean {
 	const e = error as { syscall?: string; cause?: { syscall?: string }; message?: string };
 	const code = errorCode(error);
 	if (code && NOT_SENT_CODES.has(code)) return true;
@@ -320,7 +290,6 @@ export function failedBeforeSending(error: unknown): boolean {
 	return code === 'ETIMEDOUT' && (syscall === 'connect' || /^connect ETIMEDOUT/.test(e?.message ?? ''));
 }
 
-/** What the failed request was, for the error: a keyed write names its key and how to look it up. */
 interface FailureContext {
 	request: ApiRequest;
 	attempts: number;
@@ -328,91 +297,57 @@ interface FailureContext {
 	reachedBefore: boolean;
 }
 
-function idempotencyKeyOf(request: ApiRequest): string | undefined {
-	const fromBody = request.body?.idempotencyKey;
-	if (typeof fromBody === 'string' && fromBody !== '') return fromBody;
-	const header = Object.entries(request.headers ?? {}).find(([name]) => name.toLowerCase() === 'idempotency-key');
-	return header?.[1];
-}
-
 function requestFailure(ctx: ApiContext, error: unknown, { request, attempts, reachedBefore }: FailureContext): NodeApiError {
-	const itemIndex = request.itemIndex;
 	// Built from the code and message only: the raw error can carry the request headers (the key).
 	const e = error as { message?: string };
-	if (!isConnectionError(error)) {
-		return new NodeApiError(
-			ctx.getNode(),
-			{ error: 'REQUEST_FAILED' },
-			{ message: `The request to the Clearinghouse API failed: ${e?.message ?? 'unknown error'}`, itemIndex },
-		);
-	}
+	const failure = (code: string, message: string, description?: string) =>
+		new NodeApiError(ctx.getNode(), { error: code }, { message, description, itemIndex: request.itemIndex });
+	if (!isConnectionError(error)) return failure('REQUEST_FAILED', `The request to the Clearinghouse API failed: ${e?.message ?? 'unknown error'}`);
 	const code = errorCode(error) ?? (/timeout/i.test(e?.message ?? '') ? 'timeout' : 'connection lost');
 	const tries = attempts === 1 ? '1 try' : `${attempts} tries`;
 	const isWrite = request.method !== 'GET';
 	const notSent = failedBeforeSending(error) && !reachedBefore;
 	// The codes stay out of the messages: NodeApiError swaps a message naming one for its own text.
 	if (notSent) {
-		return new NodeApiError(
-			ctx.getNode(),
-			{ error: 'CONNECTION_FAILED' },
-			{
-				message: isWrite ? 'Could not connect to the Clearinghouse API: nothing was sent' : 'Could not connect to the Clearinghouse API',
-				description: `${code} (${tries}): the connection could not be opened, so the service did not receive the request${isWrite ? ' and nothing was written' : ''}. Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.`,
-				itemIndex,
-			},
+		return failure(
+			'CONNECTION_FAILED',
+			isWrite ? 'Could not connect to the Clearinghouse API: nothing was sent' : 'Could not connect to the Clearinghouse API',
+			`${code} (${tries}): the connection could not be opened, so the service did not receive the request${isWrite ? ' and nothing was written' : ''}. Check the Base URL / Rewards URL of the credential and that the service (or the local sandbox) is running, then run it again.`,
 		);
 	}
 	if (!isWrite) {
-		return new NodeApiError(
-			ctx.getNode(),
-			{ error: 'ANSWER_LOST' },
-			{
-				message: 'The Clearinghouse API did not answer: the connection was lost',
-				description: `${code} (${tries}): the request was sent but its answer never arrived. A read changes nothing; run it again later.`,
-				itemIndex,
-			},
+		return failure(
+			'ANSWER_LOST',
+			'The Clearinghouse API did not answer: the connection was lost',
+			`${code} (${tries}): the request was sent but its answer never arrived. A read changes nothing; run it again later.`,
 		);
 	}
-	const key = idempotencyKeyOf(request);
+	const key = sentKey(request);
 	const { what, lookUp } = request.record ?? SOME_CHANGE;
 	if (key && request.idempotent) {
-		return new NodeApiError(
-			ctx.getNode(),
-			{ error: 'ANSWER_LOST' },
-			{
-				message: `The answer was lost: the service may have made ${what}. Only Retry of this execution (or a run with the same Business Key) is safe`,
-				description:
-					`${code} (${tries}, each with the idempotency key ${key}): the request reached the network but no answer came back, so the service may have acted on it. ` +
-					'Safe next steps: Retry this execution from the executions list, or run again with the same Business Key: the same key makes the service return what it made instead of making it again. ' +
-					`Running the workflow anew with a Derived key or a new Business Key may pay twice. ${lookUp}.`,
-				itemIndex,
-			},
+		return failure(
+			'ANSWER_LOST',
+			`The answer was lost: the service may have made ${what}. Only Retry of this execution (or a run with the same Business Key) is safe`,
+			`${code} (${tries}, each with the idempotency key ${key}): the request reached the network but no answer came back, so the service may have acted on it. ` +
+				'Safe next steps: Retry this execution from the executions list, or run again with the same Business Key: the same key makes the service return what it made instead of making it again. ' +
+				`Running the workflow anew with a Derived key or a new Business Key may pay twice. ${lookUp}.`,
 		);
 	}
-	return new NodeApiError(
-		ctx.getNode(),
-		{ error: 'ANSWER_LOST' },
-		{
-			message: `The answer was lost: the service may have made ${what}. Check before sending it again`,
-			description: `${code} (${tries}): the request reached the network but no answer came back, so the service may have acted on it; it was not repeated because repeating it could act twice. ${lookUp}.`,
-			itemIndex,
-		},
+	return failure(
+		'ANSWER_LOST',
+		`The answer was lost: the service may have made ${what}. Check before sending it again`,
+		`${code} (${tries}): the request reached the network but no answer came back, so the service may have acted on it; it was not repeated because repeating it could act twice. ${lookUp}.`,
 	);
 }
 
-/**
- * The one way our nodes talk to the service: the key from the credential (read once per run),
- * errors mapped to NodeApiError, and retries only where repeating cannot act twice.
- */
+/** The one way the nodes talk to the service: errors mapped to NodeApiError, retries only where repeating cannot act twice. */
 export async function apiRequest(ctx: ApiContext, request: ApiRequest, policy: RetryPolicy = DEFAULT_RETRY_POLICY): Promise<IDataObject> {
 	return (await apiRequestWithStatus(ctx, request, policy)).body as IDataObject;
 }
 
 /**
- * The credential, read (loaded and decrypted by n8n) once per n8n context: one run of a node, one
- * webhook call, one load-options call. n8n makes a new context for each, so an edited credential is
- * read anew by the next execution, and a context never sees another's credential (keyed on the
- * context object itself, held weakly: nothing outlives the run). A failed read is not kept.
+ * The credential, read once per n8n context (a run, a webhook call, a load-options call: n8n makes a new
+ * one each time, so an edited credential is read anew). Held weakly; a failed read is not kept.
  */
 const credentialsByContext = new WeakMap<ApiContext, Promise<IDataObject>>();
 
@@ -426,21 +361,15 @@ export async function apiCredentials(ctx: ApiContext): Promise<IDataObject> {
 	return await read;
 }
 
-/**
- * Makes `credentials`, read moments ago by another call of the same node, this context's read, so
- * that its requests read none: the trigger's opened secret keeps the credential it was opened with
- * for a few seconds (ClearinghouseTrigger/endpointSecret.ts). A context that already read keeps its own.
- */
+/** Hands a context a credential read moments ago by the same node (the trigger's opened secret, endpointSecret.ts), unless it read its own. */
 export function reuseCredentials(ctx: ApiContext, credentials: IDataObject): void {
 	if (!credentialsByContext.has(ctx)) credentialsByContext.set(ctx, Promise.resolve(credentials));
 }
 
 /**
- * Sends one request with n8n's plain request helper and the key set here, as the credential's
- * `authenticate` sets it (which n8n still uses for the credential's Test and the HTTP Request
- * node). `httpRequestWithAuthentication` would read and decrypt the credential again on every
- * request. The headers are a copy per attempt, and the raw error (whose config holds them) never
- * leaves the transport: requestFailure builds its error from the code and message only.
+ * One try with n8n's plain request helper and the key set as the credential's `authenticate` sets it
+ * (`httpRequestWithAuthentication` would decrypt the credential on every request). The raw error holds
+ * the headers, so it never leaves the transport.
  */
 async function send(ctx: ApiContext, options: IHttpRequestOptions, apiKey: string): Promise<RawResponse> {
 	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
@@ -519,12 +448,8 @@ export async function apiRequestWithStatus(
 	}
 }
 
-/**
- * A 3xx answer: never followed (the request options turn n8n's redirect following off), an error
- * naming where it pointed. Its Location as an absolute URL without any user name or password, cut
- * to 300 characters; the API key is never part of it.
- */
-export function redirectTarget(location: unknown, requestUrl: string): string {
+/** Where a refused redirect pointed: its Location as an absolute URL without user name or password, cut to 300 characters. */
+function redirectTarget(location: unknown, requestUrl: string): string {
 	const raw = Array.isArray(location) ? location[0] : location;
 	if (typeof raw !== 'string' || raw.trim() === '') return '(no Location header)';
 	try {
@@ -569,9 +494,8 @@ export interface ListRequest extends Omit<ApiRequest, 'method' | 'body'> {
 }
 
 /**
- * The one pager: follows limit/offset pages until `hasMore` (or `total`) says there is no more, or
- * `limit` records came, yielding each page's records, the service's clock (its Date header) and
- * whether more follow; a caller that has what it needs stops early by leaving its loop.
+ * The one pager: limit/offset pages until `hasMore` (or `total`) says no more or `limit` records came,
+ * with the service's Date header; a caller stops early by leaving its loop.
  */
 export async function* listPages(
 	ctx: ApiContext,

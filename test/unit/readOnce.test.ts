@@ -1,9 +1,9 @@
-/** actions/readOnce.ts: a value read once per run and item, an error never kept. */
-import { readOncePerItem } from '../../nodes/Clearinghouse/actions/readOnce';
+/** actions/readOnce.ts: a value read once per run and key, an error (thrown or a rejected promise) never kept. */
+import { readOncePerRun } from '../../nodes/Clearinghouse/actions/readOnce';
 
-describe('readOncePerItem', () => {
+describe('readOncePerRun', () => {
 	it('reads each item of a run once, and each run on its own', () => {
-		const once = readOncePerItem<string>();
+		const once = readOncePerRun<string>();
 		const reads: string[] = [];
 		const read = (run: string, item: number) => () => {
 			reads.push(`${run}:${item}`);
@@ -20,7 +20,7 @@ describe('readOncePerItem', () => {
 	});
 
 	it('keeps undefined as a value read, but nothing of a read that threw', () => {
-		const once = readOncePerItem<string | undefined>();
+		const once = readOncePerRun<string | undefined>();
 		const run = {};
 		let calls = 0;
 		expect(once(run, 0, () => (calls++, undefined))).toBeUndefined();
@@ -32,5 +32,16 @@ describe('readOncePerItem', () => {
 			}),
 		).toThrow('bad row');
 		expect(once(run, 1, () => 'fixed')).toBe('fixed');
+	});
+
+	it('keys a run by any key, and keeps nothing of a promise that rejected', async () => {
+		const once = readOncePerRun<Promise<string>, string>();
+		const run = {};
+		let calls = 0;
+		await expect(once(run, 'sub-1', () => (calls++, Promise.reject(new Error('down'))))).rejects.toThrow('down');
+		await expect(once(run, 'sub-1', () => (calls++, Promise.resolve('limits')))).resolves.toBe('limits');
+		await expect(once(run, 'sub-1', () => (calls++, Promise.resolve('again')))).resolves.toBe('limits');
+		expect(await once(run, '', () => (calls++, Promise.resolve('own account')))).toBe('own account');
+		expect(calls).toBe(3);
 	});
 });

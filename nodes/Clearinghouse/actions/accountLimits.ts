@@ -1,27 +1,16 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { apiRequest } from '../../shared/transport';
+import { readOncePerRun } from './readOnce';
+
+const limitsOnce = readOncePerRun<Promise<IDataObject>, string>();
 
 /**
- * GET /account/limits, the one read of the account's limits for the guards that need them (Check
- * Account Limits First, a dry run's account limits, Check Batch Against Limits), always with the
- * order's subaccount query (`subaccount`: undefined for this account; the spec: it changes which
- * account the answer names, not the numbers). Read once per run and query and shared; `anew` reads
- * again: Check Account Limits First before each order sent, so that it sees what the run's earlier
- * orders used.
+ * GET /account/limits, the one read of the account's limits, always with the order's subaccount query
+ * (the spec: it changes which account the answer names, not the numbers). Read once per run and query;
+ * `anew` reads again (Check Account Limits First, before each order, sees what earlier orders used).
  */
 export async function readAccountLimits(ctx: IExecuteFunctions, itemIndex: number, subaccount: IDataObject | undefined, anew = false): Promise<IDataObject> {
 	const read = () => apiRequest(ctx, { method: 'GET', path: '/account/limits', qs: subaccount, itemIndex });
-	if (anew) return await read();
-	const reads = runReads.get(ctx) ?? new Map<string, Promise<IDataObject>>();
-	runReads.set(ctx, reads);
-	const query = String(subaccount?.subaccountId ?? '');
-	let limits = reads.get(query);
-	if (!limits) {
-		reads.set(query, (limits = read()));
-		// A failed read is not kept: the next order reads again.
-		limits.catch(() => reads.delete(query));
-	}
-	return await limits;
+	return await (anew ? read() : limitsOnce(ctx, String(subaccount?.subaccountId ?? ''), read));
 }
-const runReads = new WeakMap<object, Map<string, Promise<IDataObject>>>();

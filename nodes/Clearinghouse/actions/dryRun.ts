@@ -1,22 +1,15 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { DryRunStop, dryRunOutput, endDryRun as unmark, findingsOf, startDryRun } from '../../shared/dryRun';
+import { DryRunStop, dryRunOutput, findingsOf, startDryRun } from '../../shared/dryRun';
 import { switchParameter } from './parameters';
 import { fromAiProblem, modelInputProblem } from '../../shared/spendLimits';
 import { isToolRun } from './toolDescriptions';
 
-/**
- * Options → Dry Run, the one module the operations and the router use: the option, the run's mark
- * (read fail-closed), a finding an operation notes for an item, and the item a stopped write becomes.
- * The transport's side, which refuses every write while the run is marked, is ../../shared/dryRun.ts.
- */
-export { isDryRun, noteFinding } from '../../shared/dryRun';
+/** Options → Dry Run for the operations and the router; the transport's side, refusing every write of a marked run, is shared/dryRun.ts. */
+export { endDryRun, isDryRun, noteFinding } from '../../shared/dryRun';
 
-/**
- * Options → Dry Run, on every operation that writes (its Options collection lists it; the read
- * operations have nothing to hold back). Read once per run, from the node's parameters.
- */
+/** On every operation that writes. */
 export const dryRunOption: INodeProperties = {
 	displayName: 'Dry Run',
 	name: 'dryRun',
@@ -27,12 +20,9 @@ export const dryRunOption: INodeProperties = {
 };
 
 /**
- * Marks the run as a dry run when Options → Dry Run is on, read fail-closed: the text "true" or 1 is
- * on, and anything but a real false or on (the text "false", "yes", 0, an expression giving nothing)
- * stops the run before anything is sent. A run is dry or real as a whole (the transport's mark is per
- * run), so an expression is read for every item and items that disagree stop the run before anything
- * is sent: read from the first item alone, a batch whose first row said false paid the rows that said
- * true.
+ * Marks the run as a dry run when Options → Dry Run is on, read fail-closed. A run is dry or real as a
+ * whole, so an expression is read for every item and items that disagree stop the run before anything
+ * is sent: read from the first item alone, a first row saying false would pay the rows saying true.
  */
 export function beginDryRun(ctx: IExecuteFunctions): void {
 	const raw = (ctx.getNode().parameters.options as IDataObject | undefined)?.dryRun;
@@ -55,10 +45,6 @@ export function beginDryRun(ctx: IExecuteFunctions): void {
 		);
 	}
 	if (dry) startDryRun(ctx);
-}
-
-export function endDryRun(ctx: IExecuteFunctions): void {
-	unmark(ctx);
 }
 
 /** The output of an item whose write a dry run stopped, or undefined when `error` is anything else. */

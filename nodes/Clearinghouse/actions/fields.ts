@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Field descriptions shared by the operations. Each operation file still owns its own fields. */
+/** Field descriptions shared by the operations. */
 
 export const DYNAMIC_OPTIONS_HINT = 'Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>';
 
@@ -43,7 +43,6 @@ export const amountField: INodeProperties = {
 	description: 'US dollars to deliver, greater than 0 with at most 4 decimal places (steps of 0.0001). Checked exactly before anything is sent.',
 };
 
-/** Options → Concurrency: read once by the router for the whole run. */
 const concurrencyOption: INodeProperties = {
 	displayName: 'Concurrency',
 	name: 'concurrency',
@@ -66,7 +65,6 @@ export function optionsCollection(options: INodeProperties[] = []): INodePropert
 	};
 }
 
-/** Subaccount on a write (body field `subaccountId`). */
 export const subaccountWriteOption: INodeProperties = {
 	displayName: 'Subaccount ID',
 	name: 'subaccountId',
@@ -76,14 +74,13 @@ export const subaccountWriteOption: INodeProperties = {
 	description: 'Act for a direct child subaccount of this account (UUID). Leave empty for this account.',
 };
 
-/** Subaccount owning an existing order on a write to it (body field `subaccountId`). */
+/** The subaccount owning an existing order, on a write to it. */
 export const subaccountOrderOption: INodeProperties = {
 	...subaccountWriteOption,
 	description:
 		'The direct child subaccount (UUID) whose order this is. Leave empty for an order of this account: without it the service looks only in this account.',
 };
 
-/** Subaccount on a read (query `subaccountId`). */
 export const subaccountReadOption: INodeProperties = {
 	...subaccountWriteOption,
 	description: 'Read a direct child subaccount of this account (UUID). Leave empty for this account.',
@@ -97,7 +94,6 @@ export const includeSubaccountsOption: INodeProperties = {
 	description: 'Whether to span this account and all its subaccounts. Cannot be combined with Subaccount ID.',
 };
 
-/** Return All / Limit for a list operation. */
 export function returnAllFields(): INodeProperties[] {
 	return [
 		{
@@ -119,7 +115,6 @@ export function returnAllFields(): INodeProperties[] {
 	];
 }
 
-/** Options → Page Size of the list operations that page through limit/offset. */
 export const pageSizeOption: INodeProperties = {
 	displayName: 'Page Size',
 	name: 'pageSize',
@@ -152,12 +147,7 @@ export const paymentOrderLocator: INodeProperties = {
 	],
 };
 
-/**
- * A sender: a user's system id (`fromUserId`, never the label), From List or By ID. From List reads
- * GET /users, which the reference does not show (methods/listSearch.ts says why it is read anyway): By ID
- * is always there, and nothing at run time reads the list. A plain ID or expression saved before the
- * field was a locator is read as it is (parameters.ts, itemParameter).
- */
+/** A sender: a user's system id, never the label. From List reads GET /users, which the reference does not show: By ID is always there. */
 export function senderLocator(field: Pick<INodeProperties, 'displayName' | 'name' | 'description'> & Partial<INodeProperties>): INodeProperties {
 	return {
 		type: 'resourceLocator',
@@ -236,16 +226,12 @@ export function walletsField(name: string, displayName: string, description: str
 /** What a keyed write does again when a new run sends it with a new key. */
 export type KeyedWriteKind = 'payment' | 'returnDetails' | 'write';
 
-/**
- * The one sentence shown while Derived is selected, only on the writes that pay or change where money
- * goes: Create Payment Order and Set Return Details. The details stay in the README and docs.
- */
+/** The one sentence shown while Derived is selected, only on the writes that pay or change where money goes. */
 export const DERIVED_NOTICES: Partial<Record<KeyedWriteKind, string>> = {
 	payment: "A new run gets new Derived keys and pays again; only n8n's Retry reuses them.",
 	returnDetails: "A new run gets new Derived keys and sets the return details again; only n8n's Retry reuses them.",
 };
 
-/** The fields after the notice: the same for every keyed write. */
 const keyFieldsAfterMode: INodeProperties[] = [
 	{
 		displayName: 'Allow Derived Keys in Editor and Sub-Workflow Runs',
@@ -270,11 +256,7 @@ const keyFieldsAfterMode: INodeProperties[] = [
 	},
 ];
 
-/**
- * "Idempotency Key": a Business Key (the default) or a Derived key. The derived key is anchored on
- * the execution's lineage (see executionLineage in idempotencyKey.ts), so n8n's retries send the
- * same key.
- */
+/** "Idempotency Key": a Business Key (the default) or a Derived key (idempotencyKey.ts), then the notice and their fields. */
 export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
 	const notice = DERIVED_NOTICES[kind];
 	return [
@@ -292,11 +274,9 @@ export function idempotencyFieldsFor(kind: KeyedWriteKind): INodeProperties[] {
 				{
 					name: 'Derived',
 					value: 'derived',
-					// The one line a person needs before choosing it.
 					description: `New keys in every new run: a new run ${kind === 'payment' ? 'pays' : 'writes'} again (only n8n's Retry is safe)`,
 				},
 			],
-			// What to do, in the tooltip itself; the README's table keeps the details.
 			description:
 				'How the key that stops this write from happening twice is chosen. Choose Business Key and map a value that names each write (an invoice number for a payment): running the workflow again then returns what the first run made instead of writing again. Derived keys are new in every new run: only n8n\'s Retry of the same execution reuses them. Details: <a href="https://github.com/clearinghouse-nodes/n8n-nodes-clearinghouse#paying-safely-with-idempotency-keys">the README</a>.',
 		},

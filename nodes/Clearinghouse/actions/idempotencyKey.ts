@@ -13,38 +13,21 @@ import {
 } from '../../shared/idempotency';
 import { itemError, itemParameter, operationError, switchParameter } from './parameters';
 import { isToolRun } from './toolDescriptions';
-import { nodeOfRun } from './readOnce';
+import { nodeOfRun, readOncePerRun } from './readOnce';
 
 /**
- * Never pay twice: the idempotency protocol of every keyed write (create a payment order, a receive
- * ruleset or a reward rule, set return details).
- * - Each item's write carries a key: the user's Business Key, or a Derived key hashed from the
- *   execution's lineage (minted once per execution, kept in n8n's custom data so a retry sends the
- *   same keys), the node's name, run, item and request.
- * - Fail closed before sending: a Derived key with no lineage, or one that would be new in a run
- *   that can start again (editor, sub-workflow, a webhook's or trigger's redelivered event, a tool
- *   call), is refused.
- * - A retry of the same key sends the first try's request (sameRequestAsFirstTry), so the service
- *   answers with what was already made.
- * This file takes the key (`takeKey()`); keyedSend.ts sends the keyed write, taking the key here
- * itself unless it is handed one (Create needs its key before sending: the expiry's anchor, a dry
- * run's lookup).
+ * Never pay twice: the key of every keyed write (keyedSend.ts sends it). A Business Key, or a Derived key
+ * hashed from the execution's lineage (minted once, kept in n8n's custom data so a retry sends the same
+ * keys), the node's name, run, item and request. Fails closed before sending: a Derived key with no
+ * lineage, or one that would be new in a run that can start again, is refused.
  */
 
-/**
- * n8n's custom data of this execution: the context's own `customData` where n8n has it (2.x), else
- * `$execution.customData` of the expression data, the same store (the execution's metadata, which a
- * retry carries) in n8n 1.x, whose execution contexts have no `customData`.
- */
+/** n8n's custom data of this execution: the context's `customData` (2.x), else `$execution.customData`, the same store (1.x). */
 function executionCustomData(ctx: IExecuteFunctions): IWorkflowExecutionCustomData | undefined {
 	return (ctx.customData as IWorkflowExecutionCustomData | undefined) ?? ctx.getWorkflowDataProxy(0).$execution?.customData;
 }
 
-/**
- * The lineage of this execution, read from n8n's execution custom data (a retry carries it), or
- * minted and stored there by the first keyed write of a new execution. Undefined when it can be
- * neither read nor stored (callers that need it fail closed).
- */
+/** The lineage of this execution, read from its custom data (a retry carries it) or minted there; none when neither works. */
 export function executionLineage(ctx: IExecuteFunctions): { lineage?: Lineage; minted: boolean; problem?: string } {
 	let customData: IWorkflowExecutionCustomData | undefined;
 	try {
@@ -84,10 +67,10 @@ export interface TakenKey {
 	lineage?: Lineage;
 	/** True when no earlier request can have carried this key (a new lineage, a Derived key). */
 	newKey: boolean;
-	/** 'custom' (a Business Key) or 'derived'. */
 	mode: KeyMode;
 }
 
+/** 'custom' is a Business Key. */
 export type KeyMode = 'custom' | 'derived';
 
 /** Idempotency Key of this item: the saved choice, else the default (Business Key). */
@@ -95,17 +78,11 @@ export function keyMode(ctx: IExecuteFunctions, itemIndex: number): KeyMode {
 	return ctx.getNodeParameter('idempotencyKeyMode', itemIndex, 'custom') === 'derived' ? 'derived' : 'custom';
 }
 
-/** Why a Derived key is refused in a run, and whether Allow Derived Keys in Editor and Sub-Workflow Runs lifts it. */
+/** Why a Derived key is refused in a run ("…refused in a run <started>"), and the error's description. */
 interface DerivedRefusal {
-	/** How the run was started: "Derived idempotency keys are refused in a run <started>". */
 	started: string;
-	/**
-	 * True only for runs a person repeats by hand, where the option's words say what it allows. A run
-	 * that can come again on its own (a redelivered event, a retried call, a model's call) is never
-	 * lifted by it: money first.
-	 */
+	/** Allow Derived Keys in Editor and Sub-Workflow Runs lifts it: only for runs a person repeats by hand, never one that comes again by itself. */
 	exemptible: boolean;
-	/** The error's description: why, and the Business Key to use. */
 	why: string;
 }
 
@@ -117,7 +94,6 @@ const REPEATED_BY_HAND_WHY =
 const NO_OPTION_LIFTS =
 	"No option allows Derived keys here (Allow Derived Keys in Editor and Sub-Workflow Runs does not); with a credential whose Environment is Local Sandbox (no real money) they are allowed once the sandbox's answer proves it.";
 
-/** A run that can start again for the same event: each start is a new execution with new Derived keys. */
 const REDELIVERED_WHY =
 	'Why: the same event or call can arrive again, and each arrival is a new execution with new Derived keys, so it would pay again: ' +
 	'the Clearinghouse Trigger delivers an event again when its run fails under Acknowledge → When the Workflow Has Finished, after an n8n restart, or with two webhook processes; ' +
@@ -126,12 +102,14 @@ const REDELIVERED_WHY =
 	"the caller's own reference for a Webhook node (e.g. {{ $json.body.invoiceId }}), the message's own id for a queue trigger. " +
 	NO_OPTION_LIFTS;
 
+function byHand(started: string): DerivedRefusal {
+	return { started, exemptible: true, why: REPEATED_BY_HAND_WHY };
+}
+
 /**
- * Every execution mode of n8n 2.40.7 (n8n-workflow's WorkflowExecuteModeList), and whether a Derived
- * key is safe in it: only where n8n itself repeats the run with the same lineage (Retry), or, in
- * `trigger` mode, a start that cannot come again (checked in derivedRefusal). The others are started
- * again by a person, a model, a redelivery or n8n at will, each time a new execution with new keys.
- * A mode not listed here is refused.
+ * Every execution mode of n8n 2.40.7 (WorkflowExecuteModeList) and its refusal of Derived keys: none only
+ * where n8n repeats the run with the same lineage (retry) or the start cannot come again (`trigger`,
+ * checked in derivedRefusal). A mode not listed is refused.
  */
 const DERIVED_KEY_MODES: Record<string, DerivedRefusal | undefined> = {
 	trigger: undefined,
@@ -141,42 +119,26 @@ const DERIVED_KEY_MODES: Record<string, DerivedRefusal | undefined> = {
 		exemptible: false,
 		why: REDELIVERED_WHY,
 	},
-	manual: { started: 'started in the editor', exemptible: true, why: REPEATED_BY_HAND_WHY },
-	integrated: { started: 'started as a sub-workflow (Execute Workflow)', exemptible: true, why: REPEATED_BY_HAND_WHY },
-	cli: { started: 'started from the command line (n8n execute)', exemptible: true, why: REPEATED_BY_HAND_WHY },
-	chat: { started: 'started by a chat message', exemptible: true, why: REPEATED_BY_HAND_WHY },
-	evaluation: { started: 'started by an evaluation', exemptible: true, why: REPEATED_BY_HAND_WHY },
-	agent: { started: "started by n8n's agent", exemptible: true, why: REPEATED_BY_HAND_WHY },
-	error: {
-		started: 'started as an error workflow (n8n starts one for every failed execution, each failed retry included)',
-		exemptible: true,
-		why: REPEATED_BY_HAND_WHY,
-	},
-	internal: { started: 'started internally by n8n', exemptible: true, why: REPEATED_BY_HAND_WHY },
+	manual: byHand('started in the editor'),
+	integrated: byHand('started as a sub-workflow (Execute Workflow)'),
+	cli: byHand('started from the command line (n8n execute)'),
+	chat: byHand('started by a chat message'),
+	evaluation: byHand('started by an evaluation'),
+	agent: byHand("started by n8n's agent"),
+	error: byHand('started as an error workflow (n8n starts one for every failed execution, each failed retry included)'),
+	internal: byHand('started internally by n8n'),
 };
 
 /**
- * The triggers whose start cannot come again: a schedule fires once per time and n8n does not catch
- * up or repeat a firing (n8n-nodes-base's Schedule Trigger, and the older Cron and Interval nodes).
- * Every other trigger in `trigger` mode may hand over the same event again (RabbitMQ, Kafka, SQS,
- * MQTT redeliver what was not acknowledged; a polling trigger re-reads after a restart; this
- * package's trigger replays missed events), so it is refused: fail closed.
+ * The triggers whose start cannot come again: n8n never catches up or repeats a schedule's firing. Any
+ * other trigger may hand over the same event again (a queue redelivers, a poller re-reads, ours replays).
  */
 export const SCHEDULE_TRIGGER_TYPES: readonly string[] = ['n8n-nodes-base.scheduleTrigger', 'n8n-nodes-base.cron', 'n8n-nodes-base.interval'];
 
-/**
- * The starts a sub-workflow's Derived keys may follow when the user allows it: the editor's Execute
- * Workflow button (a person repeats that run) and a schedule (its firing never comes again). A
- * sub-workflow of any other run (a webhook call, a trigger's event, a chat, a form) is started again
- * with that run's redelivery, each time a new child execution with new keys: no option lifts it.
- */
+/** The starts a sub-workflow's Derived keys may follow when allowed; a sub-workflow of any other run starts again with its redelivery. */
 const STARTED_BY_HAND_OR_ONCE: readonly string[] = ['n8n-nodes-base.manualTrigger', ...SCHEDULE_TRIGGER_TYPES];
 
-/**
- * The node that started this execution, as n8n 2.x records it in the execution's context
- * (`getExecutionContext().triggerNode`, set when the execution starts, n8n-core
- * establishExecutionContext); undefined where n8n does not say (n8n 1.x has no execution context).
- */
+/** The node that started this execution (n8n 2.x: `getExecutionContext().triggerNode`); undefined where n8n does not say (1.x). */
 function startingTrigger(ctx: IExecuteFunctions): { name: string; type: string } | undefined {
 	try {
 		const context = (ctx as { getExecutionContext?: () => unknown }).getExecutionContext?.() as
@@ -192,8 +154,7 @@ function startingTrigger(ctx: IExecuteFunctions): { name: string; type: string }
 
 /** Why a Derived key would be new on every repeat of this run, or undefined when it is safe here. */
 function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
-	// A tool call is a new run of the node inside the agent's execution, whatever started that: the
-	// model calls again at will, so no option lifts it.
+	// A tool call is a new run of the node, made again at the model's will: no option lifts it.
 	if (isToolRun(ctx)) {
 		return {
 			started: "made as an AI agent's tool call (every call is a new run of the node)",
@@ -216,8 +177,7 @@ function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
 		};
 	}
 	if (mode === 'integrated') {
-		// A sub-workflow's run is repeated by hand only when the run that called it was: n8n gives the
-		// child the execution context of the run at the top of the chain, whose start it names.
+		// Repeated by hand only when the calling run was: n8n gives the child the context of the run at the top of the chain.
 		const trigger = startingTrigger(ctx);
 		if (trigger && STARTED_BY_HAND_OR_ONCE.includes(trigger.type)) return DERIVED_KEY_MODES.integrated;
 		return {
@@ -241,13 +201,9 @@ function derivedRefusal(ctx: IExecuteFunctions): DerivedRefusal | undefined {
 }
 
 /**
- * Derived keys change in every new execution: a run from the editor, or a sub-workflow (a new child
- * execution each time its parent runs or is retried), is run again by the person after a failure and
- * pays again; a webhook's or a trigger's event is delivered again and pays again. Refused there,
- * before anything is sent, unless the credential's Environment is Local Sandbox (no real money; the
- * transport sends no write before the server proved it; a loopback URL alone counts for nothing), or,
- * for runs a person repeats by hand only, the user turned on Allow Derived Keys in Editor and
- * Sub-Workflow Runs.
+ * Refuses, before anything is sent, a Derived key in a run that can start again (new keys, paid again),
+ * unless the credential is the Local Sandbox (no real money, proved by the server, not by a loopback URL)
+ * or, for runs repeated by hand only, Allow Derived Keys in Editor and Sub-Workflow Runs is on.
  */
 export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	const refusal = derivedRefusal(ctx);
@@ -258,17 +214,11 @@ export async function refuseDerivedInNewRuns(ctx: IExecuteFunctions, itemIndex: 
 	) {
 		return;
 	}
-	// The transport's read of the credential; it sends no write before the sandbox proved itself.
 	if (await isSandboxCredential(ctx, itemIndex)) return;
 	throw operationError(ctx, `Nothing was sent for this item: Derived idempotency keys are refused in a run ${refusal.started}`, itemIndex, refusal.why);
 }
 
-/**
- * The key for one keyed write to `request` (the endpoint and its target, never the body): the
- * user's business key, or one derived from the lineage, node, run and item. Fails closed, before
- * anything is sent, when a Derived key cannot be anchored on the lineage, or would be new in a run a
- * person repeats by hand.
- */
+/** The key of one keyed write to `request` (the endpoint and its target, never the body), or the item's error before anything is sent. */
 export async function takeKey(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -279,16 +229,7 @@ export async function takeKey(
 	const mode = keyMode(ctx, itemIndex);
 	if (mode === 'derived') await refuseDerivedInNewRuns(ctx, itemIndex);
 	const { lineage, minted, problem } = executionLineage(ctx);
-	if (mode === 'custom') {
-		try {
-			const key = businessKey
-				? validateIdempotencyKey(businessKey.value, businessKey.label)
-				: validateIdempotencyKey(itemParameter(ctx, 'idempotencyKey', itemIndex, ''), 'Business Key');
-			return { key, lineage, newKey: false, mode };
-		} catch (error) {
-			throw itemError(ctx, error, itemIndex);
-		}
-	}
+	if (mode === 'custom') return { key: validBusinessKey(ctx, itemIndex, businessKey), lineage, newKey: false, mode };
 	if (!lineage) {
 		throw operationError(
 			ctx,
@@ -302,8 +243,7 @@ export async function takeKey(
 		instanceId: ctx.getInstanceId(),
 		workflowId: String(ctx.getWorkflow().id ?? ''),
 		lineage: lineage.nonce,
-		// The node's name, which n8n's "Retry with currently saved workflow" finds it by, so a node
-		// replaced by a pasted copy (same name, new id) sends the same keys.
+		// The name, as n8n's "Retry with currently saved workflow" finds the node: a pasted copy sends the same keys.
 		nodeId: `name:${node.name}`,
 		runIndex: runIndexOf(ctx, itemIndex),
 		itemIndex,
@@ -312,27 +252,27 @@ export async function takeKey(
 	return { key, lineage, newKey: minted || lineage.executionId === String(ctx.getExecutionId() ?? ''), mode };
 }
 
-/**
- * Which run of this node this is (a loop runs a node several times in one execution). The same for
- * every item of one run (one n8n context), so it is read once per context: n8n builds a whole data
- * proxy to answer it.
- */
-const runIndexByContext = new WeakMap<IExecuteFunctions, number>();
-
-function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
-	let runIndex = runIndexByContext.get(ctx);
-	if (runIndex === undefined) {
-		const value = Number(ctx.getWorkflowDataProxy(itemIndex).$runIndex);
-		runIndex = Number.isInteger(value) && value >= 0 ? value : 0;
-		runIndexByContext.set(ctx, runIndex);
+/** The item's Business Key, checked: `businessKey` (an input item's field) if given, else the Business Key parameter. */
+export function validBusinessKey(ctx: IExecuteFunctions, itemIndex: number, businessKey?: { value: unknown; label: string }): string {
+	try {
+		const { value, label } = businessKey ?? { value: itemParameter(ctx, 'idempotencyKey', itemIndex, ''), label: 'Business Key' };
+		return validateIdempotencyKey(value, label);
+	} catch (error) {
+		throw itemError(ctx, error, itemIndex);
 	}
-	return runIndex;
 }
 
-/**
- * The request first sent with this key for this item in this execution (Retry On Fail re-runs the
- * node; `$now` or random expressions then resolve differently), or `request` itself the first time.
- */
+const runIndexOnce = readOncePerRun<number, 'runIndex'>();
+
+/** Which run of this node this is (a loop runs a node several times), read once per run: n8n builds a whole data proxy to answer it. */
+function runIndexOf(ctx: IExecuteFunctions, itemIndex: number): number {
+	return runIndexOnce(ctx, 'runIndex', () => {
+		const value = Number(ctx.getWorkflowDataProxy(itemIndex).$runIndex);
+		return Number.isInteger(value) && value >= 0 ? value : 0;
+	});
+}
+
+/** The request first sent with this key for this item and execution (Retry On Fail resolves `$now` anew), or `request` itself. */
 export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: number, key: string, request: T): FirstTry<T> {
 	const id = [
 		ctx.getInstanceId(),
@@ -346,7 +286,7 @@ export function sameRequestAsFirstTry<T>(ctx: IExecuteFunctions, itemIndex: numb
 	return firstTry(id, request);
 }
 
-/** A keyed write's row as a person knows it in an error (router.ts nameOfRow): its Business Key; none with Derived keys. */
+/** A keyed write's row as a person knows it in an error: its Business Key; none with Derived keys. */
 export function businessKeyReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	try {
 		if (keyMode(ctx, itemIndex) !== 'custom') return undefined;

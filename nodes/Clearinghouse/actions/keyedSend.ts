@@ -1,8 +1,4 @@
-/**
- * Sends a keyed write: the one door of every keyed write (create a payment order, a receive ruleset
- * or a reward rule, set return details). Its key comes from idempotencyKey.ts; a 409 "key used with
- * another request" is said as such: nothing new was made (keyedWriteError).
- */
+/** The one door of every keyed write (a payment order, a receive ruleset, a reward rule, return details); its key from idempotencyKey.ts. */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -10,9 +6,8 @@ import { apiRequest, type Api, type LimitsRead, type WrittenRecord } from '../..
 import { keyMode, sameRequestAsFirstTry, takeKey, type KeyMode } from './idempotencyKey';
 
 /**
- * Whether a keyed write's error is the service's "key already used with another request" (409). For
- * orders and rulesets a 409 can only mean that (the spec); return details and reward rules have
- * other 409s (stale revision, full library), so there the answer must name the key.
+ * Whether a keyed write's error is the service's "key already used with another request" (409): for orders
+ * and rulesets the only 409 (the spec); return details and reward rules have others, so the answer must name the key.
  */
 export function isKeyReused(error: unknown, what: string): boolean {
 	return (
@@ -22,11 +17,7 @@ export function isKeyReused(error: unknown, what: string): boolean {
 	);
 }
 
-/**
- * The error of a keyed write, a 409 said the way it happened: the record exists with other values
- * (the key was first used with another request), and nothing new was made. Any other error is
- * returned as it is: the router makes it the item's node error.
- */
+/** A keyed write's error, a reused key's 409 said the way it happened: the record exists with other values, nothing new was made. */
 export function keyedWriteError(error: unknown, key: string, what: string, mode: KeyMode): unknown {
 	if (isKeyReused(error, what) && error instanceof NodeApiError) {
 		error.message =
@@ -40,10 +31,9 @@ export function keyedWriteError(error: unknown, key: string, what: string, mode:
 	return error;
 }
 
-/** What each keyed write makes, in the words of its errors. */
 export type KeyedRecord = 'payment order' | 'receive ruleset' | 'return details' | 'reward rule';
 
-/** Where a person sees the record a reused key already made: the operation that reads it (the spec has no read of rulesets). */
+/** Where a person sees the record a reused key already made (the spec has no read of rulesets). */
 const EXISTING_RECORD_READ: Record<KeyedRecord, string> = {
 	'payment order': 'Payment Order → Find by Keys with this key',
 	'receive ruleset': "the earlier run's output: the service offers no read of rulesets",
@@ -59,40 +49,36 @@ export const WRITTEN_RECORDS: Partial<Record<KeyedRecord, WrittenRecord>> = {
 export interface KeyedSend<T> {
 	/** The key taken earlier with `takeKey()`; without it `sendKeyed` takes it for this request (keyRequest). */
 	key?: string;
-	/**
-	 * A check that runs once the key is taken and before anything is sent (a chain checked against
-	 * GET /supported-assets): a refused Derived key then sends nothing, not even the check's reads.
-	 */
+	/** A check between taking the key and sending: a refused Derived key then sends nothing, not even the check's reads. */
 	guard?: () => Promise<void>;
 	record: KeyedRecord;
 	api?: Api;
 	method: IHttpRequestMethods;
 	path: string;
-	/** Where the service takes the key: the body's `idempotencyKey`, or the `Idempotency-Key` header. */
+	/** The body's `idempotencyKey`, or the `Idempotency-Key` header. */
 	keyIn: 'body' | 'header';
 	body: IDataObject;
 	headers?: Record<string, string>;
-	/** The read of the account's limits that may explain a refusal naming no field, for the request sent (transport: limitsOnRefusal). */
+	/** The read of the account's limits that may explain a refusal naming no field (the transport's limitsOnRefusal). */
 	limitsOnRefusal?: (sent: SentRequest) => LimitsRead;
-	/** Runs on the request about to be sent (the first try's), before it is sent. */
+	/** Runs on the first try's request just before it is sent. */
 	beforeSend?: (sent: SentRequest) => void;
 	/** On the service's 409 for a reused key: the answer to give instead, if any (else the keyed 409 error). */
 	onKeyReused?: (sent: SentRequest, error: unknown) => Promise<T | undefined>;
 }
 
-/** The body and headers a keyed write sent: the first try's for this key, item and execution. */
+/** The body and headers sent: the first try's for this key, item and execution. */
 export interface SentRequest {
 	body: IDataObject;
 	headers: Record<string, string>;
 }
 
 export interface KeyedAnswer<T> {
-	/** The idempotency key sent. */
 	key: string;
 	/** The service's answer (empty when `reused` answers instead). */
 	response: IDataObject;
 	sent: SentRequest;
-	/** True when this was the first try of this key for this item in this execution. */
+	/** The first try of this key for this item in this execution. */
 	firstTry: boolean;
 	startedMs: number;
 	/** What `onKeyReused` answered the service's 409 with. */
@@ -100,19 +86,16 @@ export interface KeyedAnswer<T> {
 }
 
 /**
- * The request a key is derived for: the method, the rewards host when it is that one, and the path
- * with its IDs as the user gave them (the path carries them URI-encoded; a path ID never holds `%`).
- * A Derived key depends on it, so it may never change for an existing operation.
+ * The request a key is derived for: the method, the rewards host, the path with its IDs decoded, as given (a
+ * path ID never holds `%`). A Derived key depends on it, so it may never change for an existing operation.
  */
 export function keyRequest(send: Pick<KeyedSend<unknown>, 'api' | 'method' | 'path'>): string {
 	return `${send.method} ${send.api === 'rewards' ? 'rewards ' : ''}${decodeURIComponent(send.path)}`;
 }
 
 /**
- * Sends one keyed write: its key (given, or taken here by `takeKey()`, then `guard`) placed where the service
- * takes it, the first try's request for this key (Retry On Fail resolves `$now` anew), marked
- * idempotent (the transport may repeat it, and says "may have made this <record>" when its answer is
- * lost), and its 409 said as a reused key.
+ * Sends one keyed write: its key (given, or taken here, then `guard`), the first try's request for this key
+ * (Retry On Fail resolves `$now` anew), marked idempotent (the transport may repeat it), a 409 said as a reused key.
  */
 export async function sendKeyed<T = never>(ctx: IExecuteFunctions, itemIndex: number, send: KeyedSend<T>): Promise<KeyedAnswer<T>> {
 	const key = send.key ?? (await takeKey(ctx, itemIndex, keyRequest(send))).key;

@@ -8,7 +8,7 @@ import { validatePathId } from '../../shared/pathId';
 import { readSwitch, storedAt, type SwitchKind } from '../../shared/switches';
 import { nodeOfRun } from './readOnce';
 
-/** Per-item parameter readers and validators of the operations, and the errors they raise (keys and lineage: idempotencyKey.ts). */
+/** Per-item parameter readers and validators of the operations, and the errors they raise. */
 
 export function pageSize(ctx: IExecuteFunctions, itemIndex: number): number {
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -22,15 +22,12 @@ export function listLimit(ctx: IExecuteFunctions, itemIndex: number): number | u
 	return returnAll ? undefined : (ctx.getNodeParameter('limit', itemIndex, 50) as number);
 }
 
-/**
- * The id of a resource locator (or a plain string) that goes into a request path: refused when
- * empty or when it could change the path (`..`, `/`, `%2e`, whitespace: shared/pathId.ts).
- */
+/** The id of a resource locator (or a plain string) for a request path: refused when empty or when it could change the path. */
 export function locatorValue(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
 	return pathIdOf(ctx, ctx.getNodeParameter(name, itemIndex, '', { extractValue: true }), itemIndex, label);
 }
 
-/** A required ID parameter (mapped per item) that goes into a request path, checked as locatorValue checks it. */
+/** A required ID parameter for a request path, checked as locatorValue checks it. */
 export function requiredId(ctx: IExecuteFunctions, name: string, itemIndex: number, label: string): string {
 	return pathIdOf(ctx, itemParameter(ctx, name, itemIndex, ''), itemIndex, label);
 }
@@ -44,14 +41,12 @@ function pathIdOf(ctx: IExecuteFunctions, value: unknown, itemIndex: number, lab
 }
 
 /**
- * A top-level parameter of one item: a trivial `={{ $json.a.b }}` that reaches a string or a finite
- * number is read from the input item without n8n's expression engine (shared/jsonPath.ts, the same
- * value as the engine's); anything else is n8n's getNodeParameter (a resource locator's value extracted).
+ * A top-level parameter of one item: a trivial `={{ $json.a.b }}` reaching a string or a finite number is
+ * read without n8n's expression engine (the same value); anything else is n8n's getNodeParameter.
  */
 export function itemParameter(ctx: IExecuteFunctions, name: string, itemIndex: number, fallback: unknown): unknown {
 	const stored = nodeOfRun(ctx).parameters[name];
-	// A resource locator (From List / By ID) gives the value it holds, as n8n's extractValue reads it; a
-	// plain text or expression saved before the field became one is read as it always was.
+	// A resource locator gives the value it holds (n8n's extractValue); a plain text or expression is read as it is.
 	const locator = typeof stored === 'object' && stored !== null && 'mode' in stored && 'value' in stored;
 	const path = trivialJsonPath(locator ? (stored as IDataObject).value : stored);
 	if (path) {
@@ -75,10 +70,7 @@ export function optionalText(value: unknown): string | undefined {
 	return text === '' ? undefined : text;
 }
 
-/**
- * The item's error, returned (never thrown here): every call site says `throw operationError(…)`.
- * test/repo/errorCalls.test.ts fails on a bare call, which would do nothing.
- */
+/** The item's error, returned: every call site says `throw operationError(…)`. */
 export function operationError(ctx: IExecuteFunctions, message: string, itemIndex: number, description?: string): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), message, { itemIndex, description });
 }
@@ -146,10 +138,7 @@ export function recordWithoutSecrets(body: unknown): IDataObject | undefined {
 	return record && withoutSecrets(record);
 }
 
-/**
- * `{ subaccountId }` from a Subaccount ID option, undefined for this account: the query of a read,
- * and spread into the body of a write that takes the same field.
- */
+/** `{ subaccountId }` from a Subaccount ID option (a read's query, or spread into a write's body); undefined for this account. */
 export function subaccountQuery(options: IDataObject): IDataObject | undefined {
 	const subaccountId = optionalText(options.subaccountId);
 	return subaccountId ? { subaccountId } : undefined;
@@ -178,10 +167,7 @@ export function jsonObject(ctx: IExecuteFunctions, value: unknown, itemIndex: nu
 	return parsed as IDataObject;
 }
 
-/**
- * A boolean that guards money or events, read fail-closed by its path (shared/switches.ts): refused,
- * naming `label` and the value, when it is neither a clear on nor a clear off.
- */
+/** A boolean that guards money or events, read fail-closed: refused, naming `label` and the value, unless a clear on or off. */
 export function switchParameter(ctx: IExecuteFunctions, path: string, itemIndex: number, fallback: boolean, label: string, kind: SwitchKind): boolean {
 	const stored = storedAt(nodeOfRun(ctx).parameters, path);
 	try {

@@ -1,32 +1,26 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 /**
- * Values read once per run and item. n8n gives each run of a node its own execute context, so the
- * context keys the run: a router pass over every row (checkRow) and the row's own execution then read
- * the same values, and a batch pays n8n's parameter reads (expressions) once per row, not twice. A read
- * that throws keeps nothing: the next call reads again (and fails again, with its own message).
+ * Values read once per run and key (an item, a query). n8n gives each run of a node its own execute
+ * context, so the context keys the run: checkRow and execute then read an item's values once, not
+ * twice. A read that throws, or a promise that rejects, keeps nothing: the next call reads again.
  */
-export function readOncePerItem<T>(): (run: object, itemIndex: number, read: () => T) => T {
-	const runs = new WeakMap<object, Map<number, T>>();
-	return (run, itemIndex, read) => {
-		let items = runs.get(run);
-		if (items?.has(itemIndex)) return items.get(itemIndex) as T;
+export function readOncePerRun<T, K = number>(): (run: object, key: K, read: () => T) => T {
+	const runs = new WeakMap<object, Map<K, T>>();
+	return (run, key, read) => {
+		const values = runs.get(run) ?? new Map<K, T>();
+		if (values.has(key)) return values.get(key) as T;
 		const value = read();
-		if (!items) runs.set(run, (items = new Map()));
-		items.set(itemIndex, value);
+		values.set(key, value);
+		runs.set(run, values);
+		if (value instanceof Promise) value.catch(() => values.delete(key));
 		return value;
 	};
 }
 
-const nodesOfRun = new WeakMap<object, INode>();
+const nodeOnce = readOncePerRun<INode, 'node'>();
 
-/**
- * The node as saved (type, version, raw parameters), read once per run: n8n's getNode() returns a deep
- * copy of the node on every call, and a batch reads it several times per row (which parameters are
- * plain `$json` paths, the key's default for the version, a tool run). Read only, never changed.
- */
+/** The node as saved, read once per run: n8n's getNode() deep-copies the node on every call. Never changed. */
 export function nodeOfRun(ctx: Pick<IExecuteFunctions, 'getNode'>): INode {
-	let node = nodesOfRun.get(ctx);
-	if (!node) nodesOfRun.set(ctx, (node = ctx.getNode()));
-	return node;
+	return nodeOnce(ctx, 'node', () => ctx.getNode());
 }

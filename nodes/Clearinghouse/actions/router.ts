@@ -15,16 +15,12 @@ import * as webhookDelivery from './webhookDelivery';
 import * as webhookEndpoint from './webhookEndpoint';
 
 interface Resource {
-	/** The name in the node's Resource dropdown. */
 	displayName: string;
 	/** The resource's index: its operation modules and `description` (its Operation field and their fields). */
 	operations: Record<string, Operation | unknown> & { description: INodeProperties[] };
 }
 
-/**
- * resource → its name and operations. The node's Resource field and properties are built from it
- * (`properties` below), so adding an operation is one file plus its lines in the resource's index.
- */
+/** The node's resources: its Resource field and properties are built from this. */
 export const resources: Record<string, Resource> = {
 	account: { displayName: 'Account', operations: account },
 	depositAddress: { displayName: 'Deposit Address', operations: depositAddress },
@@ -38,7 +34,6 @@ export const resources: Record<string, Resource> = {
 	webhookEndpoint: { displayName: 'Webhook Endpoint', operations: webhookEndpoint },
 };
 
-/** The node's properties: the Resource field, then each resource's Operation field and fields. */
 export const properties: INodeProperties[] = [
 	{
 		displayName: 'Resource',
@@ -56,17 +51,14 @@ function findOperation(resource: string, operation: string): Operation | undefin
 	return candidate && typeof candidate.execute === 'function' ? candidate : undefined;
 }
 
-type Outcome = { records: IDataObject[] } | { error: NodeApiError | NodeOperationError };
+type NodeError = NodeApiError | NodeOperationError;
+type Outcome = { records: IDataObject[] } | { error: NodeError };
 
 /**
- * Runs the chosen operation once per input item. Per-item concerns live here once: paired items,
- * Continue On Fail, the item index on every error, and bounded concurrency.
- *
- * Concurrency (Options → Concurrency, default 5) starts items in item order, at most N at a time,
- * and assembles the output in item order, so the result equals a one-at-a-time run: the same
- * items, the same pairedItem, the same idempotency keys (they depend on the item index, not on
- * timing). Without Continue On Fail no item starts after a failure and the error of the first
- * failing item (in item order) is thrown once the items already running have finished.
+ * Runs the operation once per input item: paired items, Continue On Fail, the item index on every
+ * error, and Concurrency, which starts items in item order and assembles the output in item order, so
+ * the result (keys included) equals a one-at-a-time run. Without Continue On Fail no item starts after
+ * a failure, and the first failing item's error is thrown once the running ones have finished.
  */
 export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
@@ -101,35 +93,21 @@ export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData
 			}
 		}
 	};
-	// Options → Dry Run (actions/dryRun.ts): no write leaves the transport until endDryRun.
+	// Options → Dry Run: no write leaves the transport until endDryRun.
 	beginDryRun(ctx);
 	try {
-		// Checks over the whole batch (spend limits) before any item starts: a refusal sends nothing.
-		let batchError: NodeApiError | NodeOperationError | undefined;
+		let refused: Map<number, NodeError>;
 		try {
-			await operation.preflight?.(ctx, items.length);
+			refused = await checkBatch(ctx, operation, items.length);
 		} catch (error) {
-			batchError = asNodeError(ctx, error, 0);
+			// checkBatch throws node errors only: the run fails as a whole.
+			const runError = error as NodeError;
+			if (!continueOnFail) throw runError;
+			return [items.map((_, itemIndex) => ({ json: failedItemJson(runError), pairedItem: { item: itemIndex } }))];
 		}
-		if (batchError) {
-			if (!continueOnFail) throw batchError;
-			return [items.map((_, itemIndex) => ({ json: failedItemJson(batchError), pairedItem: { item: itemIndex } }))];
-		}
-		// Every row's own checks before any row is sent: a batch with bad rows sends nothing and says
-		// all of them at once (Continue On Fail: each bad row fails, the good ones run).
-		if (operation.checkRow) {
-			let refused: Map<number, NodeApiError | NodeOperationError>;
-			try {
-				refused = await checkRows(ctx, operation, items.length);
-			} catch (error) {
-				// What the checks read was refused (a wrong key): the run fails as a whole, as a preflight does.
-				const runError = error instanceof NodeApiError || error instanceof NodeOperationError ? error : asNodeError(ctx, error, 0);
-				if (!continueOnFail) throw runError;
-				return [items.map((_, itemIndex) => ({ json: failedItemJson(runError), pairedItem: { item: itemIndex } }))];
-			}
-			if (refused.size > 0 && !continueOnFail) throw batchRefusal(ctx, operation, refused, items.length);
-			for (const [itemIndex, error] of refused) outcomes[itemIndex] = { error };
-		}
+		// A batch with bad rows sends nothing and names them all (Continue On Fail: the good rows run).
+		if (refused.size > 0 && !continueOnFail) throw batchRefusal(ctx, operation, refused, items.length);
+		for (const [itemIndex, error] of refused) outcomes[itemIndex] = { error };
 		await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 	} finally {
 		endDryRun(ctx);
@@ -140,10 +118,7 @@ export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData
 		const outcome = outcomes[itemIndex];
 		if (outcome === undefined) break; // not started because an earlier item failed
 		if ('error' in outcome) {
-			if (!continueOnFail) {
-				const rowName = (index: number) => nameOfRow(ctx, operation, index, items.length);
-				throw withProgress(ctx, operation, outcome.error, outcomes, items.length, { itemIndex, rowName });
-			}
+			if (!continueOnFail) throw withProgress(ctx, operation, outcome.error, outcomes, items.length, itemIndex);
 			output.push({ json: failedItemJson(outcome.error), pairedItem: { item: itemIndex } });
 			continue;
 		}
@@ -153,15 +128,20 @@ export async function router(ctx: IExecuteFunctions): Promise<INodeExecutionData
 }
 
 /**
- * Runs the operation's checkRow for every row, one at a time (they send no write; a read they share,
- * such as the supported assets, is read once). A failure to read what the checks need (the service
- * answering an error) is not a row's problem: it fails the run as it is.
+ * The batch's checks before any item starts: preflight, then every row's checkRow, one at a time. A
+ * throw fails the run as a whole (a preflight's refusal, or the service refusing a read the checks
+ * need); the rows' own refusals are returned.
  */
-async function checkRows(ctx: IExecuteFunctions, operation: Operation, total: number): Promise<Map<number, NodeApiError | NodeOperationError>> {
-	const refused = new Map<number, NodeApiError | NodeOperationError>();
-	for (let itemIndex = 0; itemIndex < total; itemIndex++) {
+async function checkBatch(ctx: IExecuteFunctions, operation: Operation, total: number): Promise<Map<number, NodeError>> {
+	try {
+		await operation.preflight?.(ctx, total);
+	} catch (error) {
+		throw asNodeError(ctx, error, 0);
+	}
+	const refused = new Map<number, NodeError>();
+	for (let itemIndex = 0; operation.checkRow && itemIndex < total; itemIndex++) {
 		try {
-			await operation.checkRow!(ctx, itemIndex);
+			await operation.checkRow(ctx, itemIndex);
 		} catch (error) {
 			if (error instanceof NodeApiError) throw asNodeError(ctx, error, itemIndex);
 			refused.set(itemIndex, asNodeError(ctx, error, itemIndex));
@@ -178,24 +158,15 @@ const ROWS_IN_DETAILS = 50;
 function fixOf(description: string | null | undefined): string {
 	const sentences = (description ?? '').split(/(?<=[.:]) (?=[A-Z])|\n+/).map((s) => s.trim());
 	const fix = sentences.find((s) => s !== '' && !/^Nothing was sent/i.test(s) && !/reads the supported chains/.test(s));
-	if (!fix) return '';
-	return fix.length > 240 ? `${fix.slice(0, 240)}…` : fix;
+	return fix ? clip(fix, 240) : '';
 }
 
 function clip(text: string, length: number): string {
 	return text.length > length ? `${text.slice(0, length)}…` : text;
 }
 
-/**
- * One error for a batch whose rows failed their own checks: nothing was sent. The message names the
- * first rows with their problem; the description lists every bad row (up to 50) with its problem and fix.
- */
-export function batchRefusal(
-	ctx: IExecuteFunctions,
-	operation: Operation,
-	refused: Map<number, NodeApiError | NodeOperationError>,
-	total: number,
-): NodeApiError | NodeOperationError {
+/** One error for a batch whose rows failed their own checks: the message names the first rows, the description up to 50. */
+export function batchRefusal(ctx: IExecuteFunctions, operation: Operation, refused: Map<number, NodeError>, total: number): NodeError {
 	const rows = [...refused.keys()].sort((a, b) => a - b);
 	if (rows.length === 1) {
 		// One bad row: its own error (its field, its item for n8n), saying that no other row was sent either.
@@ -234,15 +205,11 @@ export function batchRefusal(
 }
 
 /**
- * The json of a failed item under Continue On Fail: the error text (with the service's explanation)
- * and, for an API answer, `details` with its HTTP status and a hint. Only `json.error` is set, no
- * item-level `error`: on the error output n8n 2.40.7 merges the paired input item's fields in beside
- * it, but replaces the json of any item that carries an item-level `error` with `{error}` alone
- * (`normalizeNodeErrors`), dropping the payee and invoice fields the user needs to act on the
- * failure. n8n routes an item to the error output by `json.error` only while its json has no keys
- * but `error`, `message` and `details`, so nothing else may be added here.
+ * A failed item's json under Continue On Fail. No item-level `error`: n8n 2.40.7 then replaces the json
+ * with `{error}` alone, dropping the input fields it otherwise merges in on the error output; and it
+ * routes by `json.error` only while the json has no keys but `error`, `message` and `details`.
  */
-export function failedItemJson(error: NodeApiError | NodeOperationError): IDataObject {
+export function failedItemJson(error: NodeError): IDataObject {
 	const json: IDataObject = { error: error.message };
 	if (error instanceof NodeApiError && error.httpCode) {
 		json.details = { httpCode: error.httpCode, description: error.description ?? '' };
@@ -250,11 +217,7 @@ export function failedItemJson(error: NodeApiError | NodeOperationError): IDataO
 	return json;
 }
 
-/**
- * A row as a person sees it: its position counted from 1 and its reference (Business Key or memo),
- * e.g. `Row 2 of 3 (INV-1002)`. n8n's error view adds its own zero-based "[item 1]" to a message
- * that does not contain "item 1", so the first row named also says n8n's number for it.
- */
+/** A row as a person sees it, e.g. `Row 2 of 3 (INV-1002)`: its position from 1 and its reference (Business Key or memo). */
 export function nameOfRow(ctx: IExecuteFunctions, operation: Operation, itemIndex: number, total: number): string {
 	let reference: string | undefined;
 	try {
@@ -265,7 +228,7 @@ export function nameOfRow(ctx: IExecuteFunctions, operation: Operation, itemInde
 	return `Row ${itemIndex + 1}${total > 1 ? ` of ${total}` : ''}${reference ? ` (${reference})` : ''}`;
 }
 
-/** The rows of a list, e.g. `rows 1 and 3 (INV-1001, INV-1003)`: names already say "Row n (ref)". */
+/** The rows of a list, e.g. `rows 1 and 3 (INV-1001, INV-1003)`. */
 function rowList(rows: number[], rowName: (index: number) => string): string {
 	const names = rows.map((index) =>
 		rowName(index)
@@ -279,22 +242,14 @@ function rowList(rows: number[], rowName: (index: number) => string): string {
 }
 
 /**
- * The node error of a failed item, told what the rest of this run already did: a person who reads
- * "row 3 failed" and runs the batch again would otherwise pay rows 1 and 2 a second time. Items
- * that were running when the failure came (Concurrency) are counted too. The failed row is named
- * as a person sees it (`row`: its position from 1, its reference, and n8n's zero-based item number,
- * which n8n's error view would otherwise add on its own).
+ * A failed item's error, told what the rest of the run already did: a person who reads "row 3 failed"
+ * and runs the batch again would otherwise pay rows 1 and 2 twice. The row also says n8n's zero-based
+ * item number, which n8n's error view would otherwise add on its own ("[item 1]").
  */
-export function withProgress(
-	ctx: IExecuteFunctions,
-	operation: Operation,
-	error: NodeApiError | NodeOperationError,
-	outcomes: Outcome[],
-	total: number,
-	row?: { itemIndex: number; rowName: (index: number) => string },
-) {
-	if (row && total > 1 && !/^Row \d/.test(error.message)) {
-		error.message = `${row.rowName(row.itemIndex)}, n8n item ${row.itemIndex}: ${error.message}`;
+export function withProgress(ctx: IExecuteFunctions, operation: Operation, error: NodeError, outcomes: Outcome[], total: number, failedIndex: number) {
+	const rowName = (index: number) => nameOfRow(ctx, operation, index, total);
+	if (total > 1 && !/^Row \d/.test(error.message)) {
+		error.message = `${rowName(failedIndex)}, n8n item ${failedIndex}: ${error.message}`;
 	}
 	const succeeded: number[] = [];
 	const records: IDataObject[] = [];
@@ -306,11 +261,9 @@ export function withProgress(
 		else if ('records' in outcome) {
 			succeeded.push(itemIndex);
 			records.push(...outcome.records);
-		} else if (itemIndex !== row?.itemIndex) failed.push(itemIndex);
+		} else if (itemIndex !== failedIndex) failed.push(itemIndex);
 	}
-	const rowName = row?.rowName ?? ((index: number) => `Row ${index + 1}`);
-	// Every row not paid is named too: a person who reads only the rows that succeeded would take the
-	// others for paid (other rows that failed while this one ran, rows never started).
+	// Every row not paid is named too: a reader of only the rows that succeeded would take the others for paid.
 	const notPaid = [
 		...failed
 			.slice(0, 20)
@@ -328,7 +281,6 @@ export function withProgress(
 		if (others) error.description = error.description ? `${others}\n\n${error.description}` : others;
 		return error;
 	}
-	// The message counts the rows; the details say which (up to 20), without repeating the count.
 	const which = succeeded.length <= 20 ? `${rowList(succeeded, rowName).replace(/^r/, 'R')} succeeded: ` : '';
 	const told = operation.succeededRows?.(ctx, records);
 	const summary = `${succeeded.length === 1 ? '1 other row' : `${succeeded.length} other rows`} of this run already succeeded${told ? `: ${told.made}` : ''}`;

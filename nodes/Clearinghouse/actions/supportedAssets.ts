@@ -6,18 +6,14 @@ import { apiRequest } from '../../shared/transport';
 import { operationError } from './parameters';
 
 /**
- * The chains and assets of a write checked before it is sent, against GET /supported-assets (the spec
- * calls that list canonical: a pair not on it is one the service refuses). Read once per run, lazily,
- * when the run's first write is about to be sent (one promise: items running concurrently share it).
- * Fails closed: when the list cannot be read, or lists no pair, no write of the run is sent.
+ * The chains and assets of a write checked before it is sent, against GET /supported-assets (canonical in
+ * the spec), read once per run. Fails closed: when the list cannot be read, or lists no pair, no write of
+ * the run is sent (a failed read is kept).
  */
 
 const runs = new WeakMap<object, Promise<SupportedAsset[]>>();
 
-/**
- * `writer`: the operation in the panel's words and what it sends, e.g. `Payment Order → Create`,
- * `order`; `path`: where it sends it, when a field's label depends on it (shared/labels.ts).
- */
+/** The operation in the panel's words and what it sends (`Payment Order → Create`, `order`); `path` when a field's label depends on it. */
 export interface Writer {
 	operation: string;
 	sends: string;
@@ -50,7 +46,7 @@ async function readSupportedAssets(ctx: IExecuteFunctions, itemIndex: number, wr
 	return assets;
 }
 
-/** The run's supported pairs, read once (one promise: items running concurrently share it). */
+/** The run's supported pairs, read once (one promise that concurrent items share). */
 async function supportedOf(ctx: IExecuteFunctions, itemIndex: number, writer: Writer): Promise<SupportedAsset[]> {
 	let assets = runs.get(ctx);
 	if (!assets) {
@@ -61,10 +57,8 @@ async function supportedOf(ctx: IExecuteFunctions, itemIndex: number, writer: Wr
 }
 
 /**
- * An order's Chain and Asset as the service names them, matched as columns are: in any case, and a
- * chain by its display name too (`Ethereum`, `Base`, `BNB Smart Chain`), when exactly one listed
- * value matches. Rewrites `body.toChain` and `body.asset` in place; a value that matches none, or
- * more than one, is left as it is (checkChainAndAsset then refuses it with the valid values).
+ * An order's Chain and Asset as the service names them (any case, a chain by its display name too), when
+ * exactly one listed value matches; rewritten in `body`. Otherwise left for checkChainAndAsset to refuse.
  */
 export async function matchChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, writer: Writer): Promise<void> {
 	if (typeof body.toChain !== 'string') return;
@@ -73,11 +67,7 @@ export async function matchChainAndAsset(ctx: IExecuteFunctions, itemIndex: numb
 	if (matched.asset !== undefined) body.asset = matched.asset;
 }
 
-/**
- * Refuses, before it is sent, a write whose chain and asset (an order's or quote's, a ruleset's, each
- * wallet's chain: every pair of `body`) the service does not list: the message names the panel field
- * and its valid values.
- */
+/** Refuses, before it is sent, a write with a pair of `body` the service does not list, naming the panel field and its valid values. */
 export async function checkChainAndAsset(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, writer: Writer): Promise<void> {
 	const pairs = sentPairs({ body });
 	if (pairs.length === 0) return;

@@ -2,22 +2,14 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { nodeOfRun } from './readOnce';
 
 /**
- * Whether this run is an AI agent's tool call: n8n loads a `usableAsTool` node a second time as the
- * type `<package>.<name>Tool` (n8n/dist/tool-generation/ai-tools.js, 1.x and 2.x) and runs it with
- * the model's tool arguments as its input item, so `$json` and Map Automatically read what the
- * model wrote, not only `$fromAI()`.
+ * Whether this run is an AI agent's tool call: n8n runs a `usableAsTool` node as the type `<name>Tool`
+ * (1.x and 2.x) with the model's arguments as its input item, so `$json` too reads what the model wrote.
  */
 export function isToolRun(ctx: Pick<IExecuteFunctions, 'getNode'>): boolean {
 	return /Tool$/.test(nodeOfRun(ctx).type);
 }
 
-/**
- * The description an AI agent reads for an operation when the node is its tool. n8n adds its own
- * "Tool Description" field to a tool only when the node has none; by declaring ours (shown only
- * on the tool, `@tool`) the default text is this one, and the user can still edit it. Operations
- * without an entry here keep n8n's automatic text (the operation's action, e.g. "Get a payment
- * order in Clearinghouse").
- */
+/** What an AI agent reads about Create: n8n adds its own Tool Description field only to a node that declares none. */
 export const CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION =
 	'Creates ONE payment order in the Clearinghouse: the recipient is paid in a dollar stablecoin (for example USDC) once the order is funded. ' +
 	'Amounts are US dollars (USD) written as decimal text with a dot, for example "120.50": at most 4 decimals, no currency sign, no thousands separator. ' +

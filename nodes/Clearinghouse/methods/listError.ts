@@ -4,35 +4,26 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { apiCredentials, CREDENTIAL_TYPE } from '../../shared/transport';
 
 /**
- * Errors of the editor's dropdowns (Chain, Asset) and From List searches, said so that n8n 2.40.7
- * shows them. n8n's editor shows only the `message` of what such a method throws: in the dropdown's
- * issue tooltip ("There was a problem loading the parameter options from server: …") and in a From
- * List's error view. A NodeApiError reaches a dropdown as a plain object and reads "[object Object]"
- * (the REST client hands NodeApiError bodies back as they are), so these throw a NodeOperationError
- * whose message holds everything: what was refused, at which Base URL, with which credential, and
- * what to do. The From List view splits a message at dashes and drops sentences that say "check
- * your credentials" (it adds its own link), so the messages avoid both.
+ * Errors of the editor's dropdowns and From List searches, said so that n8n 2.40.7 shows them: it shows
+ * only the thrown `message`, and a NodeApiError reaches a dropdown as "[object Object]", so these throw a
+ * NodeOperationError whose message holds everything. The From List view splits a message at dashes and
+ * drops sentences saying "check your credentials", so the messages avoid both.
  */
 
-/** What failed, as far as the message needs it (from the transport's error). */
 export interface ListFailure {
-	/** The HTTP status of the service's answer, when there was one. */
 	status?: number;
-	/** The service's error code (`unauthorized`, `account_not_active`, ...) or the transport's (`CONNECTION_FAILED`). */
+	/** The service's error code (`account_not_active`, ...) or the transport's (`CONNECTION_FAILED`). */
 	code?: string;
-	/** The error's own message (the service's answer in the panel's words). */
 	message: string;
 }
 
 export interface ListTarget {
-	/** The credential's Base URL as the user typed it (no secret in it). */
+	/** As the user typed it (no secret in it). */
 	baseUrl?: string;
-	/** The credential's name in n8n. */
 	credentialName?: string;
 	/**
-	 * The editor asked for the list while the node had no Clearinghouse credential. n8n 2.40.7 loads a new
-	 * node's lists as the panel opens, beside giving it the only credential of its type, and does not load
-	 * them again when that credential arrives during the load: the list stays failed until the node reopens.
+	 * No credential yet: n8n 2.40.7 loads a new node's lists as the panel opens, and does not load them again
+	 * when the only credential of its type arrives during the load: the list stays failed until the node reopens.
 	 */
 	noCredential?: boolean;
 }
@@ -75,7 +66,7 @@ export function listFailureMessage(failure: ListFailure, target: ListTarget): st
 	return `This list cannot load with ${credential}: ${message}`;
 }
 
-/** The status and code of a transport error (shared/transport.ts builds every error of a request). */
+/** The status and code of a transport error. */
 export function failureOf(error: unknown): ListFailure {
 	const message = error instanceof Error ? error.message : String(error);
 	if (error instanceof NodeApiError) {
@@ -87,10 +78,7 @@ export function failureOf(error: unknown): ListFailure {
 	return { message };
 }
 
-/**
- * The user list (GET /users) is not in the reference: a service without it (404, 405) or with another
- * answer than `{users: [{id, label}]}` gets this message, which says how to go on: By ID. Pure.
- */
+/** GET /users is not in the reference: a service without it, or with another answer than `{users: [{id}]}`, gets this message: By ID. */
 export function noUserListMessage(status: number | undefined, target: ListTarget): string {
 	const at = target.baseUrl ? ` at ${target.baseUrl}` : '';
 	const why =
@@ -100,7 +88,7 @@ export function noUserListMessage(status: number | undefined, target: ListTarget
 	return `${why}, so the sender cannot be picked here. Choose By ID beside this field and paste the user's ID (the id that User → Create or Update returns, never the label).`;
 }
 
-/** The credential's name and Base URL for the message; nothing when the credential cannot be read. */
+/** The credential's name and Base URL for the message. */
 export async function targetOf(ctx: ILoadOptionsFunctions): Promise<ListTarget> {
 	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
 	if (!chosen) return { noCredential: true };

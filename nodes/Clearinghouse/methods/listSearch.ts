@@ -14,11 +14,7 @@ function matches(filter: string | undefined, ...fields: unknown[]): boolean {
 	return fields.some((f) => typeof f === 'string' && f.toLowerCase().includes(needle));
 }
 
-/**
- * Payment orders for the From List mode, newest pages first as the API returns them. The API has
- * no text search: the filter matches the id, recipient, memo or status within each page, and the
- * pagination token is the next offset.
- */
+/** Payment orders for From List, newest first. The API has no text search: the filter matches within each page. */
 export async function searchPaymentOrders(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	const offset = Number(paginationToken ?? 0) || 0;
 	const page = await loadForEditor(this, async () =>
@@ -50,18 +46,14 @@ export async function searchWebhookEndpoints(this: ILoadOptionsFunctions, filter
 	};
 }
 
-/** Users per GET /users request, and the pages one search reads at most while a filter finds too few. */
+/** Users per request, and the pages one search reads at most while a filter finds too few. */
 const USER_PAGE_SIZE = 100;
 const USER_PAGES_PER_SEARCH = 10;
 
 /**
- * Users for a sender's From List: each shown by its label and id, the id kept (an order is sent with
- * `fromUserId`, never the label). GET /users is not in the reference; the field notes saw a third-party
- * client read `GET /users?limit&offset` → `{users, total}`. So it is read tolerantly and never relied on:
- * a 404 or 405 (told apart from a wrong Base URL by a read the reference shows) or another form of answer
- * gets a message that says to enter the ID (By ID), and nothing at run time reads it. The filter matches
- * the label or id in any case; with a filter, pages are read until a page's worth matches (at most 10 per
- * search), and the pagination token is the next offset.
+ * Users for a sender's From List, by label and id (the id is sent, never the label). GET /users is not in
+ * the reference (the field notes saw a client read `{users, total}`), so it is read tolerantly and never
+ * relied on: no list, or another answer, says to use By ID. With a filter, pages are read until a page's worth matches.
  */
 export async function searchUsers(this: ILoadOptionsFunctions, filter?: string, paginationToken?: string): Promise<INodeListSearchResult> {
 	let offset = Number(paginationToken ?? 0) || 0;
@@ -80,7 +72,7 @@ export async function searchUsers(this: ILoadOptionsFunctions, filter?: string, 
 	}
 }
 
-/** One page of GET /users, or the error the editor shows (a failure as any list's; no list or another form: noUserListMessage). */
+/** One page of GET /users, or the error the editor shows. */
 async function usersPage(ctx: ILoadOptionsFunctions, offset: number): Promise<{ users: IDataObject[]; total?: number }> {
 	let body: unknown;
 	try {

@@ -4,7 +4,7 @@ import { chainDisplayName } from '../../shared/labels';
 import { apiRequest } from '../../shared/transport';
 import { loadForEditor } from './listError';
 
-/** GET /supported-assets; a failure (a wrong API key, a wrong Base URL) is said so that the editor shows why. */
+/** GET /supported-assets; a failure is said so that the editor shows why. */
 async function supportedAssets(ctx: ILoadOptionsFunctions): Promise<IDataObject[]> {
 	return await loadForEditor(ctx, async () => (await apiRequest(ctx, { method: 'GET', path: '/supported-assets' })) as unknown as IDataObject[]);
 }
@@ -21,11 +21,7 @@ export async function getChains(this: ILoadOptionsFunctions): Promise<INodePrope
 	);
 }
 
-/**
- * Asset symbols from GET /supported-assets, only those on the chain chosen in the same node (the
- * field `toChain`, `deliveredChain` for a receive ruleset, or Create's Default Chain); all of them while no chain is
- * chosen or the chain is an expression.
- */
+/** Asset symbols from GET /supported-assets on the chain chosen in the node; all of them while none is chosen or it is an expression. */
 export async function getAssets(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
 	const chain = [this.getCurrentNodeParameter('toChain'), this.getCurrentNodeParameter('deliveredChain'), this.getCurrentNodeParameter('chainForAllRows')].find(
 		(value): value is string => typeof value === 'string' && value !== '' && !value.startsWith('='),

@@ -5,15 +5,12 @@ import { ACCOUNT_LIMITS, limitEntry } from '../../../shared/limits';
 
 /** One limit of GET /account/limits against the batch. */
 export interface LimitCheck {
-	/** The API's name of the limit. */
 	limit: string;
-	/** What it limits, in words. */
 	what: string;
 	/** What the batch needs of it: the largest order (maxTxUsd), else the batch's count or total. */
 	batch: number;
-	/** The ceiling; for maxTxUsd this is what the largest order is held against. */
 	ceiling?: number;
-	/** What is left of the ceiling now (used counts orders already made in this window or day). */
+	/** What is left of the ceiling now. */
 	remaining?: number;
 	ok: boolean;
 	/** How far the batch goes over, 0 when it fits. */
@@ -26,7 +23,7 @@ export interface BatchReport extends IDataObject {
 	orders: number;
 	totalUsd: number;
 	largestUsd: number;
-	/** 1-based position of the largest order among the input items. */
+	/** Counted from 1. */
 	largestItem: number;
 	problems: string[];
 	checks: IDataObject[];
@@ -35,11 +32,7 @@ export interface BatchReport extends IDataObject {
 	note: string;
 }
 
-/**
- * The whole batch against the account's limits: the largest order against the per-order ceiling,
- * the count and the sum against what is left of the netting window and of the day. Every order is
- * counted in the current window and today, as they would be if paid now. Pure, exact (pips).
- */
+/** The batch against the account's limits: the largest order, the count and the sum, each counted as if paid now. Exact. */
 export function checkBatch(amounts: UsdAmount[], limits: IDataObject): BatchReport {
 	const total = amounts.reduce((sum, a) => sum + a.pips, 0n);
 	let largestIndex = -1;

@@ -57,11 +57,7 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['account'], operation: ['checkBatch'] } }, properties);
 
-/**
- * All input items against the account's limits, in one output item (paired with the first input
- * item): the count and sum for the netting window and the day, the largest order against maxTxUsd,
- * `ok` and the problems in words. The other items produce nothing.
- */
+/** All input items against the account's limits, in one output item paired with the first; the other items produce nothing. */
 export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject | IDataObject[]> {
 	if (itemIndex !== 0) return [];
 	const items = ctx.getInputData();
@@ -69,7 +65,6 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	const amounts: UsdAmount[] = [];
 	for (let n = 0; n < items.length; n++) {
 		try {
-			// Map Automatically: the column Create reads the amount from (amountUsd, Amount (USD), Amount, ...).
 			amounts.push(orderAmount(ctx, n, mapped));
 		} catch (error) {
 			throw operationError(
@@ -87,7 +82,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return keys ? { ...report, ...(await keysUsed(ctx, keys, options)) } : report;
 }
 
-/** Each item's Business Key, or undefined when the field is left empty. */
+/** Each item's Business Key; undefined when the field is empty. */
 function batchKeys(ctx: IExecuteFunctions, count: number): string[] | undefined {
 	const field = ctx.getNode().parameters.businessKey;
 	if (field === undefined || field === '') return undefined;
@@ -108,7 +103,7 @@ function batchKeys(ctx: IExecuteFunctions, count: number): string[] | undefined 
 	return keys;
 }
 
-/** Which keys of the batch already have an order, from one listing of the last 90 days. */
+/** Which keys of the batch already have an order (one listing of the last 90 days). */
 async function keysUsed(ctx: IExecuteFunctions, keys: string[], options: IDataObject): Promise<IDataObject> {
 	const subaccountId = typeof options.subaccountId === 'string' && options.subaccountId.trim() !== '' ? options.subaccountId.trim() : undefined;
 	const createdAfter = new Date(Date.now() - KEY_LOOKUP_DAYS * 86_400_000).toISOString();

@@ -1,7 +1,6 @@
 /**
- * GET /payment-orders (paged), read-only and safe to repeat: which of the input items' keys already
- * have an order, and in which status. What a person runs after a crash, an outage or an unknown
- * outcome before paying again, and what a reconciliation runs daily.
+ * GET /payment-orders (paged), a read, safe to repeat: which input items' keys already have an order, and
+ * in which status (before paying again after a crash or outage, or a daily reconciliation).
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
@@ -13,7 +12,6 @@ import { itemParameter, operationError, optionalText } from '../parameters';
 import { findOrdersByKey, type OrderIndex } from './findOrders';
 import { laterNow, keyStateOf } from './foundOrder';
 
-/** Created After when none is set: orders of the last 30 days. */
 export const DEFAULT_WINDOW_DAYS = 30;
 
 const properties: INodeProperties[] = [
@@ -52,7 +50,7 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show: { resource: ['paymentOrder'], operation: ['findByKeys'] } }, properties);
 
-/** One listing per run of the node, shared by its items (the router calls execute() with one context). */
+/** One listing per run, shared by its items. */
 const listings = new WeakMap<IExecuteFunctions, Promise<{ index: OrderIndex; createdAfter: string }>>();
 
 function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
@@ -64,7 +62,7 @@ function keyOf(ctx: IExecuteFunctions, itemIndex: number): string {
 	}
 }
 
-/** The listing for every item's key, from the first item's options (as Concurrency is read once). */
+/** The listing for every item's key, by the first item's options. */
 async function listing(ctx: IExecuteFunctions): Promise<{ index: OrderIndex; createdAfter: string }> {
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const text = optionalText(options.createdAfter);

@@ -2,44 +2,32 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
 import { listPages } from '../../../shared/transport';
+import { readOncePerRun } from '../readOnce';
 import { clockSkew } from './foundOrder';
 
-/**
- * Finds payment orders by the idempotency key they were created with: GET /payment-orders, paged
- * (limit/offset), every status the node knows, from a creation time on. Read-only: safe to repeat.
- * Used by Find by Keys (one listing shared by all items of a run) and by Create (a Business Key met
- * the service's 409: which order holds it?).
- */
+/** Payment orders by the idempotency key they were created with: GET /payment-orders, paged, every known status. A read. */
 
 export interface OrderSearch {
-	/** The keys wanted: the listing stops as soon as all are found. */
+	/** The listing stops as soon as all are found. */
 	keys: Iterable<string>;
-	/** Only orders created at or after this time (ISO); the API's `createdAfter`. */
 	createdAfter?: string;
-	/** Span this account and all its subaccounts (an order for a subaccount keeps the caller's key). */
+	/** An order for a subaccount keeps the caller's key. */
 	includeSubaccounts?: boolean;
-	/** Read one direct child subaccount instead. */
 	subaccountId?: string;
 	itemIndex: number;
-	/** Records per page (1-1000). */
 	pageSize?: number;
 }
 
 export interface OrderIndex {
 	/** Key → the newest order listed with it. */
 	byKey: Map<string, IDataObject>;
-	/** Orders read, pages requested: for the output's note and for tests. */
 	listed: number;
 	pages: number;
-	/** The service's clock less this computer's, from the first page's Date header (0 without one). */
+	/** The service's clock less this computer's, from the first page's Date header. */
 	skewMs: number;
 }
 
-/**
- * Pages through the account's orders newest first (the API lists by creation) until every wanted key
- * is found or the window is exhausted. Orders created while paging push older ones to later offsets:
- * an order may be read twice, never skipped.
- */
+/** Pages newest first until every key is found; orders created while paging push older ones on: read twice, never skipped. */
 export async function findOrdersByKey(ctx: IExecuteFunctions, search: OrderSearch): Promise<OrderIndex> {
 	const wanted = new Set(search.keys);
 	const index: OrderIndex = { byKey: new Map(), listed: 0, pages: 0, skewMs: 0 };
@@ -62,7 +50,6 @@ export async function findOrdersByKey(ctx: IExecuteFunctions, search: OrderSearc
 			const key = typeof order.idempotencyKey === 'string' ? order.idempotencyKey : undefined;
 			if (key !== undefined && wanted.delete(key)) index.byKey.set(key, order);
 		}
-		// The early stop: every wanted key found.
 		if (wanted.size === 0) break;
 	}
 	return index;
@@ -74,49 +61,32 @@ export const KEY_LOOKUP_DAYS = 90;
 /** Orders made after a run's shared listing began are looked for from this long before it (clock skew). */
 const LISTING_MARGIN_MS = 5 * 60_000;
 
-/** One listing per run of the node (its context) and scope, for every Business Key of the run. */
-const runListings = new WeakMap<IExecuteFunctions, Map<string, { startedMs: number; index: Promise<OrderIndex> }>>();
+const listingOnce = readOncePerRun<Promise<{ startedMs: number; index: OrderIndex }>, string>();
 
 /**
- * The order holding `key`, from one listing per run shared by all its items (the last 90 days,
- * looking for every key of the run at once) instead of one listing per item: N items that meet the
- * service's 409 cost the pages of one listing, not N times them. A key the shared listing lacks is
- * looked for once more among the orders made since it began (another item of this run may have made
- * it), unless `alsoRecent` is false (a dry run makes none).
+ * The order holding `key`, from one listing per run and scope for every key of the run (N items that meet
+ * a 409 cost one listing, not N). A key it lacks is looked for once more among the orders made since it
+ * began (another item may have made it), unless `alsoRecent` is false (a dry run makes none).
  */
 export async function orderByKeyInRun(
 	ctx: IExecuteFunctions,
 	search: { key: string; runKeys: () => Iterable<string>; subaccountId?: string; itemIndex: number; alsoRecent?: boolean },
 ): Promise<{ order: IDataObject; skewMs: number } | undefined> {
-	const byScope = runListings.get(ctx) ?? new Map<string, { startedMs: number; index: Promise<OrderIndex> }>();
-	runListings.set(ctx, byScope);
 	const scope = { subaccountId: search.subaccountId, includeSubaccounts: !search.subaccountId };
-	const scopeKey = search.subaccountId ?? '';
-	let shared = byScope.get(scopeKey);
-	if (!shared) {
-		const startedMs = Date.now();
+	const { startedMs, index } = await listingOnce(ctx, search.subaccountId ?? '', async () => {
+		const started = Date.now();
 		const keys = new Set(search.runKeys());
 		keys.add(search.key);
-		const index = findOrdersByKey(ctx, {
-			keys,
-			createdAfter: new Date(startedMs - KEY_LOOKUP_DAYS * 86_400_000).toISOString(),
-			...scope,
-			itemIndex: search.itemIndex,
-		});
-		shared = { startedMs, index };
-		byScope.set(scopeKey, shared);
-		// A failed listing is not kept: the next item lists again.
-		index.catch(() => byScope.delete(scopeKey));
-	}
-	const index = await shared.index;
+		const createdAfter = new Date(started - KEY_LOOKUP_DAYS * 86_400_000).toISOString();
+		return { startedMs: started, index: await findOrdersByKey(ctx, { keys, createdAfter, ...scope, itemIndex: search.itemIndex }) };
+	});
 	const found = index.byKey.get(search.key);
 	if (found) return { order: found, skewMs: index.skewMs };
 	if (search.alsoRecent === false) return undefined;
 	const recent = await findOrdersByKey(ctx, {
 		keys: [search.key],
-		// From the earlier of the two clocks (n8n's, the service's by its Date header): a Date that
-		// leads must not hide an order this run made.
-		createdAfter: new Date(shared.startedMs + Math.min(0, index.skewMs) - LISTING_MARGIN_MS).toISOString(),
+		// From the earlier clock: a Date header that leads must not hide an order this run made.
+		createdAfter: new Date(startedMs + Math.min(0, index.skewMs) - LISTING_MARGIN_MS).toISOString(),
 		...scope,
 		itemIndex: search.itemIndex,
 	});

@@ -5,21 +5,15 @@ import type { Lineage } from '../../../shared/idempotency';
 import { PAYMENT_ORDER_STATUSES } from '../../../shared/paymentOrderStatus';
 
 /**
- * What an order found by its idempotency key means for the payee: whether it can still pay (or has
- * paid), whether it is dead (the spec's status machine allows it no delivery), and how long before
- * this execution it was made. Create fails an item on a dead order or on one from an earlier period;
- * Find by Keys and Check Batch Against Limits report the same as data. Pure but for the clock (read
- * against the service's, `skewMs`): unit-tested on its own, Create's words in its node tests.
+ * What an order found by its idempotency key means for the payee: whether it can still pay, and how long
+ * before this execution it was made. Create fails an item on a dead order or one of an earlier period;
+ * Find by Keys and Check Batch report the same as data. Pure but for the clock.
  */
 
-/**
- * Statuses from which the spec's status machine allows no delivery: EXPIRED, CANCELED and REFUNDED
- * are terminal without delivery (REFUNDED reopens only to refund a late deposit again), and
- * REMEDIATING_EXPIRED is an expired order returning its partial funds.
- */
+/** Statuses from which the spec's status machine allows no delivery (REFUNDED reopens only to refund a late deposit). */
 export const DEAD_STATUSES: ReadonlySet<string> = new Set(['EXPIRED', 'CANCELED', 'REFUNDED', 'REMEDIATING_EXPIRED']);
 
-/** `live`: the order pays or has paid; `dead`: it never will; `unknown`: a status this node does not know. */
+/** `live`: the order pays or has paid; `dead`: it never will. */
 export type OrderState = 'live' | 'dead' | 'unknown';
 
 const KNOWN: ReadonlySet<string> = new Set(PAYMENT_ORDER_STATUSES);
@@ -41,10 +35,7 @@ export function orderState(order: IDataObject, nowMs: number): { state: OrderSta
 /** Default of Create's Options → Reuse Orders Made Within (Hours). */
 export const DEFAULT_REUSE_WINDOW_HOURS = 12;
 
-/**
- * How long before `startMs` (the execution's start, kept by n8n's retries of it) the order was
- * made, in ms; 0 when it was made after it, undefined without a readable createdAt.
- */
+/** How long before `startMs` the order was made, in ms (0 when after it); undefined without a readable createdAt. */
 export function madeBefore(order: IDataObject, startMs: number): number | undefined {
 	const created = typeof order.createdAt === 'string' ? Date.parse(order.createdAt) : NaN;
 	if (Number.isNaN(created)) return undefined;
@@ -64,10 +55,7 @@ export function inWords(ms: number): string {
 /** Inbound transfers that no longer count toward funding. */
 const NOT_FUNDING: ReadonlySet<string> = new Set(['RETURNING', 'RETURNED', 'FAILED']);
 
-/**
- * Funds the service has seen for the order (pending, confirmed or swept, not returned): the larger of
- * `receivedTotal` and the sum of its inbound transfers still counting toward funding, in USD as text.
- */
+/** Funds the service has seen for the order, not returned: the larger of `receivedTotal` and its inbound transfers still counting. */
 export function fundsSeen(order: IDataObject): { fundsSeen: boolean; fundsSeenUsd: string } {
 	let pips = 0n;
 	let unreadable = false;
@@ -89,11 +77,7 @@ export function fundsSeen(order: IDataObject): { fundsSeen: boolean; fundsSeenUs
 	return { fundsSeen: unreadable || pips > 0n, fundsSeenUsd: fromPips(pips).text };
 }
 
-/**
- * The service's clock less this computer's (ms), from an answer's HTTP Date header (RFC 9110: every
- * origin server with a clock sends it); 0 without a readable one. Ages and expiries of found orders
- * are judged by `laterNow`, never by the header alone.
- */
+/** The service's clock less this computer's (ms), from an answer's HTTP Date header (RFC 9110); 0 without a readable one. */
 export function clockSkew(date: unknown, localMs: number): number {
 	const serviceMs = typeof date === 'string' ? Date.parse(date) : NaN;
 	if (Number.isNaN(serviceMs)) return 0;
@@ -103,16 +87,13 @@ export function clockSkew(date: unknown, localMs: number): number {
 }
 
 /**
- * `localMs` moved onto whichever clock is later, n8n's or the service's (`skewMs`, from its Date
- * header): a found order is judged by the clock that makes it older, an expiry by the one that has
- * passed it sooner. Either clock may be the wrong one: n8n's own can lag, and so can the Date header
- * of a gateway or cache in front of the service, which would make last month's order look recent.
+ * `localMs` on whichever clock is later, n8n's or the service's: a found order is judged at its oldest.
+ * Either may lag (n8n's, or the Date of a gateway or cache), which would make last month's order look recent.
  */
 export function laterNow(localMs: number, skewMs: number): number {
 	return localMs + Math.max(0, skewMs);
 }
 
-/** What the found-order checks need of an item. */
 export interface FoundCheck {
 	key: string;
 	keyKind: 'custom' | 'derived';
@@ -121,10 +102,8 @@ export interface FoundCheck {
 }
 
 /**
- * Why an order found by this item's key is not its payment, or undefined when it is: a dead order
- * (the payee is unpaid: only a new key pays), one in a status this node does not know, or, for a
- * Business Key, one made longer before this execution began than the reuse window (an earlier
- * period's key).
+ * Why an order found by this item's key is not its payment, or undefined when it is: a dead order, an
+ * unknown status, or, for a Business Key, one made before the reuse window (an earlier period's key).
  */
 export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs: number): { message: string; description: string } | undefined {
 	const { key } = found;
@@ -146,7 +125,7 @@ export function foundOrderProblem(order: IDataObject, found: FoundCheck, skewMs:
 		};
 	}
 	if (found.keyKind !== 'custom') return undefined;
-	// This execution's start (n8n's retries of it keep it), on the later clock: the order at its oldest.
+	// This execution's start (its retries keep it), on the later clock.
 	const startMs = found.lineage?.anchorMs ?? Date.now();
 	const before = madeBefore(order, laterNow(startMs, skewMs));
 	const windowMs = found.reuseWindowHours * 3_600_000;
@@ -178,11 +157,7 @@ export function existingOrderFinding(order: IDataObject, found: FoundCheck, skew
 		: `${said}: a real run returns that order (created: false) if its payment values are the same, and pays nothing new.`;
 }
 
-/**
- * What the key means for the payee, as data a workflow branches on: `live` (its order pays or has
- * paid: Create with this key returns that order and pays nothing new), `dead` (its order can never
- * pay: the payee is unpaid and only a new key pays), `unknown` (a status this node does not know).
- */
+/** What the key means for the payee, as data a workflow branches on (`live`, `dead`, `unknown`) with a note. */
 export function keyStateOf(order: IDataObject, serviceNowMs: number): { keyState: string; note: string } {
 	const { state, why } = orderState(order, serviceNowMs);
 	const used = `This key was used on ${String(order.createdAt ?? '(unknown date)')} by payment order ${String(order.id ?? '')} (status ${String(order.status ?? '(none)')})`;

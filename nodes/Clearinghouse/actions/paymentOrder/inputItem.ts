@@ -4,20 +4,15 @@ import { parseUsdAmount } from '../../../shared/amounts';
 import { validateIdempotencyKey } from '../../../shared/idempotency';
 
 /**
- * "Map Automatically" of Payment Order → Create: the order fields read from the input item's
- * fields of the same name, as n8n's database nodes map columns. No expression is evaluated, so a
- * batch costs n8n no expression-engine call per field.
+ * Create's "Map Automatically": the order fields read from the input item's columns, as n8n's database
+ * nodes map them. No expression is evaluated: a batch costs no expression-engine call per field.
  */
 
 /** The input fields read, in the order the request body lists them. */
 export const REQUIRED_INPUT_FIELDS = ['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd'] as const;
 export const OPTIONAL_INPUT_FIELDS = ['memo'] as const;
 export const DEFAULT_KEY_FIELD = 'reference';
-/**
- * Business Key Field left at its default ("reference") on a row without a `reference` column: the
- * key column a payee table commonly has instead. One of them, never two (which one names the payment
- * is not guessed); a row with none fails as before.
- */
+/** The key columns a payee table commonly has, read while Business Key Field is left at "reference"; one, never two. */
 export const KEY_ALIASES = [DEFAULT_KEY_FIELD, 'Invoice', 'Invoice Number', 'Invoice ID'] as const;
 
 export class InputFieldError extends Error {
@@ -34,7 +29,7 @@ export interface InputOrderFields {
 	toAddress: string;
 	toChain: string;
 	asset: string;
-	/** As found (text or number); checked exactly by the amount parser. */
+	/** As found; checked exactly by the amount parser. */
 	amountUsd: unknown;
 	memo: string;
 	/** The business key as found, when a key field was named, and the column it was read from. */
@@ -42,11 +37,7 @@ export interface InputOrderFields {
 	businessKeyColumn?: string;
 }
 
-/**
- * The column names Map Automatically accepts for each order field, besides the API name: the
- * panel's label and the names a payee table commonly has. Compared without case, spaces or
- * punctuation ("Amount (USD)", "amount_usd" and "AmountUSD" are one name).
- */
+/** The column names accepted for each order field, compared without case, spaces or punctuation ("Amount (USD)" = "amount_usd"). */
 export const FIELD_ALIASES: Record<OrderField, readonly string[]> = {
 	fromUserId: ['fromUserId', 'Sender User ID', 'Sender', 'Sender ID', 'From User ID'],
 	toAddress: ['toAddress', 'Recipient Address', 'Recipient', 'Wallet', 'Wallet Address', 'Address'],
@@ -62,11 +53,7 @@ const squash = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 const own = (json: IDataObject, name: string): unknown => (Object.prototype.hasOwnProperty.call(json, name) ? json[name] : undefined);
 
-/**
- * The input column that holds an order field: the API name itself when the item has it, else the one
- * column whose name is an alias of the field. Two different alias columns (e.g. "Wallet" and
- * "Address") fail the item: which one pays is not guessed.
- */
+/** The input column of an order field: the API name, else the one alias column; two alias columns fail the item (which one pays is not guessed). */
 export function columnOf(json: IDataObject, field: OrderField): string | undefined {
 	return columnAmong(json, field, FIELD_ALIASES[field]);
 }
@@ -84,11 +71,7 @@ function columnAmong(json: IDataObject, field: string, aliases: readonly string[
 	return columns[0];
 }
 
-/**
- * The column that holds a row's business key: the one Business Key Field names, exactly; left at its
- * default ("reference"), a row without it may give its key in one of KEY_ALIASES' columns (any case
- * or spacing). Throws naming the field when there is none, or two.
- */
+/** The column of a row's business key: the one Business Key Field names, or at its default one of KEY_ALIASES'. Throws when none, or two. */
 export function businessKeyColumn(json: IDataObject, keyField: string): string {
 	const name = keyField.trim();
 	if (name === '') throw new InputFieldError('(Business Key Field)', 'is empty: name the input field that holds the key');
@@ -107,7 +90,7 @@ export function businessKeyColumn(json: IDataObject, keyField: string): string {
 	return column!;
 }
 
-/** The value of an order field in an input item (through its column), undefined when there is none. */
+/** The value of an order field in an input item, undefined when there is none. */
 export function inputValue(json: IDataObject, field: OrderField): unknown {
 	const column = columnOf(json, field);
 	return column === undefined ? undefined : own(json, column);
@@ -139,10 +122,8 @@ function text(json: IDataObject, name: OrderField, required: boolean, fallback =
 }
 
 /**
- * The order fields of one input item. `keyField`: the field holding the business key (only with
- * Idempotency Key → Business Key); a missing key fails the item, so it never shares another's key.
- * `sender`: the Sender User ID for rows without one (a node field, given once for all rows); `defaults`:
- * Default Chain and Default Asset, likewise.
+ * The order fields of one input item. `keyField` (Business Key only): a missing key fails the item, so it
+ * never shares another's. `sender` and `defaults`: for rows without them (node fields given once for all rows).
  */
 export function orderFieldsFromItem(json: IDataObject, keyField?: string, sender = '', defaults: { toChain?: string; asset?: string } = {}): InputOrderFields {
 	const amount = inputValue(json, 'amountUsd');
@@ -163,19 +144,16 @@ export function orderFieldsFromItem(json: IDataObject, keyField?: string, sender
 	return fields;
 }
 
-/** A row of a run as its Business Key and what it pays (the mapped fields, the amount exactly). */
+/** A row of a run as its Business Key and what it pays. */
 export interface KeyedRow {
-	/** Position in the run, counted from 0 (n8n's item index). */
+	/** n8n's item index. */
 	index: number;
 	key: string;
 	column: string;
 	payment: Record<OrderField, string>;
 }
 
-/**
- * The row's key and payment from its order fields (read with the Business Key's column); undefined
- * when it has no valid key or amount (the row fails on its own, with its own message).
- */
+/** The row's key and payment; undefined without a valid key or amount (the row fails on its own). */
 export function keyedRow(index: number, fields: InputOrderFields): KeyedRow | undefined {
 	try {
 		const { fromUserId, toAddress, toChain, asset, memo } = fields;
@@ -190,11 +168,7 @@ export function keyedRow(index: number, fields: InputOrderFields): KeyedRow | un
 	}
 }
 
-/**
- * The other rows of the run that carry `row`'s key, each with the fields that differ (none: the same
- * payment listed twice). One key names one payment: the service pays a key once, so a second row
- * with it is either refused after the first was paid (another payment) or silently the same order.
- */
+/** The other rows of the run that carry `row`'s key, each with the fields that differ (none: the same payment listed twice). */
 export function rowsSharingKey(rows: ReadonlyArray<KeyedRow | undefined>, row: KeyedRow): Array<{ index: number; differing: string[] }> {
 	const others: Array<{ index: number; differing: string[] }> = [];
 	for (const other of rows) {

@@ -4,12 +4,7 @@ import type { UsdAmount } from '../../../shared/amounts';
 import { itemParameter, usdAmount } from '../parameters';
 import { inputValue } from './inputItem';
 
-/**
- * The one reader of an order's amount, for Payment Order → Create, its batch guard (Max Total per
- * Run, read before any item starts) and Account → Check Batch: the Amount (USD) parameter, or with
- * Order Fields → Map Automatically the input item's amount column (amountUsd, Amount (USD), Amount,
- * ...). Exact decimal text; an amount that does not parse fails the item, naming the field.
- */
+/** The one reader of an order's amount (Create, its Max Total per Run, Check Batch): the parameter, or the mapped column. Exact. */
 export function orderAmount(ctx: IExecuteFunctions, itemIndex: number, mapped: boolean): UsdAmount {
 	return mapped
 		? usdAmount(ctx, inputValue(ctx.getInputData()[itemIndex]?.json ?? {}, 'amountUsd'), itemIndex, 'Input field "amountUsd"')

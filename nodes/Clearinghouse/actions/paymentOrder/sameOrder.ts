@@ -3,17 +3,14 @@ import type { IDataObject } from 'n8n-workflow';
 import { toPips } from '../../../shared/amounts';
 
 /**
- * Whether an order that already holds a Business Key is the payment this item asks for. Only what
- * the person chose counts (who pays whom, how much, on which chain, in which asset, with which memo,
- * mode and quote); what the node or the service computes (the expiry counted from the run's start,
- * ids, status, fees) never makes two requests different payments. Pure: unit-tested on its own.
+ * Whether an order that already holds a Business Key is this item's payment. Only what the person chose
+ * counts; what the node or service computes (the expiry, ids, status, fees) never makes it another payment.
  */
 
 /** The fields compared, in the order a message lists them. */
 export const USER_FIELDS = ['fromUserId', 'toAddress', 'toChain', 'asset', 'amountUsd', 'memo', 'mode', 'quoteId'] as const;
 export type UserField = (typeof USER_FIELDS)[number];
 
-/** Panel labels with Order Fields → Define Below. */
 export const DEFINED_BELOW_LABELS: Record<UserField, string> = {
 	fromUserId: 'Sender User ID',
 	toAddress: 'Recipient Address',
@@ -25,7 +22,6 @@ export const DEFINED_BELOW_LABELS: Record<UserField, string> = {
 	quoteId: 'Quote ID',
 };
 
-/** Labels with Order Fields → Map Automatically: the input fields read by name. */
 export const MAPPED_LABELS: Record<UserField, string> = {
 	...DEFINED_BELOW_LABELS,
 	fromUserId: 'Input field "fromUserId"',
@@ -39,7 +35,6 @@ export const MAPPED_LABELS: Record<UserField, string> = {
 export interface FieldDifference {
 	field: UserField;
 	label: string;
-	/** As the order holds it, and as this item sends it (text for the message). */
 	order: string;
 	sent: string;
 }
@@ -68,10 +63,7 @@ function same(field: UserField, order: unknown, sent: unknown): boolean {
 	return a === b;
 }
 
-/**
- * The user-chosen fields in which `order` differs from the request `sent`. The mode is compared only
- * when the order states one of the two modes a request can ask for (one sample shows `netted`).
- */
+/** The chosen fields in which `order` differs from `sent`; the mode only when the order states one a request can ask for (a sample shows `netted`). */
 export function differingFields(order: IDataObject, sent: IDataObject, labels: Record<UserField, string> = DEFINED_BELOW_LABELS): FieldDifference[] {
 	const differences: FieldDifference[] = [];
 	for (const field of USER_FIELDS) {

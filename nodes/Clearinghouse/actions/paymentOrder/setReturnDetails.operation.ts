@@ -1,8 +1,4 @@
-/**
- * PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`.
- * Keyed, so the transport may repeat it (including after 429 with Retry-After). Each wallet's chain is
- * checked first against GET /supported-assets (read once per run).
- */
+/** PUT /payment-orders/{id}/return-details with `If-Match: "<revision>"` and `Idempotency-Key`: keyed, so the transport may repeat it. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -79,8 +75,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 		revision = Number((order.returns as IDataObject | undefined)?.revision ?? 0);
 		revisionSource = 'read';
 	}
-	// The key is for this order's return details at this node, run and item; the expected revision
-	// is part of the request, so a retry against a changed revision meets the 409.
+	// The expected revision is part of the request: a retry against a changed revision meets the 409.
 	const body: IDataObject = { userId, wallets, ...subaccount };
 	const request = {
 		record: 'return details',
@@ -90,7 +85,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 		headers: { 'If-Match': `"${revision}"` },
 		body,
 	} as const;
-	// The key first (a Derived key refused in this run stops here), then each wallet's chain against GET /supported-assets.
+	// After the key: a refused Derived key sends nothing, not even the read of the supported pairs.
 	const guard = () =>
 		checkChainAndAsset(ctx, itemIndex, body, { operation: 'Payment Order → Set Return Details', sends: 'return details', path: request.path });
 	const { key, response, sent } = await sendKeyed(ctx, itemIndex, { ...request, guard });
@@ -99,5 +94,4 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return { paymentOrderId: id, ...response, expectedRevision, revisionSource, idempotencyKey: key };
 }
 
-/** How a person knows the row in an error (its Business Key). */
 export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -89,7 +89,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 			method: 'POST',
 			path: `/payment-orders/${encodeURIComponent(id)}/transactions`,
 			body: { transactions, ...subaccount },
-			idempotent: true, // safe by nature (see above)
+			idempotent: true,
 			itemIndex,
 		});
 		const data = (response.data as IDataObject | undefined) ?? {};

@@ -1,8 +1,6 @@
 /**
- * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a
- * named one expires the first, so a blind repeat could change what the first answer promised.
- * A quote that cannot be serviced is an item with `serviceable: false`, not an error. Chain and Asset
- * are checked first against GET /supported-assets (read once per run: actions/supportedAssets.ts).
+ * POST /quotes. Not keyed and not repeated: a second quote reserves instant capacity again, and a named
+ * one expires the first. A quote that cannot be serviced is an item with `serviceable: false`, not an error.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';

@@ -1,7 +1,4 @@
-/**
- * POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. Delivered
- * Chain and Asset are checked first against GET /supported-assets (read once per run).
- */
+/** POST /rulesets, keyed with the `idempotencyKey` body field, so the transport may repeat it. */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
@@ -109,11 +106,10 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	const subaccountId = optionalText(additional.subaccountId);
 	if (subaccountId) body.subaccountId = subaccountId;
 	const request = { record: 'receive ruleset', method: 'POST', path: '/rulesets', keyIn: 'body', body } as const;
-	// The key first: a Derived key refused in this run sends nothing, not even the read of the supported pairs.
+	// After the key: a refused Derived key sends nothing, not even the read of the supported pairs.
 	const guard = () => checkChainAndAsset(ctx, itemIndex, body, { operation: 'Receive Ruleset → Create', sends: 'ruleset' });
 	const { key, response } = await sendKeyed(ctx, itemIndex, { ...request, guard });
 	return { ...response, idempotencyKey: key };
 }
 
-/** How a person knows the row in an error (its Business Key). */
 export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -65,5 +65,4 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return { ...response, idempotencyKey: key };
 }
 
-/** How a person knows the row in an error (its Business Key). */
 export { businessKeyReference as rowReference } from '../idempotencyKey';

@@ -1,7 +1,6 @@
 /**
- * POST /add-user-record. Not keyed by the API, but an upsert by label: sending the same body twice
- * leaves the same user and wallets, so the transport may repeat it on a connection error or 5xx.
- * Each wallet's chain is checked first against GET /supported-assets (read once per run).
+ * POST /add-user-record. Not keyed, but an upsert by label: the same body twice leaves the same user and
+ * wallets, so the transport may repeat it.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
@@ -85,7 +84,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 		method: 'POST',
 		path: '/add-user-record',
 		body,
-		idempotent: true, // safe by nature: an upsert by label (see above)
+		idempotent: true,
 		itemIndex,
 	});
 	const data = (response.data as IDataObject | undefined) ?? {};

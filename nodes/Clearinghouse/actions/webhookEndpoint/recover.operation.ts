@@ -1,11 +1,8 @@
 /**
- * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when DISABLED, GET
- * /webhooks/deliveries (the endpoint's log since Since), and POST /webhooks/deliveries/{id}/replay
- * for each event that never reached the receiver (shared/endpointRecovery.ts). Only an endpoint the
- * service disabled after failed deliveries is re-enabled (and replayed to). Scope "this n8n": the
- * endpoints under the webhook address n8n gives this execution (`$execution.resumeUrl`). Safe to repeat: an
- * event with a delivery DELIVERED or on its way is never replayed, so a second run replays nothing
- * the first one replayed (those are PENDING or DELIVERED by then). One output item per endpoint.
+ * Per endpoint: PATCH /webhooks/endpoints/{id} `{status: ENABLED}` when the service disabled it after failed
+ * deliveries, GET /webhooks/deliveries since Since, and POST /webhooks/deliveries/{id}/replay for each event that
+ * never reached the receiver (shared/endpointRecovery.ts). Safe to repeat: an event with a delivery DELIVERED or
+ * on its way is never replayed. "This n8n": the endpoints under this execution's `$execution.resumeUrl`.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';

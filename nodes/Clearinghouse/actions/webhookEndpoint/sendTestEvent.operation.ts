@@ -18,7 +18,7 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 		path: `/webhooks/endpoints/${encodeURIComponent(id)}/test`,
 		itemIndex,
 	});
-	// The response shape is not specified: pass it through (without any secret).
+	// The answer's shape is not specified.
 	const answer = recordWithoutSecrets(body) ?? { result: body };
 	return { endpointId: id, ...answer };
 }

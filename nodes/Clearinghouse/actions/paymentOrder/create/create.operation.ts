@@ -1,21 +1,18 @@
 /**
  * Payment Order → Create: POST /payment, keyed with `idempotencyKey`. Safe to repeat: the transport
- * may repeat it (connection error, 429, 500, 503), a retry of the execution sends the same key and
- * request, and the service answers a repeat with the order it already made, never a second one.
- * Its fields are in fields.ts; this file holds `execute` as its steps (read the order's fields, guard,
- * send keyed, present the order); the guards are in guards.ts and spendLimits.ts, how the order is shown
- * in output.ts, what is read across the run's rows (their fields once per run, a shared Business Key,
- * the run's keys for a 409) in runKeys.ts.
+ * may repeat it, a retry of the execution sends the same key and request, and the service answers a
+ * repeat with the order it already made, never a second one. `execute` as its steps; the rest of its room
+ * beside it (fields, guards, spendLimits, output, runKeys).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { UsdAmount } from '../../../../shared/amounts';
-import { createdByThisRequest, type Lineage, relativeExpiry, validateIdempotencyKey } from '../../../../shared/idempotency';
+import { createdByThisRequest, type Lineage, relativeExpiry } from '../../../../shared/idempotency';
 import { isDryRun, noteFinding } from '../../dryRun';
-import { readOncePerItem } from '../../readOnce';
-import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey } from '../../idempotencyKey';
+import { readOncePerRun } from '../../readOnce';
+import { keyMode, refuseDerivedInNewRuns, takeKey, type TakenKey, validBusinessKey } from '../../idempotencyKey';
 import { type KeyedAnswer, sendKeyed } from '../../keyedSend';
-import { itemError, operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../../parameters';
+import { operationError, itemParameter, optionalText, requiredText, subaccountQuery, switchParameter } from '../../parameters';
 import { countSent } from './spendLimits';
 import { addressesFor, currentOrder, flatOrder, replayedOrder } from './output';
 import { checkAccountLimits, guardOrder } from './guards';
@@ -26,17 +23,13 @@ import { mappedOrderFields, orderHoldingKey, refuseSharedKey, runBusinessKeys } 
 import { DEFINED_BELOW_LABELS, MAPPED_LABELS, type UserField } from '../sameOrder';
 
 export { description } from './fields';
-// Spend limits over the whole batch, run by the router before any item starts.
 export { preflight } from './spendLimits';
-// The orders already made or found, for the error of a run whose later row failed.
 export { succeededRows } from './output';
-// How a person knows a row in an error: its Business Key, else its memo.
 export { rowReference } from './runKeys';
 
 /** One payment order for one item, in four steps; nothing is sent before the guards pass. */
 export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const order = orderFieldsOf(ctx, itemIndex);
-	// Nothing is sent before the key is known: a Derived key that cannot be anchored fails here.
 	const keyed = await takeKey(ctx, itemIndex, 'POST /payment', order.businessKey);
 	const body = withSettlement(ctx, itemIndex, order, keyed.lineage);
 	const found = await guard(ctx, itemIndex, body, order.amount, keyed);
@@ -44,31 +37,18 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	return sent.reused ?? (await presentOrder(ctx, itemIndex, sent, keyed.newKey, found));
 }
 
-/**
- * The row's own checks, run by the router for every row before any row is sent (actions/router.ts):
- * its fields (columns), amount, settlement terms, Business Key, spend limits, chain and asset. Sends
- * nothing but the run's one GET /supported-assets. execute() runs the same checks again for the row.
- */
+/** The row's own checks before any row is sent (execute() runs them again); sends nothing but the run's one GET /supported-assets. */
 export async function checkRow(ctx: IExecuteFunctions, itemIndex: number): Promise<void> {
 	const order = orderFieldsOf(ctx, itemIndex);
-	if (keyMode(ctx, itemIndex) === 'custom') {
-		try {
-			if (order.businessKey) validateIdempotencyKey(order.businessKey.value, order.businessKey.label);
-			else validateIdempotencyKey(itemParameter(ctx, 'idempotencyKey', itemIndex, ''), 'Business Key');
-		} catch (error) {
-			throw itemError(ctx, error, itemIndex);
-		}
-	} else {
-		await refuseDerivedInNewRuns(ctx, itemIndex);
-	}
+	if (keyMode(ctx, itemIndex) === 'custom') validBusinessKey(ctx, itemIndex, order.businessKey);
+	else await refuseDerivedInNewRuns(ctx, itemIndex);
 	const body = withSettlement(ctx, itemIndex, order, undefined);
 	reuseWindow(ctx, ctx.getNodeParameter('options', itemIndex, {}) as IDataObject, itemIndex);
 	await guardOrder(ctx, itemIndex, body, order.amount, true);
 }
 
-/** What the item gives of its order, checked before the key is taken. */
+/** What the item gives of its order, checked before the key is taken; the settlement's terms come with the key. */
 interface OrderFields {
-	/** Who pays whom, what, how much and how it settles; the settlement's terms come with the key. */
 	body: IDataObject;
 	amount: UsdAmount;
 	additional: IDataObject;
@@ -78,12 +58,12 @@ interface OrderFields {
 	labels: Record<UserField, string>;
 }
 
-/** Step 1, read once per run and item (checkRow, then execute): a copy whose body the caller completes. */
+/** Step 1, read once per run and item: a copy whose body the caller completes. */
 function orderFieldsOf(ctx: IExecuteFunctions, itemIndex: number): OrderFields {
 	const order = orderFieldsOnce(ctx, itemIndex, () => readOrderFields(ctx, itemIndex));
 	return { ...order, body: { ...order.body } };
 }
-const orderFieldsOnce = readOncePerItem<OrderFields>();
+const orderFieldsOnce = readOncePerRun<OrderFields>();
 
 /** Step 1: the order's fields, from the input item's columns (Map Automatically) or from the panel. */
 function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields {
@@ -97,7 +77,6 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 		try {
 			fields = mappedOrderFields(ctx, itemIndex);
 		} catch (error) {
-			// An InputFieldError names the field; else Sender User ID for Rows Without One did not resolve.
 			throw operationError(
 				ctx,
 				(error as Error).message,
@@ -136,11 +115,7 @@ function readOrderFields(ctx: IExecuteFunctions, itemIndex: number): OrderFields
 	return { body, amount, additional, businessKey, labels: mapped ? MAPPED_LABELS : DEFINED_BELOW_LABELS };
 }
 
-/**
- * Step 1, continued once the key is known: the settlement's terms. An instant order settles against
- * its quote; a standard one expires, counted from the execution's start (the lineage's anchor, so a
- * retry sends the same expiry).
- */
+/** Step 1, once the key is known: the settlement's terms. A standard order's expiry counts from the lineage's anchor, so a retry sends the same one. */
 function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, additional }: OrderFields, lineage: Lineage | undefined): IDataObject {
 	const mode = body.mode;
 	const { expiry, quoteId, expiresAtText, expiresInMinutes } = settlementInputs(ctx, itemIndex, additional);
@@ -193,7 +168,7 @@ function withSettlement(ctx: IExecuteFunctions, itemIndex: number, { body, addit
 	return body;
 }
 
-/** The settlement's parameters of an item (Expires, Quote ID, Expires At, Expires In), each read once per run and item. */
+/** The settlement's parameters of an item, each read once per run and item. */
 interface SettlementInputs {
 	expiry: string;
 	quoteId: string | undefined;
@@ -206,20 +181,16 @@ function settlementInputs(ctx: IExecuteFunctions, itemIndex: number, additional:
 		expiry: ctx.getNodeParameter('expiry', itemIndex, 'inMinutes') as string,
 		// The panel's Quote ID (instant), else Additional Fields → Quote ID (standard, or the mode from an expression).
 		quoteId: optionalText(itemParameter(ctx, 'quoteId', itemIndex, '')) ?? optionalText(additional.quoteId),
-		// Read only where the mode and Expires use them (as before), then kept.
+		// Read only where the mode and Expires use them.
 		expiresAtText: () => expiresAtOnce(ctx, itemIndex, () => optionalText(itemParameter(ctx, 'expiresAt', itemIndex, ''))),
 		expiresInMinutes: () => expiresInOnce(ctx, itemIndex, () => Number(ctx.getNodeParameter('expiresInMinutes', itemIndex, 60))),
 	}));
 }
-const settlementOnce = readOncePerItem<SettlementInputs>();
-const expiresAtOnce = readOncePerItem<string | undefined>();
-const expiresInOnce = readOncePerItem<number>();
+const settlementOnce = readOncePerRun<SettlementInputs>();
+const expiresAtOnce = readOncePerRun<string | undefined>();
+const expiresInOnce = readOncePerRun<number>();
 
-/**
- * Step 2: the guards, before any request for this item: spend limits and the supported pair (and a
- * dry run's read-only checks), the reuse window, Check Account Limits First; a dry run also says
- * which items already have an order, and what a real run would do with it.
- */
+/** Step 2: the guards, before any request for this item; a dry run also says which items already have an order. */
 async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, keyed: TakenKey): Promise<FoundCheck> {
 	await guardOrder(ctx, itemIndex, body, amount);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -242,9 +213,8 @@ async function guard(ctx: IExecuteFunctions, itemIndex: number, body: IDataObjec
 }
 
 /**
- * Step 3: the keyed send (actions/keyedSend.ts), the first try's request on every try. A Business
- * Key that meets the service's 409 was used by an earlier run, perhaps with an expiry counted from
- * its own start: the order holding it answers instead when it is this payment.
+ * Step 3: the keyed send. A Business Key that meets the service's 409 was used by an earlier run, perhaps
+ * with an expiry counted from its own start: the order holding it answers instead when it is this payment.
  */
 async function sendOrder(
 	ctx: IExecuteFunctions,
@@ -261,7 +231,7 @@ async function sendOrder(
 		path: '/payment',
 		keyIn: 'body',
 		body,
-		// A refusal that names no field: the account's limits are one cause the node can check.
+		// A refusal naming no field: the account's limits are one cause the node can check.
 		limitsOnRefusal: (first) => ({ path: '/account/limits', qs: subaccountQuery(first.body) }),
 		// Max Total per Run over what this run actually sends, not only the batch's amounts read before.
 		beforeSend: (first) => countSent(ctx, itemIndex, first.body.amountUsd),
@@ -278,11 +248,7 @@ async function sendOrder(
 	});
 }
 
-/**
- * Step 4: the order as output. One this request made is shown as the service answered; an answer
- * the service replayed for the key is a snapshot, so the order is read as it is now and checked to
- * be this item's payment.
- */
+/** Step 4: the order as output. A replayed answer is a snapshot: the order is read as it is now and checked to be this item's payment. */
 async function presentOrder(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -308,7 +274,7 @@ async function presentOrder(
 	return replayedOrder(current, { ...response, ...addresses }, key, lineage, 'replay', undefined, found.keyKind === 'derived');
 }
 
-/** Options → Reuse Orders Made Within (Hours), checked before anything is sent (fail closed on a value it does not understand). */
+/** Options → Reuse Orders Made Within (Hours), failing closed on a value it does not understand. */
 function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: number): number {
 	const raw = options.reuseWindowHours ?? DEFAULT_REUSE_WINDOW_HOURS;
 	const hours = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
@@ -323,7 +289,7 @@ function reuseWindow(ctx: IExecuteFunctions, options: IDataObject, itemIndex: nu
 	return hours;
 }
 
-/** Fails the item when the order found by its key is not its payment (see foundOrderProblem). */
+/** Fails the item when the order found by its key is not its payment. */
 function checkFoundOrder(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, found: FoundCheck, skewMs: number): void {
 	const problem = foundOrderProblem(order, found, skewMs);
 	if (problem) throw operationError(ctx, problem.message, itemIndex, problem.description);

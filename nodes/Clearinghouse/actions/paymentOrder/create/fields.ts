@@ -22,7 +22,7 @@ import { DEFAULT_KEY_FIELD, FIELD_ALIASES, KEY_ALIASES, OPTIONAL_INPUT_FIELDS, R
 const RECURRING_HINT =
 	"Paying the same payee every week or month? Put the period in the key, e.g. {{ $json.employeeId }}-{{ $now.toFormat('yyyy-MM') }}: a key used in an earlier period finds that period's order, pays nothing and fails the item.";
 
-/** Quote ID, in its two places (required on the panel for Instant; optional in Additional Fields). */
+/** Quote ID, in its two places. */
 const quoteIdField = {
 	displayName: 'Quote ID',
 	name: 'quoteId',
@@ -127,10 +127,8 @@ const properties: INodeProperties[] = [
 		assetField(),
 		amountField,
 	]),
-	// Quote ID in two places: on the panel, required, when Settlement Mode is Instant; in Additional
-	// Fields, optional, otherwise (a standard order rarely has a quote). When the mode is an expression
-	// n8n shows any `show` field, so these use `hide`: the standard-only fields stay, the required one
-	// goes. execute() checks each item.
+	// Required on the panel for Instant, optional in Additional Fields otherwise. `hide`, not `show`: with the
+	// mode from an expression n8n shows every `show` field, and the required one must go (execute() checks each item).
 	{
 		...quoteIdField,
 		required: true,
@@ -219,9 +217,7 @@ const properties: INodeProperties[] = [
 			],
 		},
 	]),
-	// Spend limits (actions/spendLimits.ts): set by the workflow's owner, never by an AI agent.
 	spendLimitsField,
-	// Shown only when the node is an AI agent's tool: what the agent reads about Create.
 	toolDescriptionField(CREATE_PAYMENT_ORDER_TOOL_DESCRIPTION),
 	optionsCollection([
 		dryRunOption,
@@ -245,7 +241,7 @@ const properties: INodeProperties[] = [
 	]),
 ];
 
-/** Fields that do not apply to instant orders (the service refuses or ignores them): hidden in Instant mode. */
+/** Fields the service refuses or ignores for instant orders: hidden in Instant mode. */
 function standardOnly(fields: INodeProperties[]): INodeProperties[] {
 	return fields.map((field) => ({
 		...field,

@@ -11,11 +11,8 @@ import { limitBreaches } from '../../../../shared/limits';
 const CREATE = { operation: 'Payment Order → Create', sends: 'order' };
 
 /**
- * Payment Order → Create's guards of one order, in the order a dry run reports them, just before it is
- * sent: the spend limits (spendLimits.ts), the chain and asset against the supported pairs
- * (actions/supportedAssets.ts) and, in a dry run, the account limits. `rowCheck`: the same guards as a
- * row's own check, run for every row before any row is sent (the router's checkRow), without a dry
- * run's notes and account limits; `body` is then a copy (its chain and asset are matched in it).
+ * Create's guards of one order, in the order a dry run reports them: spend limits, chain and asset, and in
+ * a dry run the account limits. `rowCheck`: as the row's own check (checkRow), without a dry run's notes.
  */
 export async function guardOrder(ctx: IExecuteFunctions, itemIndex: number, body: IDataObject, amount: UsdAmount, rowCheck = false): Promise<void> {
 	// The chain and asset as the service names them first: the spend limits compare the values sent.
@@ -38,10 +35,7 @@ function termsOf(body: IDataObject, amount: UsdAmount) {
 	};
 }
 
-/**
- * Create's pre-flight (Options → Check Account Limits First): refuse, before anything is sent, an
- * order that would not fit the account's limits (in a dry run, the run's one read: nothing was sent).
- */
+/** Options → Check Account Limits First: refuses an order that would not fit the account's limits (a dry run reads them once). */
 export async function checkAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
 	const limits = await readAccountLimits(ctx, itemIndex, subaccount, !isDryRun(ctx));
 	const checked = limitBreaches(limits, { order: amount });

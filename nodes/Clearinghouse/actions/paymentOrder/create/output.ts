@@ -1,8 +1,4 @@
-/**
- * Payment Order → Create's output: the order flat, as Get returns it, beside what only Create knows
- * (`created`, the key, where to pay), for an order made now or one the service already had; and the
- * orders already made or found when a later row of the run fails.
- */
+/** Create's output: the order flat, as Get returns it, beside what only Create knows (`created`, the key, where to pay). */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { fromPips, toPips } from '../../../../shared/amounts';
@@ -11,9 +7,10 @@ import { apiRequest, apiRequestWithStatus } from '../../../../shared/transport';
 import { depositAddressEntries } from '../../depositAddress/depositAddresses';
 import { keyMode } from '../../idempotencyKey';
 import { optionalText } from '../../parameters';
+import { readOncePerRun } from '../../readOnce';
 import { clockSkew, fundsSeen } from '../foundOrder';
 
-/** GET /payment-orders/{id}: the order now, without its returns block; undefined without an id. A failed read fails the item (the order exists; the same key finds it again). */
+/** GET /payment-orders/{id}: the order now, without its returns block. A failed read fails the item (the same key finds the order again). */
 export async function currentOrder(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -33,34 +30,22 @@ export async function currentOrder(
 	return { order, skewMs: clockSkew(answer.date, Date.now()) };
 }
 
-/** The account's deposit addresses, read once per run and scope (GET /deposit-addresses, a read). */
-const depositAddressReads = new WeakMap<IExecuteFunctions, Map<string, Promise<IDataObject[]>>>();
+const addressesOnce = readOncePerRun<Promise<IDataObject[]>, string>();
 
 /**
- * Where to fund a found order that still awaits funds: the account's deposit addresses (the spec:
- * account-scoped, independent of any order), since a 409 or a replayed snapshot may carry none.
- * Nothing for an order that no longer awaits funds.
+ * Where to fund a found order still awaiting funds (a 409 or a replayed snapshot may carry none): the
+ * account's deposit addresses (the spec: account-scoped, not per order), read once per run and scope.
  */
 export async function addressesFor(ctx: IExecuteFunctions, itemIndex: number, order: IDataObject, subaccountId: unknown): Promise<IDataObject> {
 	if (order.status !== 'AWAITING_FUNDS') return {};
 	const scope = optionalText(subaccountId);
-	const byScope = depositAddressReads.get(ctx) ?? new Map<string, Promise<IDataObject[]>>();
-	depositAddressReads.set(ctx, byScope);
-	let read = byScope.get(scope ?? '');
-	if (!read) {
-		read = apiRequest(ctx, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex }).then((body) =>
-			depositAddressEntries(body),
-		);
-		byScope.set(scope ?? '', read);
-		read.catch(() => byScope.delete(scope ?? ''));
-	}
+	const read = addressesOnce(ctx, scope ?? '', async () =>
+		depositAddressEntries(await apiRequest(ctx, { method: 'GET', path: '/deposit-addresses', qs: scope ? { subaccountId: scope } : undefined, itemIndex })),
+	);
 	return { depositAddresses: await read };
 }
 
-/**
- * An order the service already had (a replayed answer, or found after a 409), as it is now:
- * `created` by the lineage rule, `replayed: true` and a note saying why.
- */
+/** An order the service already had (a replayed answer, or found after a 409), as it is now, with a note saying why. */
 export function replayedOrder(
 	order: IDataObject,
 	response: IDataObject,
@@ -85,11 +70,7 @@ export function replayedOrder(
 	};
 }
 
-/**
- * The order flat, as Get returns it (`$json.status`, `$json.id`), beside what only Create knows:
- * `created`, the key, and where to pay. `paymentOrderId` is kept (the same value as `id`), and any
- * other top-level field of the answer passes through unchanged.
- */
+/** The order flat, as Get returns it, beside `created`, the key and where to pay; other top-level fields pass through. */
 export function flatOrder(response: IDataObject, created: boolean, key: string): IDataObject {
 	const { paymentOrder, depositAddresses: list, paymentOrderId, ...other } = response;
 	const order = (paymentOrder ?? {}) as IDataObject;
@@ -120,10 +101,7 @@ export function flatOrder(response: IDataObject, created: boolean, key: string):
 	};
 }
 
-/**
- * An order found awaiting funds may already have some on the way (a person funded it after the
- * earlier run): the note says so, and how much is still missing, so the re-run never funds it twice.
- */
+/** An order found awaiting funds may already have some on the way: the note says how much is missing, so a re-run never funds it twice. */
 function withFundsSeen(
 	pay: { depositAddress: string | null; depositAddressNote: string },
 	order: IDataObject,
@@ -144,11 +122,7 @@ function withFundsSeen(
 	return { ...pay, depositAddressNote: `Funds of ${seenUsd} USD for this order were already seen (see inboundTransfers).${missing} ${pay.depositAddressNote}` };
 }
 
-/**
- * The one deposit address to fund the order: the entry for the order's own asset on its own chain
- * (the sender pays what the recipient receives, on the same chain). The service accepts any
- * supported stablecoin on any chain; the full list stays in `depositAddresses` for that.
- */
+/** The one deposit address to fund the order: its own asset on its own chain (any other stays in `depositAddresses`). */
 export function payHere(order: IDataObject, depositAddresses: IDataObject[]): { depositAddress: string | null; depositAddressNote: string } {
 	const chain = String(order.toChain ?? '');
 	const asset = String(order.asset ?? '');
@@ -168,10 +142,7 @@ export function payHere(order: IDataObject, depositAddresses: IDataObject[]): { 
 	};
 }
 
-/**
- * The orders the rows that succeeded before a failed row made or found, for the run's error: they
- * exist, and how to finish the batch without paying them again (the router's `succeededRows`).
- */
+/** The orders made or found before a row failed, for the run's error: how to finish the batch without paying them again. */
 export function succeededRows(ctx: IExecuteFunctions, records: IDataObject[]): { made: string; detail: string } {
 	const made = records.filter((r) => r.created === true).length;
 	const found = records.length - made;

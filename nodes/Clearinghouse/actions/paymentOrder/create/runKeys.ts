@@ -1,9 +1,4 @@
-/**
- * The Business Keys of a run of Payment Order → Create, read across its items: a mapped row's order
- * fields read once per run (the shared-key check reads every row, then each row its own), a key two
- * rows carry refused before anything is sent, the run's keys for the one listing that answers a
- * reused key's 409, and how a person knows a row in an error. The pure rules are in inputItem.ts.
- */
+/** The Business Keys of a run of Create, read across its items (the pure rules are in inputItem.ts). */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { validateIdempotencyKey } from '../../../../shared/idempotency';
@@ -22,7 +17,7 @@ import {
 } from '../inputItem';
 import { differingFields, type UserField } from '../sameOrder';
 
-/** What one run has read of its rows: each mapped row's fields (or why they do not read), its rows by Business Key. */
+/** What one run has read of its rows: each mapped row's fields (or why not), its rows by Business Key. */
 interface RunRows {
 	fields: Map<number, { fields: InputOrderFields } | { error: unknown }>;
 	keyed?: { byKey: Map<string, KeyedRow[]>; byIndex: Map<number, KeyedRow> };
@@ -39,11 +34,7 @@ function runOf(ctx: IExecuteFunctions): RunRows {
 	return run;
 }
 
-/**
- * A mapped row's order fields (Map Automatically), with its Business Key's column under Idempotency
- * Key → Business Key; read once per run. Throws as orderFieldsFromItem does (InputFieldError), or the
- * error of a Sender User ID for Rows Without One (or Default Chain, Default Asset) that does not resolve.
- */
+/** A mapped row's order fields, with its Business Key's column (Business Key only); read once per run, errors too. */
 export function mappedOrderFields(ctx: IExecuteFunctions, itemIndex: number): InputOrderFields {
 	const run = runOf(ctx);
 	let row = run.fields.get(itemIndex);
@@ -67,10 +58,9 @@ export function mappedOrderFields(ctx: IExecuteFunctions, itemIndex: number): In
 }
 
 /**
- * Map Automatically with a Business Key: a row whose key another row of this run carries fails before
- * anything is sent (each of them does). The service pays a key once: for another payment it would pay
- * the row that arrives first and refuse the other (which one is chance); for the same payment listed
- * twice both rows would show one order as made, and the person would count two.
+ * A row whose Business Key another mapped row of this run carries fails before anything is sent. The service
+ * pays a key once: for another payment whichever row arrives first is paid; for the same payment listed
+ * twice both rows show one order, and a person would count two.
  */
 export function refuseSharedKey(ctx: IExecuteFunctions, itemIndex: number): void {
 	const run = runOf(ctx);
@@ -105,10 +95,7 @@ export function refuseSharedKey(ctx: IExecuteFunctions, itemIndex: number): void
 	);
 }
 
-/**
- * The Business Keys of every item of this run that has a readable one (the mapped input field, or
- * the Business Key parameter), for the one listing per run that answers the service's 409s.
- */
+/** The readable Business Keys of the run's items, for the one listing per run that answers the service's 409s. */
 export function runBusinessKeys(ctx: IExecuteFunctions): string[] {
 	const keys: string[] = [];
 	const items = ctx.getInputData();
@@ -131,11 +118,7 @@ export function runBusinessKeys(ctx: IExecuteFunctions): string[] {
 	return keys;
 }
 
-/**
- * The order a 409 says holds `key`, when it is the payment `sent` asks for (only computed values
- * such as the expiry differ); throws naming each differing field when it is another payment.
- * Undefined when it is not found: the caller reports the 409 as it is.
- */
+/** The order a 409 says holds `key` when it is the payment `sent` (only computed values may differ); throws naming each field otherwise. */
 export async function orderHoldingKey(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
@@ -159,35 +142,26 @@ export async function orderHoldingKey(
 	return found;
 }
 
-/** The row's Business Key (with Idempotency Key → Business Key), else its memo: how a person knows the row in an error. */
+/** How a person knows the row in an error: its Business Key, else its memo. */
 export function rowReference(ctx: IExecuteFunctions, itemIndex: number): string | undefined {
 	const mapped = ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData';
 	const json = ctx.getInputData()[itemIndex]?.json ?? {};
 	const candidates: unknown[] = [];
 	if (keyMode(ctx, itemIndex) === 'custom') {
-		candidates.push(
-			mapped ? mappedKey(json, ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD)) : itemParameter(ctx, 'idempotencyKey', itemIndex, ''),
-		);
+		const keyField = mapped ? String(ctx.getNodeParameter('businessKeyField', itemIndex, DEFAULT_KEY_FIELD) ?? '') : '';
+		candidates.push(mapped ? orNone(() => json[businessKeyColumn(json, keyField)]) : itemParameter(ctx, 'idempotencyKey', itemIndex, ''));
 	}
-	candidates.push(mapped ? inputValueOrNone(json, 'memo') : itemParameter(ctx, 'memo', itemIndex, ''));
+	candidates.push(mapped ? orNone(() => inputValue(json, 'memo')) : itemParameter(ctx, 'memo', itemIndex, ''));
 	const found = candidates.find((value) => (typeof value === 'string' && value.trim() !== '') || typeof value === 'number');
 	if (found === undefined) return undefined;
 	const text = String(found).trim();
 	return text.length > 60 ? `${text.slice(0, 60)}…` : text;
 }
 
-/** A mapped row's business key as found (through its column), undefined when it has none. */
-function mappedKey(json: IDataObject, keyField: unknown): unknown {
+/** What `read` finds in a mapped row, or undefined where it throws (a column missing, or two). */
+function orNone(read: () => unknown): unknown {
 	try {
-		return json[businessKeyColumn(json, String(keyField ?? ''))];
-	} catch {
-		return undefined;
-	}
-}
-
-function inputValueOrNone(json: IDataObject, field: 'memo'): unknown {
-	try {
-		return inputValue(json, field);
+		return read();
 	} catch {
 		return undefined;
 	}

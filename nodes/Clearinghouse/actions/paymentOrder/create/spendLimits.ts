@@ -21,13 +21,10 @@ import { orderAmount } from '../orderAmount';
 import { isToolRun } from '../../toolDescriptions';
 
 /**
- * The spend-limit guard of Payment Order → Create over the pure rules of shared/spendLimits.ts: the
- * panel field; the limits read once per run and Max Total per Run checked over the whole batch by
- * `preflight` (the router calls it before any item starts, so Concurrency > 1 cannot race it); each
- * order by `checkSpendLimits` before it is sent; what the run sends by `countSent`. In a dry run it
- * also reports the order and the batch against the account limits (actions/accountLimits.ts).
+ * Create's spend limits over the rules of shared/spendLimits.ts: read once per run, Max Total per Run over
+ * the whole batch before any item starts (`preflight`, so Concurrency cannot race it), each order before
+ * it is sent, and what the run actually sends (`countSent`).
  */
-
 export const spendLimitsField: INodeProperties = {
 	displayName: 'Spend Limits',
 	name: 'spendLimits',
@@ -95,9 +92,9 @@ export const spendLimitsField: INodeProperties = {
 interface RunLimits {
 	limits: SpendLimits;
 	total?: UsdAmount;
-	/** How many orders `total` adds up (the items whose amount reads). */
+	/** How many orders `total` adds up. */
 	orders: number;
-	/** What the orders of this run sent so far (Max Total per Run as a running sum). */
+	/** What this run sent so far. */
 	sentPips: bigint;
 }
 
@@ -105,7 +102,7 @@ const runs = new WeakMap<object, RunLimits>();
 
 const NOTHING_SENT = 'Nothing was sent. Spend limits are set in the node (Spend Limits) by the workflow owner; an AI agent cannot change them.';
 
-/** A SpendLimitError as the item's error (its message names the rule, the value and the limit). */
+/** A SpendLimitError as the item's error. */
 function limitError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
 	if (error instanceof SpendLimitError) return operationError(ctx, error.message, itemIndex, NOTHING_SENT);
 	return error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex });
@@ -126,7 +123,7 @@ function readLimits(ctx: IExecuteFunctions): SpendLimits {
 	}
 }
 
-/** The amount of one item as execute() reads it, or undefined when it does not parse (the item fails on its own). */
+/** The amount of one item, or undefined when it does not parse (the item fails on its own). */
 function itemAmount(ctx: IExecuteFunctions, itemIndex: number): UsdAmount | undefined {
 	try {
 		return orderAmount(ctx, itemIndex, ctx.getNodeParameter('dataMode', itemIndex, 'defineBelow') === 'autoMapInputData');
@@ -165,7 +162,7 @@ function runLimits(ctx: IExecuteFunctions): RunLimits {
 	return run;
 }
 
-/** Checks one order against the spend limits before it is sent; in a dry run (`notes`) notes what passed. */
+/** Checks one order against the spend limits; in a dry run (`notes`) notes what passed. */
 export function checkSpendLimits(ctx: IExecuteFunctions, itemIndex: number, order: OrderTerms, notes = true): void {
 	const run = runLimits(ctx);
 	let passed: string[];
@@ -186,7 +183,7 @@ function breachesOf(ctx: IExecuteFunctions, itemIndex: number, checked: ReturnTy
 	return checked.breaches;
 }
 
-/** Dry run: the order, then the run's total and count, against the account limits (read once per run and query). */
+/** Dry run: the order, then the run's total and count, against the account limits. */
 export async function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: number, amount: UsdAmount, subaccount: IDataObject | undefined): Promise<void> {
 	const { total, orders } = runLimits(ctx);
 	const accountLimits = await readAccountLimits(ctx, itemIndex, subaccount);
@@ -204,11 +201,7 @@ export async function dryRunAccountLimits(ctx: IExecuteFunctions, itemIndex: num
 	);
 }
 
-/**
- * Counts the amount of the request about to be sent (the body itself, after Retry On Fail chose the
- * first try's) against Max Total per Run; refuses the item when the run would send more. Synchronous:
- * items running concurrently cannot both pass.
- */
+/** Counts the amount about to be sent (the first try's) against Max Total per Run. Synchronous: concurrent items cannot both pass. */
 export function countSent(ctx: IExecuteFunctions, itemIndex: number, amountUsd: unknown): void {
 	const run = runs.get(ctx);
 	if (!run) throw operationError(ctx, 'Nothing was sent for this item: the spend limits of this run were not read', itemIndex);
