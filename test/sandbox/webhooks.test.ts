@@ -315,7 +315,7 @@ describe('delivery semantics', () => {
 		await flaky.close();
 	});
 
-	it('deliveryAttempts (a test option) ends a delivery FAILED after that many attempts instead of the service\'s 60', async () => {
+	it("deliveryAttempts (a test option) ends a delivery FAILED after that many attempts instead of the service's 60", async () => {
 		const few = await setup({ timeScale: 100_000, attemptTimeoutMs: 2_000, deliveryAttempts: 3 });
 		try {
 			const e = await addEndpoint(few, bad.url);
