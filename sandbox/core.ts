@@ -37,6 +37,8 @@ export interface CoreOptions {
 	 * taken for a timeout (which the sandbox then retries, as the service would).
 	 */
 	attemptTimeoutMs?: number;
+	/** Attempts before a delivery is FAILED. Default the service's MAX_ATTEMPTS (60). */
+	deliveryAttempts?: number;
 	/** Word every refusal of the public APIs differently from the sandbox's own texts (router.ts reworded()). */
 	rewordErrors?: boolean;
 	log: boolean;

@@ -44,6 +44,8 @@ export interface SandboxOptions {
 	webhookLookup?: (host: string) => Promise<string[]>;
 	/** Per-attempt delivery timeout in ms (default: 10 s ÷ timeScale, at least 250 ms). */
 	attemptTimeoutMs?: number;
+	/** Attempts before a delivery is FAILED (default the service's 60): fewer where only what follows FAILED is tested. */
+	deliveryAttempts?: number;
 	/** Answer every refusal as `{error: sentence}` worded unlike the sandbox's texts (a test double for clients). */
 	rewordErrors?: boolean;
 	log?: boolean;
@@ -121,6 +123,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		resolveWebhookHosts: options.resolveWebhookHosts ?? false,
 		webhookLookup: options.webhookLookup,
 		attemptTimeoutMs: options.attemptTimeoutMs,
+		deliveryAttempts: options.deliveryAttempts,
 		rewordErrors: options.rewordErrors ?? false,
 	});
 	const webhooks = new Webhooks(core);

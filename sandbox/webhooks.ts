@@ -336,7 +336,7 @@ export class Webhooks {
 				d.status = 'DELIVERED';
 				d.deliveredAt = core.iso();
 				e.consecutiveFailures = 0;
-			} else if (d.attempts.length >= MAX_ATTEMPTS) {
+			} else if (d.attempts.length >= (core.opts.deliveryAttempts ?? MAX_ATTEMPTS)) {
 				// Exhausted: the delivery is FAILED (dead-lettered); failed deliveries, not attempts, count toward auto-disable.
 				d.status = 'FAILED';
 				d.failedAt = core.iso();

@@ -315,6 +315,20 @@ describe('delivery semantics', () => {
 		await flaky.close();
 	});
 
+	it("deliveryAttempts (a test option) ends a delivery FAILED after that many attempts instead of the service's 60", async () => {
+		const few = await setup({ timeScale: 100_000, attemptTimeoutMs: 2_000, deliveryAttempts: 3 });
+		try {
+			const e = await addEndpoint(few, bad.url);
+			await createOrder(few, { expiresAt: future(3650 * 86400_000) });
+			const failed = await waitFor(async () =>
+				(await few.api.get(`/webhooks/deliveries?endpointId=${e.id}`)).body.deliveries.find((d: any) => d.status === 'FAILED'),
+			);
+			expect((await few.api.get(`/webhooks/deliveries/${failed.id}`)).body.attempts).toHaveLength(3);
+		} finally {
+			await few.sb.close();
+		}
+	});
+
 	it('marks a delivery FAILED after the attempts are exhausted; 10 consecutive failed deliveries disable the endpoint; then SKIPPED', async () => {
 		await clearEndpoints();
 		const e = await addEndpoint(env, bad.url);

@@ -113,6 +113,7 @@ describe('IDs in request paths', () => {
 		['a\nb', 'may not contain U+000A'],
 		['a\u200bb', 'may not contain U+200B'],
 		['a\u0000', 'may not contain U+0000'],
+		['ord-\u{E0001}', 'may not contain U+E0001'],
 	])('refuses %p before sending', (id, rule) => {
 		const error = refusal(() => validatePathId(id, 'Payment Order'));
 		expect(error.field).toBe('Payment Order');

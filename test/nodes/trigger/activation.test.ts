@@ -37,7 +37,7 @@ sleeps.instant = false;
 
 jest.setTimeout(120_000);
 
-const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000 });
+const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000, deliveryAttempts: 3 });
 
 afterAll(() => {
 	setFallbackTiming({ delayMs: 10_000, sameActivationMs: 60_000 });

@@ -1,7 +1,7 @@
 /**
  * Recovery after the receiver was away, in n8n-core's real contexts against a sandbox
- * whose retry schedule is compressed (timeScale 1 000 000: the service's half-day of retries takes
- * about 50 ms), so deliveries really end FAILED, the endpoint is really auto-disabled after 10
+ * whose retry schedule is compressed (timeScale 1 000 000) and short (3 attempts, not 60: support.ts
+ * outage()), so deliveries really end FAILED, the endpoint is really auto-disabled after 10
  * and later events are really SKIPPED. What comes back is replayed by the service, signed, and
  * goes through the trigger's normal checks: every event must run exactly once.
  */
@@ -26,7 +26,7 @@ import {
 
 jest.setTimeout(120_000);
 
-const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000 });
+const { sb, receiver } = useTriggerSandbox({ timeScale: 1_000_000, deliveryAttempts: 3 });
 
 /**
  * Two recoveries at once: the lease's read-back wait at 1 s (support.ts shortens it to 100 ms where one recovery

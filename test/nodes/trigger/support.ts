@@ -197,8 +197,9 @@ const settled = async (sb: Sandbox, id: string) => (await deliveriesOf(sb, id)).
 /**
  * While "n8n is down" (the trigger's URL answers 404): AUTO_DISABLE_AFTER orders at once, whose
  * deliveries end FAILED and auto-disable the endpoint, then `skipped` more, SKIPPED. Quick only on a
- * sandbox whose retries are compressed (timeScale 1 000 000: a delivery's 60 attempts over about 13.6
- * service hours take about 50 ms of backoff). Returns the delivery log's counts and its distinct events.
+ * sandbox whose retries are compressed (timeScale 1 000 000) and few (deliveryAttempts 3, not the service's
+ * 60: the trigger sees none of them, only what follows FAILED, and 600 refused attempts per outage were a
+ * tenth of `npm run test:fast`'s CPU). Returns the delivery log's counts and its distinct events.
  */
 export async function outage(
 	sb: Sandbox,

@@ -78,8 +78,8 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 	});
 	if (transactions.length === 0) throw operationError(ctx, 'Transactions: add at least one transaction hash', itemIndex);
 	const options = ctx.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const retries = Math.max(0, Math.floor(Number(options.indexRetries ?? 0)));
-	const delayMs = Math.max(1, Number(options.indexRetryDelaySeconds ?? 5)) * 1000;
+	const retries = numberOption(ctx, options.indexRetries ?? 0, 'Retries While Not Indexed', { min: 0, max: 10, whole: true }, itemIndex);
+	const delayMs = numberOption(ctx, options.indexRetryDelaySeconds ?? 5, 'Seconds Between Retries', { min: 1, max: 60 }, itemIndex) * 1000;
 	const subaccount = subaccountQuery(options);
 
 	let attempts = 0;
@@ -119,6 +119,17 @@ export async function execute(ctx: IExecuteFunctions, itemIndex: number): Promis
 		}
 		await sleep(delayMs);
 	}
+}
+
+/**
+ * An option's number within the panel's range, or an error naming it: an expression's text or NaN would
+ * otherwise make the retry loop endless (NaN is never exceeded) and its wait zero.
+ */
+function numberOption(ctx: IExecuteFunctions, value: unknown, label: string, rule: { min: number; max: number; whole?: boolean }, itemIndex: number): number {
+	const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+	if (Number.isFinite(n) && n >= rule.min && n <= rule.max && (!rule.whole || Number.isInteger(n))) return n;
+	const kind = rule.whole ? 'a whole number' : 'a number';
+	throw operationError(ctx, `${label} must be ${kind} from ${rule.min} to ${rule.max} (got ${JSON.stringify(value) ?? String(value)})`, itemIndex);
 }
 
 /** Transaction hashes already attributed to the order (its inbound transfers). */

@@ -100,6 +100,19 @@ describe('Submit Transactions', () => {
 		expect((await env.requests()).map((r) => `${r.method} ${r.status}`)).toEqual(['POST 500', 'POST 200', 'GET 200']);
 	});
 
+	test.each([
+		[{ indexRetries: 'three' }, 'Retries While Not Indexed must be a whole number from 0 to 10 (got "three")'],
+		[{ indexRetries: 2.5 }, 'Retries While Not Indexed must be a whole number from 0 to 10 (got 2.5)'],
+		[{ indexRetries: 11 }, 'Retries While Not Indexed must be a whole number from 0 to 10 (got 11)'],
+		[{ indexRetries: 2, indexRetryDelaySeconds: 'soon' }, 'Seconds Between Retries must be a number from 1 to 60 (got "soon")'],
+		[{ indexRetries: 2, indexRetryDelaySeconds: 0 }, 'Seconds Between Retries must be a number from 1 to 60 (got 0)'],
+	])('refuses retry options it cannot read (%j) before sending, naming the field', async (options, message) => {
+		const id = await createOrder(env);
+		await env.mark();
+		await expect(env.run(submit(id, '0xnotseen', options))).rejects.toThrow(message);
+		expect(await env.requests()).toEqual([]);
+	});
+
 	test('refuses an empty list before sending', async () => {
 		const id = await createOrder(env);
 		await expect(env.run({ ...submit(id, 'x'), transactions: {} })).rejects.toThrow('Transactions: add at least one transaction hash');
