@@ -23,7 +23,7 @@ function invisibleCharacter(text: string): { position: number; codePoint: string
 }
 
 /** U+XXXX for each code point of `text`. */
-function codePoints(text: string): string {
+export function codePoints(text: string): string {
 	return [...text].map((char) => `U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`).join(' ');
 }
 

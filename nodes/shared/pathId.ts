@@ -1,4 +1,5 @@
 import { FieldError } from './fieldError';
+import { codePoints } from './idempotency';
 
 /**
  * An ID that goes into a request path: anything that could change which endpoint the request reaches is
@@ -10,7 +11,7 @@ export function validatePathId(value: unknown, field: string): string {
 	if (id === '.' || id === '..') throw new FieldError(field, `must be an ID, not "${id}" (a path step)`);
 	const bad = /[/\\?#%\s\p{C}]/u.exec(id);
 	if (bad) {
-		const shown = /[\s\p{C}]/u.test(bad[0]) ? `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : `"${bad[0]}"`;
+		const shown = /[\s\p{C}]/u.test(bad[0]) ? codePoints(bad[0]) : `"${bad[0]}"`;
 		throw new FieldError(field, `must be an ID such as the one Get Many returns: it may not contain ${shown} (got "${id.slice(0, 80)}")`);
 	}
 	return id;
